@@ -1,0 +1,39 @@
+# FeedProxy — every command a developer or CI needs.
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+PORT ?= 8080
+APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev
+
+.PHONY: run build release test test-tsan deps bench fuzz container-check api-check lint clean
+
+# Debian packages the build links against; installed when missing and running as root.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else echo "missing packages:$$missing (run as root or: sudo apt-get install$$missing)"; exit 1; fi; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	$$($(SWIFT) build -c release --show-bin-path)/feedproxy --port $(PORT)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread
+
+bench: deps
+	scripts/bench.sh
+
+fuzz: deps
+	scripts/fuzz.sh
+
+clean:
+	rm -rf .build

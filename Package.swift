@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "FeedProxy",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "feedproxy", targets: ["FeedProxy"]),
+    ],
+    targets: [
+        // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl.
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+
+        .target(name: "HTTPServer", dependencies: ["CSystem"]),
+        .target(name: "Upstream", dependencies: ["CCurl"]),
+        .target(name: "ResponseCache"),
+        .target(name: "Feeds", dependencies: ["Upstream"]),
+        .target(name: "FixtureUpstream", dependencies: ["HTTPServer"]),
+        .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream"]),
+        .executableTarget(name: "FeedProxy", dependencies: ["Service"]),
+
+        .target(name: "TestSupport", dependencies: ["HTTPServer"], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
+        .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,39 @@
+// System calls Swift cannot import cleanly (packed epoll_event, eventfd) and zlib.
+#ifndef FEEDPROXY_CSYSTEM_H
+#define FEEDPROXY_CSYSTEM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <zlib.h>
+
+/// One readiness event, unpacked so Swift can read it.
+typedef struct {
+    uint32_t events;
+    int32_t fd;
+} csys_event;
+
+int csys_epoll_create(void);
+int csys_epoll_add(int epfd, int fd, uint32_t events);
+int csys_epoll_mod(int epfd, int fd, uint32_t events);
+int csys_epoll_del(int epfd, int fd);
+/// Waits for events and copies them into `out`; returns the count or -1.
+int csys_epoll_wait(int epfd, csys_event *out, int max, int timeout_ms);
+
+/// accept4 with SOCK_NONBLOCK and SOCK_CLOEXEC (a GNU extension Swift does not see).
+int csys_accept(int fd);
+int csys_eventfd(void);
+int csys_eventfd_signal(int fd);
+int csys_eventfd_drain(int fd);
+
+/// gzip-compresses `len` bytes into a malloc'ed buffer; returns its size or -1.
+/// The caller frees `*out` with free().
+long csys_gzip(const uint8_t *in, size_t len, int level, uint8_t **out);
+/// gunzips (for tests and upstream checks); same contract as csys_gzip.
+long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out);
+
+#endif

@@ -1,0 +1,85 @@
+#define _GNU_SOURCE
+#include "CSystem.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int csys_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static int ctl(int epfd, int op, int fd, uint32_t events) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.fd = fd;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int csys_epoll_add(int epfd, int fd, uint32_t events) { return ctl(epfd, EPOLL_CTL_ADD, fd, events); }
+int csys_epoll_mod(int epfd, int fd, uint32_t events) { return ctl(epfd, EPOLL_CTL_MOD, fd, events); }
+int csys_epoll_del(int epfd, int fd) { return ctl(epfd, EPOLL_CTL_DEL, fd, 0); }
+
+int csys_epoll_wait(int epfd, csys_event *out, int max, int timeout_ms) {
+    struct epoll_event evs[256];
+    if (max > 256) max = 256;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        out[i].events = evs[i].events;
+        out[i].fd = evs[i].data.fd;
+    }
+    return n;
+}
+
+int csys_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+int csys_eventfd_signal(int fd) { uint64_t one = 1; return (int)write(fd, &one, sizeof one); }
+int csys_eventfd_drain(int fd) { uint64_t v; return (int)read(fd, &v, sizeof v); }
+
+long csys_gzip(const uint8_t *in, size_t len, int level, uint8_t **out) {
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    uLong cap = deflateBound(&zs, (uLong)len);
+    uint8_t *buf = malloc(cap);
+    if (!buf) { deflateEnd(&zs); return -1; }
+    zs.next_in = (Bytef *)in;
+    zs.avail_in = (uInt)len;
+    zs.next_out = buf;
+    zs.avail_out = (uInt)cap;
+    int rc = deflate(&zs, Z_FINISH);
+    long produced = (long)zs.total_out;
+    deflateEnd(&zs);
+    if (rc != Z_STREAM_END) { free(buf); return -1; }
+    *out = buf;
+    return produced;
+}
+
+long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out) {
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 15 + 32) != Z_OK) return -1;
+    size_t cap = len * 4 + 64;
+    if (cap > max_out) cap = max_out;
+    uint8_t *buf = malloc(cap);
+    if (!buf) { inflateEnd(&zs); return -1; }
+    zs.next_in = (Bytef *)in;
+    zs.avail_in = (uInt)len;
+    for (;;) {
+        zs.next_out = buf + zs.total_out;
+        zs.avail_out = (uInt)(cap - zs.total_out);
+        int rc = inflate(&zs, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) break;
+        if (rc != Z_OK && rc != Z_BUF_ERROR) { free(buf); inflateEnd(&zs); return -1; }
+        if (zs.avail_out == 0) {
+            if (cap >= max_out) { free(buf); inflateEnd(&zs); return -1; }
+            size_t ncap = cap * 2 > max_out ? max_out : cap * 2;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb) { free(buf); inflateEnd(&zs); return -1; }
+            buf = nb; cap = ncap;
+        } else if (zs.avail_in == 0) { free(buf); inflateEnd(&zs); return -1; }
+    }
+    long produced = (long)zs.total_out;
+    inflateEnd(&zs);
+    *out = buf;
+    return produced;
+}
+
+int csys_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }

@@ -1,0 +1,234 @@
+import CSystem
+import Glibc
+
+/// Per-connection I/O on the loop thread: read, parse, dispatch, write, close.
+extension EventLoop {
+    func handle(_ conn: Connection, events: UInt32) {
+        if events & UInt32(EPOLLOUT.rawValue) != 0 {
+            flush(conn)
+            guard connections[conn.fd] === conn else { return }
+        }
+        if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 {
+            readAndProcess(conn)
+        }
+    }
+
+    private func readAndProcess(_ conn: Connection) {
+        guard wantsRead(conn) else {
+            updateInterest(conn)
+            return
+        }
+        let n = read(conn.fd, readBuffer.baseAddress, readBuffer.count)
+        if n == 0 {
+            conn.peerClosed = true
+            if conn.awaiting || conn.unsentBytes > 0 { updateInterest(conn) } else { closeConnection(conn) }
+            return
+        }
+        if n < 0 {
+            if errno == EAGAIN || errno == EINTR { return }
+            closeConnection(conn)
+            return
+        }
+        if conn.deadlineKind == .idle {
+            conn.deadlineKind = .readingRequest
+            conn.deadline = MonotonicClock.now() + context.configuration.headerTimeout
+        }
+        if conn.pending.isEmpty {
+            // Common case: parse straight from the loop's shared buffer; keep only leftovers.
+            let bytes = UnsafeBufferPointer(rebasing: readBuffer[0..<n])
+            let used = process(conn, bytes)
+            if used < n && !conn.closeAfterWrite { conn.pending.append(contentsOf: bytes[used...]) }
+        } else {
+            conn.pending.append(contentsOf: UnsafeBufferPointer(rebasing: readBuffer[0..<n]))
+            resumePending(conn)
+        }
+        if connections[conn.fd] === conn { flush(conn) }
+    }
+
+    /// Parses what is buffered in `pending` (after more bytes came, or a handler finished).
+    func resumePending(_ conn: Connection) {
+        guard !conn.pending.isEmpty, !conn.closeAfterWrite else { return }
+        let all = conn.pending
+        conn.pending = []
+        let used = all.withUnsafeBufferPointer { process(conn, $0) }
+        if used < all.count && !conn.closeAfterWrite { conn.pending.append(contentsOf: all[used...]) }
+    }
+
+    func wantsRead(_ conn: Connection) -> Bool {
+        !conn.awaiting && !conn.closeAfterWrite && !conn.peerClosed && conn.unsentBytes < context.configuration.maxPendingOutputBytes
+    }
+
+    /// Parses and answers as many complete requests as `bytes` holds; returns the bytes used.
+    private func process(_ conn: Connection, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var offset = 0
+        while offset < bytes.count && !conn.awaiting && !conn.closeAfterWrite
+            && conn.unsentBytes < context.configuration.maxPendingOutputBytes
+        {
+            let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
+            switch conn.phase {
+            case .head:
+                switch conn.parser.parse(rest) {
+                case .needMore:
+                    if conn.deadlineKind != .readingRequest {
+                        conn.deadlineKind = .readingRequest
+                        conn.deadline = MonotonicClock.now() + context.configuration.headerTimeout
+                    }
+                    return offset
+                case .failure(let error):
+                    reject(conn, error)
+                    return bytes.count
+                case .head(let head, let consumed):
+                    offset += consumed
+                    conn.parser.reset()
+                    conn.current = head
+                    conn.startedAt = MonotonicClock.now()
+                    if head.expectContinue { conn.out.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8) }
+                    switch head.framing {
+                    case .none: dispatch(conn)
+                    case .length(let n): conn.phase = .body(remaining: n)
+                    case .chunked:
+                        let limits = context.configuration.limits
+                        conn.phase = .chunked(ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes))
+                    }
+                }
+            case .body(let remaining):
+                let take = min(remaining, rest.count)
+                conn.current?.request.body.append(contentsOf: UnsafeBufferPointer(rebasing: rest[0..<take]))
+                offset += take
+                if take == remaining { dispatch(conn) } else { conn.phase = .body(remaining: remaining - take) }
+            case .chunked(var decoder):
+                var body = conn.current?.request.body ?? []
+                let (used, outcome) = decoder.decode(rest, into: &body)
+                conn.current?.request.body = body
+                offset += used
+                switch outcome {
+                case .needMore: conn.phase = .chunked(decoder)
+                case .done: dispatch(conn)
+                case .failure(let error):
+                    reject(conn, error)
+                    return bytes.count
+                }
+            case .awaitingHandler:
+                return offset
+            }
+        }
+        return offset
+    }
+
+    /// A request that broke the protocol: answer its error, then close (the framing can't be trusted).
+    private func reject(_ conn: Connection, _ error: HTTPError) {
+        let version = conn.current?.request.version ?? .http11
+        let sent = writer.append(Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(), into: &conn.out)
+        conn.closeAfterWrite = true
+        conn.phase = .head
+        conn.current = nil
+        context.observer.requestCompleted(RequestRecord(method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: "", logFields: []))
+    }
+
+    private func dispatch(_ conn: Connection) {
+        guard var head = conn.current else { return }
+        if context.isDraining { head.keepAlive = false }
+        context.assignRequestID(&head.request)
+        conn.current = head
+        let (result, route) = context.handle(head.request)
+        switch result {
+        case .response(let response):
+            conn.phase = .head
+            conn.current = nil
+            write(response, for: head, route: route, on: conn)
+        case .deferred(let work):
+            conn.phase = .awaitingHandler
+            conn.route = route
+            conn.deadlineKind = .none
+            let fd = conn.fd, id = conn.id
+            Task { [self] in
+                let response = await work()
+                complete(fd: fd, connectionID: id, response: response)
+            }
+        }
+    }
+
+    /// Serialises a handler's response into the output buffer and records it.
+    func write(_ response: Response, for head: RequestHead, route: String, on conn: Connection) {
+        let request = head.request
+        let keepAlive = head.keepAlive && !context.isDraining
+        let sent = writer.append(
+            response, requestID: request.requestID, gzip: request.acceptsGzip, headOnly: request.method == "HEAD",
+            keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.out)
+        if !keepAlive { conn.closeAfterWrite = true }
+        let duration = MonotonicClock.now() - conn.startedAt
+        context.observer.requestCompleted(RequestRecord(
+            method: request.method, target: request.target, route: route, status: response.status,
+            bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields))
+    }
+
+    /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).
+    func flush(_ conn: Connection) {
+        while conn.outSent < conn.out.count {
+            let n = conn.out.withUnsafeBytes { buf in
+                send(conn.fd, buf.baseAddress.map { $0 + conn.outSent }, buf.count - conn.outSent, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                conn.outSent += n
+                if conn.deadlineKind == .writing { conn.deadline = MonotonicClock.now() + context.configuration.writeTimeout }
+            } else if n < 0 && (errno == EAGAIN || errno == EINTR) {
+                if errno == EINTR { continue }
+                if conn.deadlineKind != .writing {
+                    conn.deadlineKind = .writing
+                    conn.deadline = MonotonicClock.now() + context.configuration.writeTimeout
+                }
+                break
+            } else {
+                closeConnection(conn)
+                return
+            }
+        }
+        if conn.outSent == conn.out.count {
+            conn.out.removeAll(keepingCapacity: conn.out.capacity <= 64 * 1024)
+            conn.outSent = 0
+            if conn.closeAfterWrite || (conn.peerClosed && !conn.awaiting) || (context.isDraining && conn.isIdle) {
+                closeConnection(conn)
+                return
+            }
+            if !conn.awaiting && conn.pending.isEmpty {
+                conn.deadlineKind = .idle
+                conn.deadline = MonotonicClock.now() + context.configuration.idleTimeout
+            }
+            // Back-pressure released: parse pipelined requests that were waiting.
+            if !conn.pending.isEmpty && wantsRead(conn) && !conn.awaiting {
+                resumePending(conn)
+                if conn.unsentBytes > 0 { return flush(conn) }
+            }
+        }
+        updateInterest(conn)
+    }
+
+    func updateInterest(_ conn: Connection) {
+        var events: UInt32 = 0
+        if wantsRead(conn) { events |= UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) }
+        if conn.unsentBytes > 0 { events |= UInt32(EPOLLOUT.rawValue) }
+        if events != conn.registeredEvents {
+            conn.registeredEvents = events
+            _ = csys_epoll_mod(epfd, conn.fd, events)
+        }
+    }
+
+    func closeConnection(_ conn: Connection) {
+        guard connections[conn.fd] === conn else { return }
+        connections[conn.fd] = nil
+        _ = csys_epoll_del(epfd, conn.fd)
+        close(conn.fd)
+        context.openConnections.subtract(1, ordering: .relaxed)
+    }
+
+    /// Drops connections past their deadline: slowloris heads, idle keep-alives, stalled readers.
+    func sweep(now: Double) {
+        if listenFD >= 0 && acceptPausedUntil > 0 && now >= acceptPausedUntil {
+            acceptPausedUntil = 0
+            _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
+        }
+        for conn in Array(connections.values) where conn.deadlineKind != .none && now >= conn.deadline {
+            closeConnection(conn)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import CSystem
+import Glibc
+import Synchronization
+
+/// One epoll loop on its own thread, with its own SO_REUSEPORT listener.
+/// Connections live and die on this thread; other threads only reach it through
+/// `complete(...)` and `wake()`, which go through a mutex and an eventfd.
+final class EventLoop: @unchecked Sendable {
+    private struct Completion: Sendable {
+        let fd: Int32
+        let connectionID: UInt64
+        let response: Response
+    }
+
+    let epfd: Int32
+    let wakeFD: Int32
+    var listenFD: Int32
+    let context: ServerContext
+    private let inbox = Mutex<[Completion]>([])
+    // Thread-confined state below.
+    var connections: [Int32: Connection] = [:]
+    private var nextConnectionID: UInt64 = 0
+    var dateCache = HTTPDateCache()
+    var readBuffer: UnsafeMutableBufferPointer<UInt8>
+    var acceptPausedUntil: Double = 0
+    private var draining = false
+    private var drainDeadline: Double = 0
+    let writer: ResponseWriter
+
+    init(listenFD: Int32, context: ServerContext) throws(ServerError) {
+        epfd = csys_epoll_create()
+        wakeFD = csys_eventfd()
+        guard epfd >= 0, wakeFD >= 0 else { throw .system("epoll/eventfd", errno) }
+        self.listenFD = listenFD
+        self.context = context
+        readBuffer = .allocate(capacity: 64 * 1024)
+        writer = ResponseWriter(serverName: context.configuration.serverName, corsOrigin: context.configuration.corsOrigin)
+        _ = csys_epoll_add(epfd, wakeFD, UInt32(EPOLLIN.rawValue))
+        _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        close(epfd)
+        close(wakeFD)
+    }
+
+    // MARK: cross-thread entry points
+
+    /// Hands a deferred handler's response back to the loop that owns the connection.
+    func complete(fd: Int32, connectionID: UInt64, response: Response) {
+        inbox.withLock { $0.append(Completion(fd: fd, connectionID: connectionID, response: response)) }
+        wake()
+    }
+
+    func wake() { _ = csys_eventfd_signal(wakeFD) }
+
+    // MARK: the loop
+
+    func run() {
+        var events = [csys_event](repeating: csys_event(), count: 256)
+        var lastSweep = MonotonicClock.now()
+        while true {
+            let n = events.withUnsafeMutableBufferPointer { csys_epoll_wait(epfd, $0.baseAddress, Int32($0.count), 250) }
+            if n < 0 && errno != EINTR { break }
+            for i in 0..<max(Int(n), 0) {
+                let ev = events[i]
+                if ev.fd == wakeFD {
+                    _ = csys_eventfd_drain(wakeFD)
+                    drainInbox()
+                } else if ev.fd == listenFD {
+                    acceptConnections()
+                } else if let conn = connections[ev.fd] {
+                    handle(conn, events: ev.events)
+                }
+            }
+            let now = MonotonicClock.now()
+            if now - lastSweep >= 0.25 {
+                lastSweep = now
+                sweep(now: now)
+            }
+            if context.isDraining && !draining { beginDrain(now: now) }
+            if draining && (connections.isEmpty || now >= drainDeadline) { break }
+        }
+        for conn in Array(connections.values) { closeConnection(conn) }
+        if listenFD >= 0 { close(listenFD) }
+    }
+
+    private func beginDrain(now: Double) {
+        draining = true
+        drainDeadline = now + context.configuration.drainTimeout
+        if listenFD >= 0 {
+            _ = csys_epoll_del(epfd, listenFD)
+            close(listenFD)
+            listenFD = -1
+        }
+        for conn in Array(connections.values) where conn.isIdle { closeConnection(conn) }
+    }
+
+    private func drainInbox() {
+        let items = inbox.withLock { box -> [Completion] in
+            let taken = box
+            box.removeAll()
+            return taken
+        }
+        for item in items {
+            guard let conn = connections[item.fd], conn.id == item.connectionID, conn.awaiting, let head = conn.current else { continue }
+            conn.phase = .head
+            conn.current = nil
+            write(item.response, for: head, route: conn.route, on: conn)
+            resumePending(conn)
+            flush(conn)
+        }
+    }
+
+    // MARK: accepting
+
+    private func acceptConnections() {
+        let now = MonotonicClock.now()
+        guard now >= acceptPausedUntil else { return }
+        for _ in 0..<64 {
+            let fd = csys_accept(listenFD)
+            if fd < 0 {
+                if errno == EMFILE || errno == ENFILE {
+                    // Out of descriptors: stop polling the listener briefly instead of spinning.
+                    acceptPausedUntil = now + 0.1
+                    _ = csys_epoll_del(epfd, listenFD)
+                }
+                return
+            }
+            if context.openConnections.load(ordering: .relaxed) >= context.configuration.maxConnections {
+                refuse(fd)
+                continue
+            }
+            context.openConnections.add(1, ordering: .relaxed)
+            var one: Int32 = 1
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            nextConnectionID &+= 1
+            let conn = Connection(fd: fd, id: nextConnectionID, limits: context.configuration.limits, now: now, headerTimeout: context.configuration.headerTimeout)
+            connections[fd] = conn
+            conn.registeredEvents = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+            _ = csys_epoll_add(epfd, fd, conn.registeredEvents)
+        }
+    }
+
+    /// Past the connection limit: a short 503 and close, never a crash or a hang.
+    private func refuse(_ fd: Int32) {
+        let body = "{\"error\":{\"status\":503,\"code\":\"too_many_connections\",\"message\":\"server is at its connection limit\"}}"
+        let msg = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        _ = msg.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        close(fd)
+    }
+}

@@ -1,0 +1,87 @@
+/// HTTP versions the server speaks.
+public enum HTTPVersion: Sendable, Equatable {
+    case http10
+    case http11
+}
+
+/// One parsed request. Built by `RequestParser`; handlers only read it.
+public struct Request: Sendable {
+    public let method: String
+    /// The request-target as sent (origin-form, or the path of an absolute-form).
+    public let target: String
+    /// Path part of the target, still percent-encoded (escapes already validated).
+    public let rawPath: Substring
+    /// Query part without the `?`, still encoded (escapes already validated).
+    public let rawQuery: Substring?
+    public let version: HTTPVersion
+    public let headers: HTTPHeaders
+    public internal(set) var body: [UInt8]
+    /// Values captured by `:name` segments of the matched route.
+    public internal(set) var pathParameters: [String: String] = [:]
+    /// `X-Request-ID` from the client when valid, otherwise generated.
+    public internal(set) var requestID: String = ""
+
+    init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8] = []) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+        if let q = target.firstIndex(of: "?") {
+            rawPath = target[..<q]
+            rawQuery = target[target.index(after: q)...]
+        } else {
+            rawPath = target[...]
+            rawQuery = nil
+        }
+    }
+
+    /// Builds a request directly (tests and in-process callers).
+    public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Request {
+        Request(method: method, target: target, version: .http11, headers: HTTPHeaders(headers), body: body)
+    }
+
+    /// Query items in order, `+` decoded as space, repeated keys kept.
+    public var queryItems: [(name: String, value: String)] {
+        guard let rawQuery, !rawQuery.isEmpty else { return [] }
+        return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            if let eq = pair.firstIndex(of: "=") {
+                return (PercentCoding.decodeQueryComponent(pair[..<eq]), PercentCoding.decodeQueryComponent(pair[pair.index(after: eq)...]))
+            }
+            return (PercentCoding.decodeQueryComponent(pair), "")
+        }
+    }
+
+    /// The first value for a query parameter.
+    public func query(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3).
+    public var acceptsGzip: Bool {
+        guard let value = headers["accept-encoding"] else { return false }
+        var starQ: Double?
+        for member in value.split(separator: ",") {
+            let parts = member.split(separator: ";")
+            guard let coding = parts.first?.trimmingASCIIWhitespace().lowercased() else { continue }
+            var q = 1.0
+            for param in parts.dropFirst() {
+                let p = param.trimmingASCIIWhitespace()
+                if p.lowercased().hasPrefix("q="), let v = Double(p.dropFirst(2)) { q = v }
+            }
+            if coding == "gzip" || coding == "x-gzip" { return q > 0 }
+            if coding == "*" { starQ = q }
+        }
+        return (starQ ?? 0) > 0
+    }
+}
+
+extension StringProtocol {
+    func trimmingASCIIWhitespace() -> Substring {
+        let s = Substring(self)
+        guard let start = s.firstIndex(where: { $0 != " " && $0 != "\t" }),
+              let last = s.lastIndex(where: { $0 != " " && $0 != "\t" })
+        else { return s[s.endIndex...] }
+        return s[start...last]
+    }
+}

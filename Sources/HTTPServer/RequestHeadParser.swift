@@ -1,0 +1,233 @@
+/// How the body of a request is delimited (RFC 9112 §6).
+enum BodyFraming: Equatable {
+    case none
+    case length(Int)
+    case chunked
+}
+
+/// A request head that passed every check, plus what framing needs.
+struct RequestHead {
+    var request: Request
+    var framing: BodyFraming
+    var keepAlive: Bool
+    var expectContinue: Bool
+}
+
+enum HeadParseResult {
+    case needMore
+    case head(RequestHead, consumed: Int)
+    case failure(HTTPError)
+}
+
+/// Strict parser for the request line and header section (RFC 9112 §2–§6).
+/// Incremental: call again with more bytes until it stops answering `.needMore`;
+/// `scanned` remembers how far the end-of-head search got, so trickled bytes cost O(n).
+struct RequestHeadParser {
+    let limits: ParseLimits
+    private(set) var scanned = 0
+
+    init(limits: ParseLimits) {
+        self.limits = limits
+    }
+
+    mutating func reset() { scanned = 0 }
+
+    private static let cr = UInt8(ascii: "\r")
+    private static let lf = UInt8(ascii: "\n")
+
+    mutating func parse(_ buf: UnsafeBufferPointer<UInt8>) -> HeadParseResult {
+        let count = buf.count
+        // RFC 9112 §2.2: ignore empty lines before the request line.
+        var start = 0
+        while start + 1 < count, buf[start] == Self.cr, buf[start + 1] == Self.lf, start < 8 { start += 2 }
+        if start >= count || (start + 1 == count && buf[start] == Self.cr) { return .needMore }
+
+        var lineEnd = -1
+        var headEnd = -1
+        var i = max(scanned, start)
+        while i < count {
+            let b = buf[i]
+            if b == Self.lf {
+                guard i > start, buf[i - 1] == Self.cr else { return .failure(.badRequest("line not terminated by CRLF")) }
+                if i - start >= 3, buf[i - 2] == Self.lf, buf[i - 3] == Self.cr {
+                    headEnd = i + 1
+                    break
+                }
+            } else if i > start, buf[i - 1] == Self.cr {
+                return .failure(.badRequest("bare CR in request head"))
+            }
+            i += 1
+        }
+        // The request line ends at the first LF (the search above may have resumed past it).
+        lineEnd = Self.firstLF(buf, from: start, to: min(count, start + limits.maxRequestLineBytes + 2))
+        if headEnd < 0 {
+            scanned = max(start, count - 3)
+            if lineEnd < 0 {
+                return count - start > limits.maxRequestLineBytes ? .failure(.uriTooLong) : .needMore
+            }
+            if lineEnd - start > limits.maxRequestLineBytes { return .failure(.uriTooLong) }
+            if count - lineEnd > limits.maxHeaderBytes { return .failure(.headersTooLarge) }
+            return .needMore
+        }
+        if lineEnd < 0 || lineEnd - start > limits.maxRequestLineBytes { return .failure(.uriTooLong) }
+        guard lineEnd > start, buf[lineEnd - 1] == Self.cr else { return .failure(.badRequest("malformed request line")) }
+        if headEnd - lineEnd > limits.maxHeaderBytes { return .failure(.headersTooLarge) }
+        scanned = 0
+        switch Self.parseComplete(buf, start: start, lineEnd: lineEnd, headEnd: headEnd, limits: limits) {
+        case .success(let head): return .head(head, consumed: headEnd)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    private static func firstLF(_ buf: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int {
+        var j = from
+        while j < to {
+            if buf[j] == lf { return j }
+            j += 1
+        }
+        return -1
+    }
+
+    /// Parses a complete head: `buf[start..<headEnd]`, request line ending at `lineEnd` (the LF).
+    private static func parseComplete(_ buf: UnsafeBufferPointer<UInt8>, start: Int, lineEnd: Int, headEnd: Int, limits: ParseLimits) -> Result<RequestHead, HTTPError> {
+        let line = UnsafeBufferPointer(rebasing: buf[start..<(lineEnd - 1)])
+        let method: String, target: String, version: HTTPVersion
+        switch parseRequestLine(line) {
+        case .success(let parts): (method, target, version) = parts
+        case .failure(let e): return .failure(e)
+        }
+
+        var fields: [(String, String)] = []
+        var pos = lineEnd + 1
+        let end = headEnd - 2  // the final empty line
+        while pos < end {
+            var eol = pos
+            while buf[eol] != lf { eol += 1 }
+            let fieldLine = UnsafeBufferPointer(rebasing: buf[pos..<(eol - 1)])
+            switch parseField(fieldLine) {
+            case .success(let f): fields.append(f)
+            case .failure(let e): return .failure(e)
+            }
+            if fields.count > limits.maxHeaderCount { return .failure(.headersTooLarge) }
+            pos = eol + 1
+        }
+        let headers = HTTPHeaders(fields)
+        return interpret(method: method, target: target, version: version, headers: headers, limits: limits)
+    }
+
+    private static func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String, HTTPVersion), HTTPError> {
+        let sp = UInt8(ascii: " ")
+        guard let firstSpace = line.firstIndex(of: sp), firstSpace > 0 else { return .failure(.badRequest("malformed request line")) }
+        guard let lastSpace = line.lastIndex(of: sp), lastSpace > firstSpace + 1 else { return .failure(.badRequest("malformed request line")) }
+        for i in 0..<firstSpace where !ASCII.isTokenChar[Int(line[i])] { return .failure(.badRequest("invalid method")) }
+        for i in (firstSpace + 1)..<lastSpace {
+            let b = line[i]
+            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "#") { return .failure(.badRequest("invalid request target")) }
+        }
+        let versionBytes = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
+        guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8),
+              versionBytes[6] == UInt8(ascii: "."),
+              (48...57).contains(versionBytes[5]), (48...57).contains(versionBytes[7])
+        else { return .failure(.badRequest("malformed HTTP version")) }
+        let version: HTTPVersion
+        switch (versionBytes[5], versionBytes[7]) {
+        case (49, 49): version = .http11
+        case (49, 48): version = .http10
+        default: return .failure(.versionNotSupported)
+        }
+        let method = String(decoding: UnsafeBufferPointer(rebasing: line[0..<firstSpace]), as: UTF8.self)
+        let rawTarget = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<lastSpace])
+        guard let target = normalizeTarget(rawTarget, method: method) else { return .failure(.badRequest("invalid request target")) }
+        guard PercentCoding.hasValidEscapes(target.utf8) else { return .failure(.badRequest("invalid percent-encoding in request target")) }
+        return .success((method, target, version))
+    }
+
+    /// Origin-form as is; absolute-form reduced to its path and query; `*` only for OPTIONS.
+    private static func normalizeTarget(_ raw: UnsafeBufferPointer<UInt8>, method: String) -> String? {
+        let s = String(decoding: raw, as: UTF8.self)
+        if s.hasPrefix("/") { return s }
+        if s == "*" { return method == "OPTIONS" ? s : nil }
+        let lower = s.lowercased()
+        for scheme in ["http://", "https://"] where lower.hasPrefix(scheme) {
+            let rest = s.dropFirst(scheme.count)
+            guard let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+            guard authorityEnd > rest.startIndex else { return nil }
+            let tail = rest[authorityEnd...]
+            return tail.hasPrefix("?") ? "/" + tail : String(tail)
+        }
+        return nil
+    }
+
+    private static func parseField(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String), HTTPError> {
+        guard let first = line.first else { return .failure(.badRequest("empty header line")) }
+        if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { return .failure(.badRequest("obsolete line folding is not allowed")) }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.badRequest("header field without colon")) }
+        guard colon > 0 else { return .failure(.badRequest("empty header name")) }
+        for i in 0..<colon where !ASCII.isTokenChar[Int(line[i])] {
+            return .failure(.badRequest("invalid character in header name"))
+        }
+        var vStart = colon + 1
+        var vEnd = line.count
+        for i in vStart..<vEnd {
+            let b = line[i]
+            if (b < 0x20 && b != 0x09) || b == 0x7F { return .failure(.badRequest("invalid character in header value")) }
+        }
+        while vStart < vEnd, line[vStart] == 0x20 || line[vStart] == 0x09 { vStart += 1 }
+        while vEnd > vStart, line[vEnd - 1] == 0x20 || line[vEnd - 1] == 0x09 { vEnd -= 1 }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeBufferPointer(rebasing: line[vStart..<vEnd]), as: UTF8.self)
+        return .success((name, value))
+    }
+
+    /// Header semantics: Host, framing (smuggling defences), Connection, Expect.
+    private static func interpret(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, limits: ParseLimits) -> Result<RequestHead, HTTPError> {
+        let hosts = headers.values("host")
+        if version == .http11 && hosts.count != 1 { return .failure(.badRequest(hosts.isEmpty ? "missing Host header" : "multiple Host headers")) }
+        if hosts.count > 1 { return .failure(.badRequest("multiple Host headers")) }
+
+        let lengths = headers.values("content-length")
+        let encodings = headers.values("transfer-encoding")
+        var framing = BodyFraming.none
+        if !encodings.isEmpty {
+            if !lengths.isEmpty { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
+            if version == .http10 { return .failure(.badRequest("Transfer-Encoding in an HTTP/1.0 request")) }
+            let codings = encodings.flatMap { $0.split(separator: ",") }.map { $0.trimmingASCIIWhitespace().lowercased() }
+            guard codings.last == "chunked", codings.filter({ $0 == "chunked" }).count == 1 else {
+                return .failure(.badRequest("chunked must be the final transfer coding"))
+            }
+            if codings.count > 1 { return .failure(HTTPError(status: 501, code: "not_implemented", message: "unsupported transfer coding")) }
+            framing = .chunked
+        } else if !lengths.isEmpty {
+            var value: Int?
+            for part in lengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+                let digits = part.trimmingASCIIWhitespace()
+                guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy({ (48...57).contains($0) }), let n = Int(digits) else {
+                    return .failure(.badRequest("invalid Content-Length"))
+                }
+                if let v = value, v != n { return .failure(.badRequest("conflicting Content-Length values")) }
+                value = n
+            }
+            if let n = value {
+                if n > limits.maxBodyBytes { return .failure(.bodyTooLarge) }
+                framing = n > 0 ? .length(n) : .none
+            }
+        }
+
+        var keepAlive = version == .http11
+        for token in headers.values("connection").flatMap({ $0.split(separator: ",") }) {
+            let t = token.trimmingASCIIWhitespace().lowercased()
+            if t == "close" { keepAlive = false; break }
+            if t == "keep-alive" { keepAlive = true }
+        }
+
+        var expectContinue = false
+        if let expect = headers["expect"] {
+            guard expect.lowercased() == "100-continue" else {
+                return .failure(HTTPError(status: 417, code: "expectation_failed", message: "unsupported Expect value"))
+            }
+            expectContinue = version == .http11 && framing != .none
+        }
+        let request = Request(method: method, target: target, version: version, headers: headers)
+        return .success(RequestHead(request: request, framing: framing, keepAlive: keepAlive, expectContinue: expectContinue))
+    }
+}

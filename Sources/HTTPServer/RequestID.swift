@@ -1,0 +1,26 @@
+import Synchronization
+
+/// Request ids: the client's when well formed, else a short process-unique one.
+final class RequestIDGenerator: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    private let prefix: UInt64
+
+    init() {
+        prefix = UInt64.random(in: 0...0xFFFFFF)
+    }
+
+    /// At most 15 UTF-8 bytes, so Swift stores it inline (no allocation).
+    func next() -> String {
+        let n = counter.add(1, ordering: .relaxed).newValue
+        return String(prefix << 36 | (n & 0xF_FFFF_FFFF), radix: 16)
+    }
+
+    /// Accepts 1–128 characters of `[A-Za-z0-9._:-]`; anything else is replaced.
+    static func isValid(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        guard !utf8.isEmpty, utf8.count <= 128 else { return false }
+        return utf8.allSatisfy { b in
+            (48...57).contains(b) || (65...90).contains(b) || (97...122).contains(b) || b == 0x2E || b == 0x5F || b == 0x2D || b == 0x3A
+        }
+    }
+}

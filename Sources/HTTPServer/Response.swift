@@ -1,0 +1,69 @@
+/// What a handler answers. Bodies are shared byte arrays: a cached response is
+/// written without being copied or re-encoded.
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// A pre-compressed gzip variant of `body`, used when the client accepts gzip.
+    public var gzippedBody: [UInt8]?
+    /// Whether the server may gzip `body` on the fly when there is no pre-compressed variant.
+    public var compressible: Bool
+    /// Extra fields for the access log (not sent to the client), e.g. cache status.
+    public var logFields: [(String, String)]
+
+    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.gzippedBody = gzippedBody
+        self.compressible = compressible
+        self.logFields = []
+    }
+
+    /// A JSON response from already-encoded bytes.
+    public static func json(_ body: [UInt8], status: Int = 200, gzipped: [UInt8]? = nil) -> Response {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        return Response(status: status, headers: headers, body: body, gzippedBody: gzipped, compressible: true)
+    }
+
+    /// The uniform JSON error body.
+    public static func error(_ error: HTTPError) -> Response {
+        var r = json(Array(JSONError.body(error).utf8), status: error.status)
+        r.compressible = false
+        return r
+    }
+
+    public static func error(status: Int, code: String, message: String) -> Response {
+        error(HTTPError(status: status, code: code, message: message))
+    }
+}
+
+enum JSONError {
+    static func body(_ e: HTTPError) -> String {
+        "{\"error\":{\"status\":\(e.status),\"code\":\"\(escape(e.code))\",\"message\":\"\(escape(e.message))\"}}"
+    }
+
+    /// Minimal JSON string escaping for server-generated messages.
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// The HTTP/1.1 server: N event loops, each with its own SO_REUSEPORT listener,
+/// so the kernel spreads connections and no lock sits on the accept path.
+public final class Server: Sendable {
+    private let context: ServerContext
+    private let loops: Mutex<[EventLoop]> = Mutex([])
+    private let finished = Mutex<Int>(0)
+    private let boundPort = Atomic<Int>(0)
+
+    public init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver()) {
+        context = ServerContext(configuration: configuration, router: router, observer: observer)
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var port: Int { boundPort.load(ordering: .relaxed) }
+    public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+    public var isDraining: Bool { context.isDraining }
+
+    /// Binds the listeners and starts the event-loop threads.
+    public func start() throws(ServerError) {
+        Self.raiseFileLimit()
+        let cfg = context.configuration
+        let count = cfg.threads > 0 ? cfg.threads : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var port = cfg.port
+        var created: [EventLoop] = []
+        for _ in 0..<count {
+            let fd = try Self.listen(host: cfg.host, port: port)
+            if port == 0 { port = Self.localPort(fd) }
+            created.append(try EventLoop(listenFD: fd, context: context))
+        }
+        boundPort.store(port, ordering: .relaxed)
+        loops.withLock { $0 = created }
+        for (i, loop) in created.enumerated() {
+            let thread = Thread { [self] in
+                loop.run()
+                finished.withLock { $0 += 1 }
+            }
+            thread.name = "http-loop-\(i)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Stops accepting, finishes in-flight requests (up to the drain timeout),
+    /// closes idle connections, and returns once every loop has exited.
+    public func shutdown() {
+        context.beginDraining()
+        let all = loops.withLock { $0 }
+        for loop in all { loop.wake() }
+        while finished.withLock({ $0 }) < all.count {
+            usleep(5_000)
+            for loop in all { loop.wake() }
+        }
+    }
+
+    private static func listen(host: String, port: Int) throws(ServerError) -> Int32 {
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        guard inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { throw .invalidAddress(host) }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw .system("bind \(host):\(port)", e)
+        }
+        guard Glibc.listen(fd, 4096) == 0 else {
+            let e = errno
+            close(fd)
+            throw .system("listen", e)
+        }
+        return fd
+    }
+
+    private static func localPort(_ fd: Int32) -> Int {
+        var addr = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Idle keep-alive connections are file descriptors: lift the soft limit to the hard one.
+    private static func raiseFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}

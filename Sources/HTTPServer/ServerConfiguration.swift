@@ -1,0 +1,44 @@
+/// Everything an operator can tune about the HTTP server.
+public struct ServerConfiguration: Sendable {
+    public var host = "0.0.0.0"
+    public var port = 8080
+    /// Event-loop threads; 0 means one per core.
+    public var threads = 0
+    public var headerTimeout: Double = 10
+    public var idleTimeout: Double = 60
+    public var writeTimeout: Double = 30
+    public var drainTimeout: Double = 10
+    public var maxConnections = 16_384
+    public var limits = ParseLimits()
+    /// `Access-Control-Allow-Origin` value; nil sends none.
+    public var corsOrigin: String? = "*"
+    public var serverName = "FeedProxy"
+    /// Unsent response bytes after which a connection stops reading requests.
+    public var maxPendingOutputBytes = 1 << 20
+
+    public init() {}
+}
+
+/// One finished request, for access logs and metrics.
+public struct RequestRecord: Sendable {
+    public let method: String
+    public let target: String
+    /// The matched route pattern (`/podcasts/:id/episodes`), or a fixed label for unmatched ones.
+    public let route: String
+    public let status: Int
+    public let bodyBytes: Int
+    public let durationSeconds: Double
+    public let requestID: String
+    public let logFields: [(String, String)]
+}
+
+/// Receives events from the server; called on event-loop threads, so keep it cheap.
+public protocol ServerObserver: Sendable {
+    func requestCompleted(_ record: RequestRecord)
+}
+
+/// An observer that ignores everything.
+public struct NoObserver: ServerObserver {
+    public init() {}
+    public func requestCompleted(_ record: RequestRecord) {}
+}

@@ -1,0 +1,58 @@
+import Synchronization
+
+/// State shared by all event loops: configuration, routes, counters, drain flag.
+final class ServerContext: Sendable {
+    let configuration: ServerConfiguration
+    let router: Router
+    let observer: any ServerObserver
+    let openConnections = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
+    private let requestIDs = RequestIDGenerator()
+
+    init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver) {
+        self.configuration = configuration
+        self.router = router
+        self.observer = observer
+    }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+    func beginDraining() { draining.store(true, ordering: .relaxed) }
+
+    func assignRequestID(_ request: inout Request) {
+        if let given = request.headers["x-request-id"], RequestIDGenerator.isValid(given) {
+            request.requestID = given
+        } else {
+            request.requestID = requestIDs.next()
+        }
+    }
+
+    /// Routes a request: handler, 404, 405 with `Allow`, or a CORS preflight for OPTIONS.
+    func handle(_ request: Request) -> (HandlerResult, route: String) {
+        if request.method == "OPTIONS" && request.target == "*" {
+            return (.response(preflight(allow: ["GET", "HEAD", "OPTIONS"])), "*")
+        }
+        switch router.match(method: request.method, rawPath: request.rawPath) {
+        case .found(let handler, let parameters, let pattern):
+            var routed = request
+            routed.pathParameters = parameters
+            return (handler(routed), pattern)
+        case .methodNotAllowed(let allow, let pattern):
+            if request.method == "OPTIONS" { return (.response(preflight(allow: allow)), pattern) }
+            var response = Response.error(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on this path")
+            response.headers.add("Allow", allow.joined(separator: ", "))
+            return (.response(response), pattern)
+        case .notFound:
+            return (.response(.error(status: 404, code: "not_found", message: "no route for this path")), "(unmatched)")
+        }
+    }
+
+    private func preflight(allow: [String]) -> Response {
+        var response = Response(status: 204)
+        let methods = allow.joined(separator: ", ")
+        response.headers.add("Allow", methods)
+        response.headers.add("Access-Control-Allow-Methods", methods)
+        response.headers.add("Access-Control-Allow-Headers", "Accept, Accept-Encoding, Cache-Control, If-None-Match, X-Request-ID")
+        response.headers.add("Access-Control-Max-Age", "86400")
+        return response
+    }
+}
