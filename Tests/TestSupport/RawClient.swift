@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// A blocking TCP client for socket-level tests: sends exact bytes, reads exact responses.
-public final class RawClient {
+public final class RawClient: @unchecked Sendable {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
