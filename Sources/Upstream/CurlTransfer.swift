@@ -1,0 +1,91 @@
+import CCurl
+import Synchronization
+
+/// One libcurl easy handle and what it has received. Touched by the driver thread
+/// (and by libcurl's callbacks on that thread) until it completes.
+final class CurlTransfer: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+    let request: UpstreamRequest
+    let maxBodyBytes: Int
+    var continuation: CheckedContinuation<UpstreamResponse, any Error>?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var body: [UInt8] = []
+    var headers: [(String, String)] = []
+    var status = 0
+    var exceededBodyLimit = false
+    var refusedAddress = false
+    let id: UInt64
+
+    static let live = Atomic<Int>(0)
+
+    init?(request: UpstreamRequest, id: UInt64, maxBodyBytes: Int) {
+        guard let h = curl_easy_init() else { return nil }
+        handle = h
+        self.request = request
+        self.id = id
+        self.maxBodyBytes = maxBodyBytes
+        Self.live.add(1, ordering: .relaxed)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        Self.live.subtract(1, ordering: .relaxed)
+    }
+
+    // MARK: callbacks (C function pointers; `userdata` is this transfer, unretained)
+
+    static let onBody: ccurl_data_fn = { ptr, size, count, userdata in
+        guard let userdata, let ptr else { return 0 }
+        let t = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        let n = size * count
+        if t.body.count + n > t.maxBodyBytes {
+            t.exceededBodyLimit = true
+            return 0  // aborts the transfer with CURLE_WRITE_ERROR
+        }
+        ptr.withMemoryRebound(to: UInt8.self, capacity: n) { t.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+        return n
+    }
+
+    static let onHeader: ccurl_data_fn = { ptr, size, count, userdata in
+        guard let userdata, let ptr else { return 0 }
+        let t = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        let n = size * count
+        let line = ptr.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
+        if line.hasPrefix("HTTP/") {
+            t.headers.removeAll()  // a new response (after a redirect or 100-continue)
+        } else {
+            let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, t.headers.count < 200 {
+                t.headers.append((String(parts[0]), String(parts[1]).trimmingCharacters(in: " \t\r\n")))
+            }
+        }
+        return n
+    }
+
+    /// Checks the address curl is about to connect to (every hop, after DNS).
+    static let onOpenSocket: ccurl_opensocket_fn = { clientp, _, address in
+        guard let clientp, let address else { return CURL_SOCKET_BAD }
+        let t = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+        if t.request.publicAddressesOnly {
+            var text = [CChar](repeating: 0, count: 64)
+            let family = ccurl_sockaddr_text(address, &text, Int32(text.count))
+            let ip = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if family < 0 || !AddressPolicy.isPublic(ip) {
+                t.refusedAddress = true
+                return CURL_SOCKET_BAD
+            }
+        }
+        return ccurl_open_socket(address)
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        let chars = Set(set)
+        var s = Substring(self)
+        while let f = s.first, chars.contains(f) { s = s.dropFirst() }
+        while let l = s.last, chars.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,56 @@
+/// One request to an upstream. `upstream` names it for limits, breakers, metrics and errors.
+public struct UpstreamRequest: Sendable {
+    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+
+    public var upstream: String
+    public var method: Method
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]?
+    /// Total time budget (all attempts); nil uses the client's default.
+    public var timeoutSeconds: Double?
+    /// Body cap; nil uses the client's default.
+    public var maxBodyBytes: Int?
+    /// Refuse connections to loopback/private/link-local/multicast addresses
+    /// (checked on the address curl actually connects to, redirects included).
+    public var publicAddressesOnly: Bool
+
+    public init(upstream: String, method: Method = .get, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+                timeoutSeconds: Double? = nil, maxBodyBytes: Int? = nil, publicAddressesOnly: Bool = false) {
+        self.upstream = upstream
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeoutSeconds = timeoutSeconds
+        self.maxBodyBytes = maxBodyBytes
+        self.publicAddressesOnly = publicAddressesOnly
+    }
+
+    /// GET is retried once on connect failures and 502/503/504; POST is not.
+    public var isIdempotent: Bool { method == .get }
+}
+
+/// What came back: status, headers, body and where the time went.
+public struct UpstreamResponse: Sendable {
+    public let status: Int
+    public let headers: [(String, String)]
+    public let body: [UInt8]
+    public let timings: Timings
+    /// Connections curl had to open for this transfer (0: an existing one was reused).
+    public let newConnections: Int
+    public let effectiveURL: String
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.last { $0.0.lowercased() == lower }?.1
+    }
+
+    public struct Timings: Sendable {
+        public let dns: Double
+        public let connect: Double
+        public let tls: Double
+        public let firstByte: Double
+        public let total: Double
+    }
+}
