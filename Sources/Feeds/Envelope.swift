@@ -1,0 +1,43 @@
+/// The one shape every list response has.
+public struct FeedEnvelope<Item: Codable & Sendable>: Codable, Sendable {
+    public var source: String
+    public var title: String?
+    public var updated: String?
+    public var count: Int
+    public var items: [Item]
+    public var page: PageInfo?
+
+    public init(source: String, title: String?, updated: String?, items: [Item], page: PageInfo?) {
+        self.source = source
+        self.title = title
+        self.updated = updated
+        self.count = items.count
+        self.items = items
+        self.page = page
+    }
+
+    // Explicit so that absent values are encoded as null, not left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(title, forKey: .title)
+        try c.encode(updated, forKey: .updated)
+        try c.encode(count, forKey: .count)
+        try c.encode(items, forKey: .items)
+        try c.encode(page, forKey: .page)
+    }
+}
+
+public struct PageInfo: Codable, Sendable, Equatable {
+    public var number: Int
+    public var size: Int
+    public var total: Int
+    public var pages: Int
+
+    public init(number: Int, size: Int, total: Int) {
+        self.number = number
+        self.size = size
+        self.total = total
+        self.pages = size > 0 ? (total + size - 1) / size : 0
+    }
+}

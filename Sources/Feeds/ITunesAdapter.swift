@@ -1,0 +1,85 @@
+import Upstream
+
+/// iTunes Search (podcasts) → `/podcasts?term=`.
+public struct ITunesAdapter: FeedAdapter {
+    public let source = "itunes"
+    let searchURL: String
+
+    public init(searchURL: String) {
+        self.searchURL = searchURL
+    }
+
+    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+        guard let rawTerm = p.string("term") else { throw .missingParameter("term") }
+        // Collapse inner whitespace: "swift   ui" and "swift ui" are one search.
+        let term = rawTerm.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        guard term.count <= 200 else { throw .invalidParameter("term must be between 1 and 200 characters") }
+        guard !term.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidParameter("term must not contain control characters")
+        }
+        let limit = try p.int("limit", in: 1...200, default: 50)
+        let country = p.string("country")?.lowercased() ?? "us"
+        guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw .invalidParameter("country must be an ISO 3166-1 alpha-2 code such as us or gb")
+        }
+        let explicit = try p.choice("explicit", ["yes", "no"])
+
+        var query = ["term=\(term.formEncoded())", "media=podcast", "entity=podcast", "limit=\(limit)", "country=\(country)"]
+        if let explicit { query.append("explicit=\(explicit == "yes" ? "Yes" : "No")") }
+        let separator = searchURL.contains("?") ? "&" : "?"
+        let request = UpstreamRequest(upstream: source, url: searchURL + separator + query.joined(separator: "&"))
+        // iTunes search is case-insensitive: one cache entry per lowercased term.
+        let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { body throws(FeedError) in
+            try FeedJSON.encode(try Self.normalise(body))
+        }
+    }
+
+    struct SearchResponse: Decodable {
+        let resultCount: Int?
+        let results: [Result]
+    }
+
+    struct Result: Decodable {
+        let collectionId: Int?
+        let trackId: Int?
+        let collectionName: String?
+        let trackName: String?
+        let artistName: String?
+        let feedUrl: String?
+        let artworkUrl600: String?
+        let artworkUrl100: String?
+        let artworkUrl60: String?
+        let artworkUrl30: String?
+        let genres: [String]?
+        let primaryGenreName: String?
+        let trackCount: Int?
+        let releaseDate: String?
+        let country: String?
+        let collectionExplicitness: String?
+        let collectionViewUrl: String?
+    }
+
+    /// Decodes by body, not by content type (iTunes says `text/javascript` and
+    /// prefixes newlines, which JSONDecoder skips as whitespace).
+    static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Podcast> {
+        let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
+        let podcasts = response.results.compactMap { r -> Podcast? in
+            guard let id = r.collectionId ?? r.trackId else { return nil }
+            return Podcast(
+                id: id,
+                title: r.collectionName ?? r.trackName,
+                author: r.artistName,
+                feedUrl: r.feedUrl,
+                artworkUrl: r.artworkUrl600 ?? r.artworkUrl100 ?? r.artworkUrl60 ?? r.artworkUrl30,
+                genres: r.genres ?? [],
+                primaryGenre: r.primaryGenreName,
+                episodeCount: r.trackCount,
+                releaseDate: Timestamp.iso8601UTC(r.releaseDate),
+                country: r.country,
+                explicit: r.collectionExplicitness.map { $0 == "explicit" },
+                storeUrl: r.collectionViewUrl)
+        }
+        return FeedEnvelope(source: "itunes", title: nil, updated: nil, items: podcasts, page: nil)
+    }
+}

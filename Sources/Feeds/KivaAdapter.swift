@@ -1,0 +1,54 @@
+import Upstream
+
+/// Kiva's newest fundraising loans → `/loans`, over GraphQL (default) or the legacy REST API.
+public struct KivaAdapter: FeedAdapter {
+    public enum API: Sendable {
+        case graphQL(url: String)
+        case rest(url: String)
+    }
+
+    public let source = "kiva"
+    let api: API
+
+    public init(api: API) {
+        self.api = api
+    }
+
+    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+        let page = try p.int("page", in: 1...10_000, default: 1)
+        let limit = try p.int("limit", in: 1...100, default: 20)
+        let key = "loans|page=\(page)|limit=\(limit)"
+        switch api {
+        case .graphQL(let url):
+            let request = UpstreamRequest(
+                upstream: source, method: .post, url: url,
+                headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+                body: KivaGraphQL.requestBody(limit: limit, offset: (page - 1) * limit))
+            return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { body throws(FeedError) in
+                try FeedJSON.encode(try KivaGraphQL.normalise(body, page: page, limit: limit))
+            }
+        case .rest(let url):
+            let separator = url.contains("?") ? "&" : "?"
+            let request = UpstreamRequest(upstream: source, url: url + separator + "page=\(page)&per_page=\(limit)", headers: [("Accept", "application/json")])
+            return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { body throws(FeedError) in
+                try FeedJSON.encode(try KivaREST.normalise(body))
+            }
+        }
+    }
+}
+
+/// A number Kiva may send as `"875.00"` or `875`.
+struct FlexibleNumber: Decodable {
+    let value: Double?
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() {
+            value = nil
+        } else if let d = try? c.decode(Double.self) {
+            value = d
+        } else {
+            value = Double(try c.decode(String.self))
+        }
+    }
+}

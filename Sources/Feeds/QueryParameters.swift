@@ -1,0 +1,62 @@
+/// Validated access to query parameters: each accessor either returns a clean value
+/// or throws the 400 the client should see. Unknown parameters are ignored.
+public struct QueryParameters: Sendable {
+    private let items: [(name: String, value: String)]
+
+    public init(_ items: [(name: String, value: String)]) {
+        self.items = items
+    }
+
+    /// The first value of `name`, trimmed; nil when absent or blank.
+    public func string(_ name: String) -> String? {
+        guard let raw = items.first(where: { $0.name == name })?.value else { return nil }
+        let trimmed = raw.trimmingWhitespace()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    public func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(FeedError) -> Int {
+        guard let text = string(name) else { return fallback }
+        guard text.utf8.count <= 10, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text), range.contains(value) else {
+            throw .invalidParameter("\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return value
+    }
+
+    public func choice(_ name: String, _ allowed: [String]) throws(FeedError) -> String? {
+        guard let text = string(name)?.lowercased() else { return nil }
+        guard allowed.contains(text) else {
+            throw .invalidParameter("\(name) must be one of: \(allowed.joined(separator: ", "))")
+        }
+        return text
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+
+    /// Percent-encodes for a query component, spaces as `+` (form encoding).
+    func formEncoded() -> String {
+        var out = ""
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                out += "+"
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%"
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+@testable import Feeds
+
+@Suite struct ITunesAdapterTests {
+    let adapter = ITunesAdapter(searchURL: "http://127.0.0.1:9/search")
+
+    @Test func normalisesFieldsWithLeadingNewlines() throws {
+        let env = try ITunesAdapter.normalise(fixture("itunes/search.json"))
+        #expect(env.source == "itunes")
+        #expect(env.title == nil)
+        #expect(env.count == 8)
+        let first = env.items[0]
+        #expect(first == Podcast(
+            id: 1200361736, title: "Swift by Sundell", author: "John Sundell", feedUrl: "https://feeds.example.com/1200361736.rss",
+            artworkUrl: "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1200361736/600x600bb.jpg",
+            genres: ["Technology", "Podcasts"], primaryGenre: "Technology", episodeCount: 100,
+            releaseDate: "2025-11-03T10:45:00Z", country: "USA", explicit: false,
+            storeUrl: "https://podcasts.apple.com/us/podcast/id1200361736?uo=4"))
+    }
+
+    @Test func quirks() throws {
+        let items = try ITunesAdapter.normalise(fixture("itunes/search.json")).items
+        #expect(items[1].artworkUrl == "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1526489823/100x100bb.jpg")  // no 600
+        #expect(items[2].feedUrl == nil)
+        #expect(items[2].artworkUrl == nil)
+        #expect(items[2].explicit == true)
+        #expect(items[2].releaseDate == "2025-10-30T15:00:00Z")
+        #expect(items[3].explicit == false)  // "cleaned"
+        #expect(items[3].artworkUrl?.hasSuffix("60x60bb.jpg") == true)
+    }
+
+    @Test func encodesNullsExplicitly() throws {
+        let env = try ITunesAdapter.normalise(fixture("itunes/search.json"))
+        let text = String(decoding: try FeedJSON.encode(env), as: UTF8.self)
+        #expect(text.contains("\"feedUrl\":null"))
+        #expect(text.contains("\"title\":null"))
+        #expect(text.contains("\"page\":null"))
+        #expect(text.hasPrefix("{\"count\":8,\"items\":[{\"artworkUrl\":\"https://is1-ssl"))
+    }
+
+    @Test func buildsRequestWithPlusForSpaces() throws {
+        let p = try adapter.prepare(QueryParameters([("term", "  Swift   UI & more "), ("country", "GB"), ("explicit", "no"), ("limit", "10")]))
+        #expect(p.upstreamRequest.url == "http://127.0.0.1:9/search?term=Swift+UI+%26+more&media=podcast&entity=podcast&limit=10&country=gb&explicit=No")
+        let q = try adapter.prepare(QueryParameters([("limit", "10"), ("explicit", "NO"), ("country", "gb"), ("term", "swift ui & MORE")]))
+        #expect(p.cacheKey == q.cacheKey)
+        let d = try adapter.prepare(QueryParameters([("term", "swift")]))
+        #expect(d.upstreamRequest.url.contains("limit=50&country=us"))
+    }
+
+    @Test func validation() {
+        #expect(throws: FeedError.missingParameter("term")) { try adapter.prepare(QueryParameters([])) }
+        #expect(throws: FeedError.missingParameter("term")) { try adapter.prepare(QueryParameters([("term", "   ")])) }
+        #expect(throws: FeedError.invalidParameter("term must be between 1 and 200 characters")) {
+            try adapter.prepare(QueryParameters([("term", String(repeating: "a", count: 201))]))
+        }
+        #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 200")) {
+            try adapter.prepare(QueryParameters([("term", "a"), ("limit", "201")]))
+        }
+        #expect(throws: FeedError.invalidParameter("country must be an ISO 3166-1 alpha-2 code such as us or gb")) {
+            try adapter.prepare(QueryParameters([("term", "a"), ("country", "usa")]))
+        }
+        #expect(throws: FeedError.invalidParameter("explicit must be one of: yes, no")) {
+            try adapter.prepare(QueryParameters([("term", "a"), ("explicit", "maybe")]))
+        }
+    }
+
+    @Test(arguments: ["errors/truncated.json", "errors/html_500.html", "flickr/photos_public.json"])
+    func badBodiesAre502(_ path: String) {
+        #expect(throws: FeedError.badUpstreamResponse("itunes")) { try ITunesAdapter.normalise(fixture(path)) }
+    }
+}
