@@ -1,0 +1,143 @@
+import Synchronization
+
+/// In-memory response cache: TTL, stale-while-revalidate, stale-if-error,
+/// single-flight loads, and a byte budget with LRU eviction.
+public final class ResponseCache: Sendable {
+    public enum Lookup: Sendable {
+        /// Within its TTL.
+        case fresh(CachedResponse)
+        /// Past its TTL but inside the stale-while-revalidate window: serve it and refresh.
+        case stale(CachedResponse)
+        /// Nothing usable without going upstream.
+        case miss
+    }
+
+    public enum FetchOutcome: Sendable {
+        /// Loaded now (or by the flight this call joined).
+        case loaded(CachedResponse)
+        /// The load failed but a previous good entry is inside its stale-if-error window.
+        case staleAfterError(CachedResponse, CacheLoadError)
+        case failed(CacheLoadError)
+    }
+
+    public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
+
+    private struct Slot {
+        var response: CachedResponse
+        var lastUsed: UInt64
+    }
+
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var flights: [String: Task<Result<CachedResponse, CacheLoadError>, Never>] = [:]
+        var bytes = 0
+        var tick: UInt64 = 0
+    }
+
+    public let maxBytes: Int
+    private let state = Mutex(State())
+    private let clock: @Sendable () -> Double
+
+    public init(maxBytes: Int, clock: @escaping @Sendable () -> Double) {
+        self.maxBytes = maxBytes
+        self.clock = clock
+    }
+
+    public var now: Double { clock() }
+
+    public var byteCount: Int { state.withLock { $0.bytes } }
+    public var entryCount: Int { state.withLock { $0.slots.count } }
+
+    /// The cache-hit path: one lock, no allocation beyond the returned reference.
+    public func lookup(_ key: String) -> Lookup {
+        let now = clock()
+        return state.withLock { s in
+            guard var slot = s.slots[key] else { return .miss }
+            s.tick &+= 1
+            slot.lastUsed = s.tick
+            s.slots[key] = slot
+            let age = slot.response.age(at: now)
+            let policy = slot.response.policy
+            if age < policy.ttl { return .fresh(slot.response) }
+            if age < policy.ttl + policy.staleWhileRevalidate { return .stale(slot.response) }
+            return .miss
+        }
+    }
+
+    /// Loads through a single flight per key: concurrent callers share one upstream fetch.
+    /// On failure, a previous good entry inside its stale-if-error window is offered.
+    public func fetch(_ key: String, loader: @escaping Loader) async -> FetchOutcome {
+        let task = flight(for: key, loader: loader)
+        switch await task.value {
+        case .success(let response):
+            return .loaded(response)
+        case .failure(let error):
+            let now = clock()
+            let previous = state.withLock { $0.slots[key]?.response }
+            if let previous, previous.status == 200,
+               previous.age(at: now) < previous.policy.ttl + previous.policy.staleIfError {
+                return .staleAfterError(previous, error)
+            }
+            return .failed(error)
+        }
+    }
+
+    /// Starts a refresh unless one is already running for the key (stale-while-revalidate).
+    public func refreshInBackground(_ key: String, loader: @escaping Loader) {
+        _ = flight(for: key, loader: loader)
+    }
+
+    public func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
+
+    private func flight(for key: String, loader: @escaping Loader) -> Task<Result<CachedResponse, CacheLoadError>, Never> {
+        state.withLock { s in
+            if let running = s.flights[key] { return running }
+            let task = Task<Result<CachedResponse, CacheLoadError>, Never> { [self] in
+                let result = await loader()
+                finish(key, result)
+                return result
+            }
+            s.flights[key] = task
+            return task
+        }
+    }
+
+    /// Stores the result and ends the flight under one lock, so a caller arriving
+    /// right after sees the new entry rather than starting another fetch.
+    private func finish(_ key: String, _ result: Result<CachedResponse, CacheLoadError>) {
+        state.withLock { s in
+            s.flights[key] = nil
+            switch result {
+            case .success(let response):
+                insert(response, for: key, into: &s)
+            case .failure(let error):
+                if let negative = error.negativeEntry {
+                    // Never replace a good entry (still useful for stale-if-error) with a negative one.
+                    if s.slots[key]?.response.status != 200 { insert(negative, for: key, into: &s) }
+                }
+            }
+        }
+    }
+
+    /// Stores an entry directly (tests, warm-up).
+    public func store(_ response: CachedResponse, for key: String) {
+        state.withLock { insert(response, for: key, into: &$0) }
+    }
+
+    private func insert(_ response: CachedResponse, for key: String, into s: inout State) {
+        let cost = response.cost + key.utf8.count
+        // One oversized entry must not flush everything else: it is simply not kept.
+        guard cost <= maxBytes / 8 else {
+            if let old = s.slots.removeValue(forKey: key) { s.bytes -= old.response.cost + key.utf8.count }
+            return
+        }
+        if let old = s.slots[key] { s.bytes -= old.response.cost + key.utf8.count }
+        s.tick &+= 1
+        s.slots[key] = Slot(response: response, lastUsed: s.tick)
+        s.bytes += cost
+        while s.bytes > maxBytes, let victim = s.slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            s.slots[victim.key] = nil
+            s.bytes -= victim.value.response.cost + victim.key.utf8.count
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Synchronization
+import Testing
+@testable import ResponseCache
+
+final class ManualClock: Sendable {
+    private let value = Mutex<Double>(1000)
+    var now: Double { value.withLock { $0 } }
+    func advance(_ s: Double) { value.withLock { $0 += s } }
+}
+
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func increment() { value.add(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+@Suite struct ResponseCacheTests {
+    let clock = ManualClock()
+    let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 86_400)
+
+    func cache(maxBytes: Int = 1 << 20) -> ResponseCache {
+        let clock = self.clock
+        return ResponseCache(maxBytes: maxBytes, clock: { clock.now })
+    }
+
+    func entry(_ text: String, policy: FreshnessPolicy? = nil) -> CachedResponse {
+        CachedResponse(body: Array(text.utf8), gzippedBody: nil, storedAt: clock.now, policy: policy ?? self.policy)
+    }
+
+    func loader(_ text: String, calls: Counter, delayMs: Int = 0) -> ResponseCache.Loader {
+        let clock = self.clock, policy = self.policy
+        return {
+            calls.increment()
+            if delayMs > 0 { try? await Task.sleep(for: .milliseconds(delayMs)) }
+            return .success(CachedResponse(body: Array(text.utf8), gzippedBody: nil, storedAt: clock.now, policy: policy))
+        }
+    }
+
+    func body(_ lookup: ResponseCache.Lookup) -> String? {
+        switch lookup {
+        case .fresh(let r), .stale(let r): return String(decoding: r.body, as: UTF8.self)
+        case .miss: return nil
+        }
+    }
+
+    @Test func freshThenStaleThenMiss() {
+        let c = cache()
+        c.store(entry("a"), for: "k")
+        guard case .fresh = c.lookup("k") else { Issue.record("expected fresh"); return }
+        clock.advance(61)
+        guard case .stale = c.lookup("k") else { Issue.record("expected stale"); return }
+        clock.advance(600)
+        guard case .miss = c.lookup("k") else { Issue.record("expected miss"); return }
+    }
+
+    @Test func singleFlightCoalescesConcurrentLoads() async {
+        let c = cache()
+        let calls = Counter()
+        let results = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    if case .loaded(let r) = await c.fetch("k", loader: loader("v", calls: calls, delayMs: 50)) {
+                        return String(decoding: r.body, as: UTF8.self)
+                    }
+                    return "error"
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(calls.count == 1)
+        #expect(results.count == 200 && results.allSatisfy { $0 == "v" })
+        #expect(body(c.lookup("k")) == "v")
+    }
+
+    @Test func staleWhileRevalidateRefreshesExactlyOnce() async throws {
+        let c = cache()
+        c.store(entry("old"), for: "k")
+        clock.advance(61)
+        let calls = Counter()
+        for _ in 0..<50 {
+            guard case .stale(let r) = c.lookup("k") else { Issue.record("expected stale"); return }
+            #expect(String(decoding: r.body, as: UTF8.self) == "old")
+            c.refreshInBackground("k", loader: loader("new", calls: calls, delayMs: 50))
+        }
+        while c.isRefreshing("k") { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(calls.count == 1)
+        guard case .fresh(let r) = c.lookup("k") else { Issue.record("expected fresh after refresh"); return }
+        #expect(String(decoding: r.body, as: UTF8.self) == "new")
+    }
+
+    @Test func staleIfErrorServesLastGoodEntryForItsWindow() async {
+        let c = cache()
+        c.store(entry("good"), for: "k")
+        let failing: ResponseCache.Loader = { .failure(CacheLoadError(status: 504, code: "upstream_timeout", message: "slow")) }
+        clock.advance(3600)
+        guard case .staleAfterError(let r, let e) = await c.fetch("k", loader: failing) else { Issue.record("expected stale"); return }
+        #expect(String(decoding: r.body, as: UTF8.self) == "good")
+        #expect(e.status == 504)
+        clock.advance(86_400)
+        guard case .failed(let e2) = await c.fetch("k", loader: failing) else { Issue.record("expected failure past the window"); return }
+        #expect(e2.code == "upstream_timeout")
+    }
+
+    @Test func errorsAreNotCachedButNegativeEntriesAreBriefly() async {
+        let c = cache()
+        let calls = Counter()
+        let failing: ResponseCache.Loader = {
+            calls.increment()
+            return .failure(CacheLoadError(status: 502, code: "upstream_http_error", message: "400"))
+        }
+        _ = await c.fetch("k", loader: failing)
+        _ = await c.fetch("k", loader: failing)
+        #expect(calls.count == 2)
+        guard case .miss = c.lookup("k") else { Issue.record("errors must not be cached"); return }
+
+        let clock = self.clock
+        let negative: ResponseCache.Loader = {
+            .failure(CacheLoadError(status: 502, code: "upstream_http_error", message: "400",
+                                    negativeEntry: CachedResponse(status: 502, body: Array("{}".utf8), gzippedBody: nil, storedAt: clock.now, policy: .negative(ttl: 10))))
+        }
+        _ = await c.fetch("n", loader: negative)
+        guard case .fresh(let r) = c.lookup("n") else { Issue.record("expected negative entry"); return }
+        #expect(r.status == 502)
+        clock.advance(11)
+        guard case .miss = c.lookup("n") else { Issue.record("negative entry must expire without a stale window"); return }
+    }
+
+    @Test func lruEvictsLeastRecentlyUsedUnderTheByteBudget() {
+        let c = cache(maxBytes: 4000)
+        let text = String(repeating: "x", count: 300)  // ~430 bytes each with overhead
+        for i in 0..<8 { c.store(entry(text), for: "k\(i)") }
+        #expect(c.byteCount <= 4000)
+        _ = c.lookup("k0")  // touch the oldest
+        c.store(entry(text), for: "k8")
+        c.store(entry(text), for: "k9")
+        #expect(c.byteCount <= 4000)
+        #expect(body(c.lookup("k0")) != nil)
+        #expect(body(c.lookup("k1")) == nil)
+        #expect(body(c.lookup("k9")) != nil)
+    }
+
+    @Test func oversizedEntryDoesNotEvictTheCache() {
+        let c = cache(maxBytes: 4000)
+        for i in 0..<5 { c.store(entry("small"), for: "k\(i)") }
+        c.store(entry(String(repeating: "y", count: 3000)), for: "huge")
+        #expect(c.entryCount == 5)
+        #expect(body(c.lookup("huge")) == nil)
+    }
+
+    @Test func etagIsStrongAndContentBased() {
+        let a = entry("same"), b = entry("same"), d = entry("different")
+        #expect(a.etag == b.etag)
+        #expect(a.etag != d.etag)
+        #expect(a.etag.hasPrefix("\"") && a.etag.hasSuffix("\""))
+    }
+}
