@@ -1,0 +1,124 @@
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// The fixture upstream's files, counters and switches.
+final class FixtureState: Sendable {
+    private let directory: URL
+    private let files: [String: [UInt8]]
+    private let mode = Mutex(FixtureUpstream.Mode.normal)
+    private let counts = Mutex<[String: Int]>([:])
+    private let feedOverrides = Mutex<[String: String?]>([:])
+
+    init(directory: String) throws {
+        self.directory = URL(fileURLWithPath: directory)
+        var files: [String: [UInt8]] = [:]
+        for name in ["flickr/photos_public.json", "itunes/search.json", "kiva/graphql.json", "kiva/newest.json"] {
+            files[name] = Array(try Data(contentsOf: self.directory.appendingPathComponent(name)))
+        }
+        self.files = files
+    }
+
+    var requests: Int { counts.withLock { $0.values.reduce(0, +) } }
+    func count(_ upstream: String) -> Int { counts.withLock { $0[upstream] ?? 0 } }
+    func setMode(_ m: FixtureUpstream.Mode) { mode.withLock { $0 = m } }
+    func setFeedURL(_ url: String?, id: String) { feedOverrides.withLock { $0[id] = .some(url) } }
+
+    /// Counts the request and applies the current fault mode before answering.
+    func serve(_ upstream: String, _ request: Request, _ answer: @escaping @Sendable () -> Response) -> HandlerResult {
+        counts.withLock { $0[upstream, default: 0] += 1 }
+        switch mode.withLock({ $0 }) {
+        case .normal:
+            return .response(answer())
+        case .fail:
+            var r = Response(status: 503, body: Array("<html><body><h1>503 Service Unavailable</h1></body></html>".utf8))
+            r.headers.add("Content-Type", "text/html")
+            return .response(r)
+        case .garbage:
+            var r = Response(status: 200, body: Array("{\"items\": [ {\"title\": \"cut off".utf8))
+            r.headers.add("Content-Type", "application/json")
+            return .response(r)
+        case .slow:
+            return .deferred {
+                try? await Task.sleep(for: .seconds(3))
+                return answer()
+            }
+        }
+    }
+
+    func file(_ name: String, type: String, prefix: String = "") -> Response {
+        var r = Response(status: 200, body: Array(prefix.utf8) + (files[name] ?? []))
+        r.headers.add("Content-Type", type)
+        return r
+    }
+
+    func flickr(_ req: Request) -> Response {
+        file("flickr/photos_public.json", type: "application/json")
+    }
+
+    /// iTunes answers `text/javascript` with leading newlines, filtered by `term` like the real search.
+    func itunesSearch(_ req: Request) -> Response {
+        let term = (req.query("term") ?? "").lowercased()
+        let limit = Int(req.query("limit") ?? "") ?? 50
+        guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
+              let results = all["results"] as? [[String: Any]]
+        else { return .error(status: 500, code: "fixture", message: "bad fixture") }
+        let words = term.split(separator: " ").map(String.init)
+        let matching = results.filter { r in
+            let haystack = [r["collectionName"], r["artistName"], r["primaryGenreName"]].compactMap { $0 as? String }.joined(separator: " ").lowercased()
+            return !words.isEmpty && words.allSatisfy { haystack.contains($0) }
+        }.prefix(limit)
+        let body = (try? JSONSerialization.data(withJSONObject: ["resultCount": matching.count, "results": Array(matching)])) ?? Data()
+        var r = Response(status: 200, body: Array("\n\n\n".utf8) + Array(body))
+        r.headers.add("Content-Type", "text/javascript; charset=utf-8")
+        return r
+    }
+
+    func itunesLookup(_ req: Request) -> Response {
+        let id = req.query("id") ?? ""
+        guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
+              let results = all["results"] as? [[String: Any]]
+        else { return .error(status: 500, code: "fixture", message: "bad fixture") }
+        var matching = results.filter { ($0["collectionId"] as? Int).map(String.init) == id }
+        if let override = feedOverrides.withLock({ $0[id] }), var first = matching.first {
+            if let url = override { first["feedUrl"] = url } else { first.removeValue(forKey: "feedUrl") }
+            matching = [first]
+        } else if var first = matching.first, first["feedUrl"] != nil {
+            // Recorded feeds live on this fixture host.
+            first["feedUrl"] = "http://127.0.0.1:\(req.headers["host"]?.split(separator: ":").last ?? "80")/rss/\(id).xml"
+            matching = [first]
+        }
+        let body = (try? JSONSerialization.data(withJSONObject: ["resultCount": matching.count, "results": matching])) ?? Data()
+        var r = Response(status: 200, body: Array("\n\n\n".utf8) + Array(body))
+        r.headers.add("Content-Type", "text/javascript; charset=utf-8")
+        return r
+    }
+
+    /// Kiva GraphQL: honours the `limit` and `offset` variables of the request body.
+    func kivaGraphQL(_ req: Request) -> Response {
+        let variables = ((try? JSONSerialization.jsonObject(with: Data(req.body))) as? [String: Any])?["variables"] as? [String: Any]
+        let limit = variables?["limit"] as? Int ?? 20
+        let offset = variables?["offset"] as? Int ?? 0
+        guard var all = try? JSONSerialization.jsonObject(with: Data(files["kiva/graphql.json"] ?? [])) as? [String: Any],
+              var data = all["data"] as? [String: Any], var lend = data["lend"] as? [String: Any],
+              var loans = lend["loans"] as? [String: Any], let values = loans["values"] as? [Any]
+        else { return .error(status: 500, code: "fixture", message: "bad fixture") }
+        let start = min(offset % max(values.count, 1), values.count)
+        loans["values"] = Array(values[start...].prefix(limit))
+        lend["loans"] = loans
+        data["lend"] = lend
+        all["data"] = data
+        var r = Response(status: 200, body: Array((try? JSONSerialization.data(withJSONObject: all)) ?? Data()))
+        r.headers.add("Content-Type", "application/json")
+        return r
+    }
+
+    func rss(_ name: String) -> Response {
+        guard !name.contains("/"), !name.hasPrefix("."), let data = try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name)) else {
+            return .error(status: 404, code: "not_found", message: "no such feed")
+        }
+        var r = Response(status: 200, body: Array(data))
+        r.headers.add("Content-Type", "application/rss+xml")
+        return r
+    }
+}

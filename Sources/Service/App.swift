@@ -1,0 +1,104 @@
+import Feeds
+import FixtureUpstream
+import Foundation
+import HTTPServer
+import ResponseCache
+import Upstream
+
+/// FeedProxy assembled: upstream client, adapters, cache, routes, server.
+public final class App: Sendable {
+    public let configuration: Configuration
+    public let logger: Logger
+    private let server: Server
+    private let fixtures: FixtureUpstream?
+    private let draining = Draining()
+
+    public init(configuration original: Configuration) throws {
+        var configuration = original
+        logger = Logger(level: configuration.logLevel)
+        if let directory = configuration.fixturesDirectory {
+            let fx = try FixtureUpstream(directory: directory)
+            configuration.flickrFeedURL = fx.flickrURL
+            configuration.itunesSearchURL = fx.itunesSearchURL
+            configuration.itunesLookupURL = fx.itunesLookupURL
+            configuration.kivaGraphQLURL = fx.kivaGraphQLURL
+            if configuration.kivaLoansURL != nil { configuration.kivaLoansURL = fx.kivaRESTURL }
+            configuration.allowPrivateFeedHosts = true
+            fixtures = fx
+        } else {
+            fixtures = nil
+        }
+        self.configuration = configuration
+        let c = configuration
+
+        let metrics = Metrics(routes: ["/", "/photos", "/podcasts", "/podcasts/:id/episodes", "/loans", "/healthz", "/readyz", "/metrics", "/openapi.json"],
+                              sources: ["flickr", "itunes", "kiva", "episodes"])
+        var upstreamConfig = UpstreamConfiguration()
+        upstreamConfig.connectTimeoutMs = c.upstreamConnectTimeoutMs
+        upstreamConfig.timeoutMs = c.upstreamTimeoutMs
+        upstreamConfig.maxBodyBytes = c.upstreamMaxBodyBytes
+        upstreamConfig.userAgent = c.userAgent
+        upstreamConfig.breakerThreshold = c.breakerThreshold
+        upstreamConfig.breakerCooldownSeconds = c.breakerCooldown
+        upstreamConfig.ratePerMinute = ["itunes": c.rateITunesPerMinute, "kiva": c.rateKivaPerMinute, "flickr": c.rateFlickrPerMinute]
+        let upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
+            metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
+        }
+        let cache = ResponseCache(maxBytes: c.cacheMaxBytes, clock: { ProcessInfo.processInfo.systemUptime })
+
+        func policy(_ ttl: Double) -> FreshnessPolicy {
+            FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
+        }
+        func route(_ adapter: any FeedAdapter, ttl: Double) -> FeedRoute {
+            FeedRoute(adapter: adapter, policy: policy(ttl), negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics)
+        }
+        let photos = route(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos)
+        let podcasts = route(ITunesAdapter(searchURL: c.itunesSearchURL), ttl: c.ttlPodcasts)
+        let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
+        let loans = route(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans)
+
+        var router = Router()
+        router.get("/photos", photos.handle)
+        router.get("/podcasts", podcasts.handle)
+        router.get("/loans", loans.handle)
+
+        var serverConfig = ServerConfiguration()
+        serverConfig.host = c.host
+        serverConfig.port = c.port
+        serverConfig.threads = c.threads
+        serverConfig.headerTimeout = c.headerTimeout
+        serverConfig.idleTimeout = c.idleTimeout
+        serverConfig.writeTimeout = c.writeTimeout
+        serverConfig.drainTimeout = c.drainTimeout
+        serverConfig.maxConnections = c.maxConnections
+        serverConfig.corsOrigin = c.corsOrigin.isEmpty ? nil : c.corsOrigin
+        let counter = ConnectionCounter()
+        OperationalRoutes(metrics: metrics, cache: cache, upstream: upstream, draining: draining, openConnections: { counter.value })
+            .register(on: &router)
+        server = Server(configuration: serverConfig, router: router, observer: RequestObserver(metrics: metrics, logger: logger))
+        counter.server = server
+    }
+
+    /// Binds and starts serving; returns the port.
+    public func start() throws -> Int {
+        try server.start()
+        return server.port
+    }
+
+    /// Graceful: readiness goes 503, listeners close, in-flight requests finish.
+    public func shutdown() {
+        draining.begin()
+        if configuration.shutdownDelay > 0 { Thread.sleep(forTimeInterval: configuration.shutdownDelay) }
+        server.shutdown()
+        fixtures?.stop()
+    }
+
+    public var fixtureUpstreamURL: String? { fixtures?.baseURL }
+}
+
+/// Lets `/metrics` read the server's connection count (the server is built after its routes).
+final class ConnectionCounter: @unchecked Sendable {
+    // Written once during App.init before the server starts; read-only afterwards.
+    nonisolated(unsafe) var server: Server?
+    var value: Int { server?.openConnections ?? 0 }
+}

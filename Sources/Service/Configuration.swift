@@ -1,0 +1,60 @@
+import Foundation
+
+/// Every setting, from environment variables with matching `--flags` (flags win).
+public struct Configuration: Sendable {
+    public static let version = "1.0.0"
+
+    public var host = "0.0.0.0"
+    public var port = 8080
+    public var threads = 0
+    public var flickrFeedURL = "https://api.flickr.com/services/feeds/photos_public.gne"
+    public var itunesSearchURL = "https://itunes.apple.com/search"
+    public var itunesLookupURL = "https://itunes.apple.com/lookup"
+    public var kivaGraphQLURL = "https://api.kivaws.org/graphql"
+    public var kivaLoansURL: String?
+    public var ttlPhotos = 60.0
+    public var ttlPodcasts = 3600.0
+    public var ttlLoans = 300.0
+    public var ttlEpisodes = 1800.0
+    public var staleWhileRevalidateFactor = 10.0
+    public var staleIfError = 86_400.0
+    public var negativeTTL = 10.0
+    public var cacheMaxBytes = 64 << 20
+    public var upstreamConnectTimeoutMs = 2000
+    public var upstreamTimeoutMs = 8000
+    public var upstreamMaxBodyBytes = 8 << 20
+    public var feedMaxBodyBytes = 32 << 20
+    public var rateITunesPerMinute = 20.0
+    public var rateKivaPerMinute = 60.0
+    public var rateFlickrPerMinute = 60.0
+    public var breakerThreshold = 5
+    public var breakerCooldown = 30.0
+    public var userAgent = "FeedProxy/\(Configuration.version) (+https://github.com/feedproxy)"
+    public var corsOrigin = "*"
+    public var headerTimeout = 10.0
+    public var idleTimeout = 60.0
+    public var writeTimeout = 30.0
+    public var drainTimeout = 10.0
+    /// Seconds `/readyz` reports 503 before the listener closes, so a load balancer can move traffic first.
+    public var shutdownDelay = 0.0
+    public var maxConnections = 16_384
+    public var logLevel = LogLevel.info
+    public var allowPrivateFeedHosts = false
+    /// `--fixtures [DIR]`: serve recorded payloads through an in-process loopback upstream.
+    public var fixturesDirectory: String?
+
+    public init() {}
+}
+
+/// A setting: its flag, environment variable, help text and how to apply a value.
+struct Option: Sendable {
+    let flag: String
+    let env: String
+    let help: String
+    let defaultText: @Sendable (Configuration) -> String
+    let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+}

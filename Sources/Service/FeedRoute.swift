@@ -1,0 +1,101 @@
+import Feeds
+import Foundation
+import HTTPServer
+import ResponseCache
+import Upstream
+
+/// One feed route: validate → cache (hit answers on the event loop) → single-flight
+/// upstream fetch → normalise → store pre-encoded and pre-compressed bytes.
+struct FeedRoute: Sendable {
+    let adapter: any FeedAdapter
+    let policy: FreshnessPolicy
+    let negativeTTL: Double
+    let cache: ResponseCache
+    let upstream: UpstreamClient
+    let metrics: Metrics
+
+    func handle(_ request: Request) -> HandlerResult {
+        let prepared: PreparedFeed
+        do {
+            prepared = try adapter.prepare(QueryParameters(request.queryItems))
+        } catch {
+            return .response(.error(status: error.status, code: error.code, message: error.message))
+        }
+        let stats = metrics.caches[adapter.source]
+        if !Self.bypassesCache(request) {
+            switch cache.lookup(prepared.cacheKey) {
+            case .fresh(let entry):
+                stats?.hits.add()
+                return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
+            case .stale(let entry):
+                stats?.stale.add()
+                cache.refreshInBackground(prepared.cacheKey, loader: loader(prepared))
+                return .response(CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now))
+            case .miss:
+                break
+            }
+        }
+        stats?.misses.add()
+        let cache = self.cache
+        let load = loader(prepared)
+        return .deferred {
+            let started = cache.now
+            let outcome = await cache.fetch(prepared.cacheKey, loader: load)
+            let waited = cache.now - started
+            var response: Response
+            switch outcome {
+            case .loaded(let entry):
+                response = CachedRendering.response(entry, for: request, cacheStatus: .miss, now: cache.now)
+            case .staleAfterError(let entry, _):
+                response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
+            case .failed(let error):
+                response = .error(status: error.status, code: error.code, message: error.message)
+                if let after = error.retryAfter { response.headers.add("Retry-After", String(Int(after.rounded(.up)))) }
+                response.logFields = [("cache", "MISS")]
+            }
+            response.logFields.append(("upstream_ms", String(Int(waited * 1000))))
+            return response
+        }
+    }
+
+    /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.
+    static func bypassesCache(_ request: Request) -> Bool {
+        if let cc = request.headers["cache-control"]?.lowercased(), cc.contains("no-cache") { return true }
+        if let pragma = request.headers["pragma"]?.lowercased(), pragma.contains("no-cache") { return true }
+        return false
+    }
+
+    /// Fetch, normalise and encode once; the result is shared by every waiter.
+    func loader(_ prepared: PreparedFeed) -> ResponseCache.Loader {
+        let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL
+        return {
+            do {
+                let response = try await upstream.send(prepared.upstreamRequest)
+                let body = try prepared.render(response.body)
+                return .success(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy))
+            } catch let error as UpstreamError {
+                return .failure(Self.loadError(error, source: prepared.source, negativeTTL: negativeTTL, now: cache.now))
+            } catch let error as FeedError {
+                return .failure(CacheLoadError(status: error.status, code: error.code, message: error.message))
+            } catch {
+                return .failure(CacheLoadError(status: 502, code: "upstream_error", message: "\(prepared.source) request failed"))
+            }
+        }
+    }
+
+    static func loadError(_ error: UpstreamError, source: String, negativeTTL: Double, now: Double) -> CacheLoadError {
+        let message = "\(source): \(error.description)"
+        var retryAfter: Double?
+        switch error {
+        case .rateLimited(let after), .circuitOpen(let after): retryAfter = after
+        default: break
+        }
+        let status = error.clientStatus
+        var negative: CachedResponse?
+        if case .httpStatus(let code) = error, (400..<500).contains(code), code != 429, negativeTTL > 0 {
+            let body = Array("{\"error\":{\"status\":\(status),\"code\":\"\(error.code)\",\"message\":\"\(message)\"}}".utf8)
+            negative = CachedResponse(status: status, body: body, gzippedBody: nil, storedAt: now, policy: .negative(ttl: negativeTTL))
+        }
+        return CacheLoadError(status: status, code: error.code, message: message, retryAfter: retryAfter, negativeEntry: negative)
+    }
+}

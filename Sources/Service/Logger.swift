@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+
+public enum LogLevel: String, Sendable, Comparable {
+    case debug, info, warn, error
+
+    private var rank: Int {
+        switch self {
+        case .debug: return 0
+        case .info: return 1
+        case .warn: return 2
+        case .error: return 3
+        }
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+}
+
+/// A value in a log line.
+public enum LogValue: Sendable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+}
+
+/// Structured logs: one JSON object per line on stdout.
+public struct Logger: Sendable {
+    public let level: LogLevel
+
+    public init(level: LogLevel) {
+        self.level = level
+    }
+
+    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
+        guard level >= self.level else { return }
+        var line = "{\"ts\":\"\(Self.timestamp())\",\"level\":\"\(level.rawValue)\",\"msg\":\(Self.quote(message))"
+        for (key, value) in fields {
+            line += ",\(Self.quote(key)):"
+            switch value {
+            case .string(let s): line += Self.quote(s)
+            case .int(let i): line += String(i)
+            case .double(let d): line += d.isFinite ? String(format: "%.3f", d) : "null"
+            case .bool(let b): line += b ? "true" : "false"
+            }
+        }
+        line += "}\n"
+        // One write per line so lines from different threads never interleave.
+        line.utf8CString.withUnsafeBufferPointer { buf in
+            guard let base = buf.baseAddress else { return }
+            var offset = 0
+            let total = buf.count - 1
+            while offset < total {
+                let n = write(1, base + offset, total - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+    }
+
+    public func info(_ message: String, _ fields: [(String, LogValue)] = []) { log(.info, message, fields) }
+    public func warn(_ message: String, _ fields: [(String, LogValue)] = []) { log(.warn, message, fields) }
+    public func error(_ message: String, _ fields: [(String, LogValue)] = []) { log(.error, message, fields) }
+
+    static func timestamp() -> String {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        var t = ts.tv_sec
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec, ts.tv_nsec / 1_000_000)
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+}

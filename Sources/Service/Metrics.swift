@@ -1,0 +1,146 @@
+import Synchronization
+
+/// A counter that many threads bump without a lock.
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func add(_ n: Int = 1) { value.add(n, ordering: .relaxed) }
+    var current: Int { value.load(ordering: .relaxed) }
+}
+
+/// A Prometheus histogram with fixed buckets; all atomics.
+final class Histogram: Sendable {
+    static let defaultBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    let bounds: [Double]
+    private let buckets: [Counter]
+    private let sumMicros = Counter()
+    private let count = Counter()
+
+    init(bounds: [Double] = Histogram.defaultBuckets) {
+        self.bounds = bounds
+        buckets = bounds.map { _ in Counter() }
+    }
+
+    func observe(_ seconds: Double) {
+        for (i, bound) in bounds.enumerated() where seconds <= bound {
+            buckets[i].add()
+            break
+        }
+        sumMicros.add(Int(max(0, seconds) * 1_000_000))
+        count.add()
+    }
+
+    /// Lines for one labelled series; `labels` is like `route="/photos"`.
+    func render(_ name: String, labels: String, into out: inout String) {
+        var cumulative = 0
+        for (i, bound) in bounds.enumerated() {
+            cumulative += buckets[i].current
+            out += "\(name)_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "\(name)_bucket{\(labels),le=\"+Inf\"} \(count.current)\n"
+        out += "\(name)_sum{\(labels)} \(Double(sumMicros.current) / 1_000_000)\n"
+        out += "\(name)_count{\(labels)} \(count.current)\n"
+    }
+}
+
+/// Request counters and latency for one route, keyed by status without locks.
+final class RouteStats: Sendable {
+    static let statuses = [200, 204, 304, 400, 404, 405, 408, 413, 414, 417, 431, 500, 501, 502, 503, 504, 505]
+    private let byStatus: [Counter]
+    private let other = Counter()
+    let latency = Histogram()
+
+    init() {
+        byStatus = Self.statuses.map { _ in Counter() }
+    }
+
+    func record(status: Int, seconds: Double) {
+        if let i = Self.statuses.firstIndex(of: status) { byStatus[i].add() } else { other.add() }
+        latency.observe(seconds)
+    }
+
+    func counts() -> [(String, Int)] {
+        var out = zip(Self.statuses, byStatus).map { ("\($0.0)", $0.1.current) }.filter { $0.1 > 0 }
+        if other.current > 0 { out.append(("other", other.current)) }
+        return out
+    }
+}
+
+/// Cache results for one source.
+final class CacheStats: Sendable {
+    let hits = Counter()
+    let misses = Counter()
+    let stale = Counter()
+}
+
+/// Everything `/metrics` reports. Routes and sources are fixed at startup, so the
+/// hot path only touches atomics.
+public final class Metrics: Sendable {
+    let routes: [String: RouteStats]
+    let caches: [String: CacheStats]
+    private let upstreamCounts = Mutex<[String: Int]>([:])
+    private let upstreamLatency: [String: Histogram]
+
+    public init(routes: [String], sources: [String]) {
+        var r: [String: RouteStats] = [:]
+        for route in routes + ["(unmatched)", "(invalid)", "*"] { r[route] = RouteStats() }
+        self.routes = r
+        var c: [String: CacheStats] = [:]
+        var h: [String: Histogram] = [:]
+        for s in sources {
+            c[s] = CacheStats()
+            h[s] = Histogram()
+        }
+        caches = c
+        upstreamLatency = h
+    }
+
+    func recordRequest(route: String, status: Int, seconds: Double) {
+        (routes[route] ?? routes["(unmatched)"])?.record(status: status, seconds: seconds)
+    }
+
+    func recordUpstream(source: String, outcome: String, seconds: Double) {
+        upstreamCounts.withLock { $0["source=\"\(source)\",outcome=\"\(outcome)\"", default: 0] += 1 }
+        if outcome != "rate_limited" && outcome != "circuit_open" { upstreamLatency[source]?.observe(seconds) }
+    }
+
+    struct Gauges {
+        var openConnections: Int
+        var cacheBytes: Int
+        var cacheEntries: Int
+        var breakers: [(host: String, state: Int)]
+        var draining: Bool
+    }
+
+    func render(_ g: Gauges) -> String {
+        var out = ""
+        out += "# HELP feedproxy_http_requests_total HTTP requests answered, by route and status.\n# TYPE feedproxy_http_requests_total counter\n"
+        for (route, stats) in routes.sorted(by: { $0.key < $1.key }) {
+            for (status, n) in stats.counts() { out += "feedproxy_http_requests_total{route=\"\(route)\",status=\"\(status)\"} \(n)\n" }
+        }
+        out += "# HELP feedproxy_http_request_duration_seconds Time from request parsed to response queued, by route.\n# TYPE feedproxy_http_request_duration_seconds histogram\n"
+        for (route, stats) in routes.sorted(by: { $0.key < $1.key }) where !stats.counts().isEmpty {
+            stats.latency.render("feedproxy_http_request_duration_seconds", labels: "route=\"\(route)\"", into: &out)
+        }
+        out += "# HELP feedproxy_cache_requests_total Cache lookups by source and result.\n# TYPE feedproxy_cache_requests_total counter\n"
+        for (source, stats) in caches.sorted(by: { $0.key < $1.key }) {
+            out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"hit\"} \(stats.hits.current)\n"
+            out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"miss\"} \(stats.misses.current)\n"
+            out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"stale\"} \(stats.stale.current)\n"
+        }
+        out += "# HELP feedproxy_cache_bytes Bytes held by the response cache.\n# TYPE feedproxy_cache_bytes gauge\nfeedproxy_cache_bytes \(g.cacheBytes)\n"
+        out += "# HELP feedproxy_cache_entries Entries in the response cache.\n# TYPE feedproxy_cache_entries gauge\nfeedproxy_cache_entries \(g.cacheEntries)\n"
+        out += "# HELP feedproxy_upstream_requests_total Upstream attempts by source and outcome.\n# TYPE feedproxy_upstream_requests_total counter\n"
+        for (labels, n) in upstreamCounts.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "feedproxy_upstream_requests_total{\(labels)} \(n)\n"
+        }
+        out += "# HELP feedproxy_upstream_request_duration_seconds Upstream attempt duration by source.\n# TYPE feedproxy_upstream_request_duration_seconds histogram\n"
+        for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
+            h.render("feedproxy_upstream_request_duration_seconds", labels: "source=\"\(source)\"", into: &out)
+        }
+        out += "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
+        out += "# HELP feedproxy_circuit_breaker_state Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.\n# TYPE feedproxy_circuit_breaker_state gauge\n"
+        for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(b.host)\"} \(b.state)\n" }
+        out += "# HELP feedproxy_draining 1 while shutting down.\n# TYPE feedproxy_draining gauge\nfeedproxy_draining \(g.draining ? 1 : 0)\n"
+        return out
+    }
+}

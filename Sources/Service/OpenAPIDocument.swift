@@ -1,0 +1,4 @@
+/// Placeholder replaced below.
+enum OpenAPIDocument {
+    static let json = "{}"
+}
