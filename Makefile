@@ -24,7 +24,7 @@ run: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread

@@ -1,0 +1,40 @@
+import Foundation
+import FixtureUpstream
+import TestSupport
+
+/// A fixture upstream in this process plus the real binary pointed at it.
+final class Harness: @unchecked Sendable {
+    let upstream: FixtureUpstream
+    let proxy: FeedProxyProcess
+
+    init(environment: [String: String] = [:], arguments: [String] = [], kivaREST: Bool = false) throws {
+        upstream = try FixtureUpstream(directory: FeedProxyProcess.repositoryRoot.appendingPathComponent("Fixtures").path)
+        var env = [
+            "FLICKR_FEED_URL": upstream.flickrURL,
+            "ITUNES_SEARCH_URL": upstream.itunesSearchURL,
+            "ITUNES_LOOKUP_URL": upstream.itunesLookupURL,
+            "KIVA_GRAPHQL_URL": upstream.kivaGraphQLURL,
+            "RATE_LIMIT_ITUNES_PER_MIN": "6000",
+            "RATE_LIMIT_KIVA_PER_MIN": "6000",
+            "RATE_LIMIT_FLICKR_PER_MIN": "6000",
+        ]
+        if kivaREST { env["KIVA_LOANS_URL"] = upstream.kivaRESTURL }
+        for (k, v) in environment { env[k] = v }
+        proxy = try FeedProxyProcess(arguments: arguments, environment: env)
+    }
+
+    var port: Int { proxy.port }
+
+    func get(_ target: String, headers: [String] = []) throws -> RawClient.Response {
+        try RawClient.get(port: port, target, headers: headers)
+    }
+
+    func json(_ r: RawClient.Response) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
+    }
+
+    deinit {
+        proxy.stop()
+        upstream.stop()
+    }
+}

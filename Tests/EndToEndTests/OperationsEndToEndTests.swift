@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.serialized) struct OperationsEndToEndTests {
+    @Test func healthAndReadinessDuringDrain() throws {
+        let h = try Harness(environment: ["SHUTDOWN_DELAY_S": "1.5"])
+        #expect(try h.get("/healthz").text == "{\"status\":\"ok\"}")
+        #expect(try h.get("/readyz").status == 200)
+        kill(h.proxy.process.processIdentifier, SIGTERM)
+        usleep(400_000)
+        let ready = try h.get("/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.text == "{\"status\":\"draining\"}")
+        #expect(try h.get("/healthz").status == 200)
+        #expect(h.proxy.stop() == 0)
+    }
+
+    @Test func gracefulShutdownLetsInFlightRequestFinish() throws {
+        let h = try Harness()
+        h.upstream.setMode(.slow)
+        let c = try RawClient(port: h.port, timeout: 10)
+        try c.send("GET /photos HTTP/1.1\r\nHost: x\r\n\r\n")
+        usleep(300_000)
+        kill(h.proxy.process.processIdentifier, SIGTERM)
+        let r = try c.readResponse()
+        #expect(r.status == 200)
+        #expect(r.header("Connection") == "close")
+        #expect(h.proxy.stop() == 0)
+    }
+
+    @Test func metricsAfterKnownTraffic() throws {
+        let h = try Harness()
+        _ = try h.get("/photos")
+        _ = try h.get("/photos")
+        _ = try h.get("/photos")
+        _ = try h.get("/podcasts")
+        _ = try h.get("/nope")
+        let text = try h.get("/metrics").text
+        #expect(text.contains("feedproxy_http_requests_total{route=\"/photos\",status=\"200\"} 3\n"))
+        #expect(text.contains("feedproxy_http_requests_total{route=\"/podcasts\",status=\"400\"} 1\n"))
+        #expect(text.contains("feedproxy_http_requests_total{route=\"(unmatched)\",status=\"404\"} 1\n"))
+        #expect(text.contains("feedproxy_cache_requests_total{source=\"flickr\",result=\"hit\"} 2\n"))
+        #expect(text.contains("feedproxy_cache_requests_total{source=\"flickr\",result=\"miss\"} 1\n"))
+        #expect(text.contains("feedproxy_upstream_requests_total{source=\"flickr\",outcome=\"ok\"} 1\n"))
+        #expect(text.contains("feedproxy_http_request_duration_seconds_count{route=\"/photos\"} 3\n"))
+        #expect(text.contains("feedproxy_cache_entries 1\n"))
+        #expect(text.contains("feedproxy_circuit_breaker_state{host=\"127.0.0.1\"} 0\n"))
+        #expect(text.contains("# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections "))
+    }
+
+    @Test func requestIDIsPropagatedAndLogged() throws {
+        let h = try Harness()
+        let r = try h.get("/photos", headers: ["X-Request-ID: trace-42"])
+        #expect(r.header("X-Request-ID") == "trace-42")
+        let generated = try h.get("/healthz")
+        let id = try #require(generated.header("X-Request-ID"))
+        #expect(!id.isEmpty)
+        usleep(200_000)
+        let line = try #require(h.proxy.logLines.first { $0.contains("\"request_id\":\"trace-42\"") })
+        let fields = (try JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        #expect(fields["method"] as? String == "GET")
+        #expect(fields["path"] as? String == "/photos")
+        #expect(fields["status"] as? Int == 200)
+        #expect(fields["cache"] as? String == "MISS")
+        #expect(fields["upstream_ms"] is Int)
+        #expect((fields["bytes"] as? Int ?? 0) > 1000)
+        #expect(h.proxy.logLines.contains { $0.contains("\"request_id\":\"\(id)\"") })
+    }
+
+    @Test(arguments: [
+        (["--port", "70000"], "PORT must be an integer between 0 and 65535"),
+        (["--cache-ttl-photos", "-5"], "CACHE_TTL_PHOTOS must be a non-negative number of seconds"),
+        (["--flickr-feed-url", "not a url"], "FLICKR_FEED_URL must be an http(s) URL"),
+        (["--log-level", "loud"], "LOG_LEVEL must be debug, info, warn or error"),
+        (["--bogus"], "unknown option --bogus"),
+    ])
+    func invalidConfigurationExitsWithMessage(_ args: [String], _ message: String) throws {
+        let result = try FeedProxyProcess.run(args)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message))
+    }
+
+    @Test func invalidEnvironmentIsRejectedToo() throws {
+        let result = try FeedProxyProcess.run([], environment: ["UPSTREAM_TIMEOUT_MS": "soon"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("UPSTREAM_TIMEOUT_MS must be an integer"))
+    }
+
+    @Test func helpListsEveryOptionWithDefaults() throws {
+        let result = try FeedProxyProcess.run(["--help"])
+        #expect(result.status == 0)
+        for env in ["PORT", "HOST", "FLICKR_FEED_URL", "ITUNES_SEARCH_URL", "KIVA_GRAPHQL_URL", "KIVA_LOANS_URL", "CACHE_TTL_PHOTOS",
+                    "CACHE_TTL_PODCASTS", "CACHE_TTL_LOANS", "CACHE_MAX_BYTES", "UPSTREAM_CONNECT_TIMEOUT_MS", "UPSTREAM_TIMEOUT_MS", "LOG_LEVEL"] {
+            #expect(result.stdout.contains("(\(env))"), "missing \(env)")
+        }
+        #expect(result.stdout.contains("[default: 8080]"))
+        #expect(result.stdout.contains("--fixtures [DIR]"))
+    }
+
+    @Test func offlineFixturesModeServesEveryRoute() throws {
+        let p = try FeedProxyProcess(arguments: ["--fixtures", "Fixtures"])
+        defer { p.stop() }
+        #expect(try RawClient.get(port: p.port, "/photos").status == 200)
+        #expect(try RawClient.get(port: p.port, "/podcasts?term=daily").text.contains("The Daily"))
+        #expect(try RawClient.get(port: p.port, "/loans").status == 200)
+    }
+
+    @Test func openAPIDocumentIsServed() throws {
+        let h = try Harness()
+        let r = try h.get("/openapi.json")
+        #expect(r.status == 200)
+        let doc = h.json(r)
+        #expect(doc["openapi"] as? String == "3.1.0")
+        let paths = doc["paths"] as? [String: Any] ?? [:]
+        for path in ["/photos", "/podcasts", "/loans", "/healthz", "/readyz", "/metrics"] { #expect(paths[path] != nil, "missing \(path)") }
+    }
+}
