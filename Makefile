@@ -27,7 +27,7 @@ test: deps
 	$(SWIFT) test --skip-build --no-parallel
 
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread
+	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --no-parallel
 
 bench: deps
 	scripts/bench.sh

@@ -12,19 +12,22 @@ let package = Package(
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
 
-        .target(name: "HTTPServer", dependencies: ["CSystem"]),
-        .target(name: "Upstream", dependencies: ["CCurl"]),
-        .target(name: "ResponseCache"),
+        // A pthread-backed lock ThreadSanitizer understands (see Locked.swift).
+        .target(name: "Locking"),
+
+        .target(name: "HTTPServer", dependencies: ["CSystem", "Locking"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "Locking"]),
+        .target(name: "ResponseCache", dependencies: ["Locking"]),
         .target(name: "Feeds", dependencies: ["Upstream"]),
-        .target(name: "FixtureUpstream", dependencies: ["HTTPServer"]),
-        .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream"]),
+        .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Locking"]),
+        .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"]),
         .executableTarget(name: "FeedProxy", dependencies: ["Service"]),
 
-        .target(name: "TestSupport", dependencies: ["HTTPServer"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTPServer", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
-        .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache"]),
+        .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Locking"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,14 +2,29 @@ import Foundation
 import Upstream
 
 /// Everything the service needs to answer one validated feed request:
-/// the cache key, the upstream request, and how to turn its body into response JSON.
+/// the cache key and how to load the response JSON through the upstream client.
 public struct PreparedFeed: Sendable {
     public let source: String
     /// Canonical: equivalent requests share it.
     public let cacheKey: String
+    /// The first upstream request (inspectable in tests).
     public let upstreamRequest: UpstreamRequest
-    /// Repairs, decodes and normalises an upstream body into the encoded envelope.
-    public let render: @Sendable ([UInt8]) throws(FeedError) -> [UInt8]
+    /// Fetches, repairs, decodes, normalises and encodes; throws `UpstreamError` or `FeedError`.
+    public let load: @Sendable (UpstreamClient) async throws -> [UInt8]
+
+    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> [UInt8]) {
+        self.source = source
+        self.cacheKey = cacheKey
+        self.upstreamRequest = upstreamRequest
+        self.load = load
+    }
+
+    /// The common case: one request, then render its body.
+    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, render: @escaping @Sendable ([UInt8]) throws(FeedError) -> [UInt8]) {
+        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client in
+            try render(try await client.send(upstreamRequest).body)
+        }
+    }
 }
 
 /// One upstream: validate params → build the request → repair, decode, normalise.

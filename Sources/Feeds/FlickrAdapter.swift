@@ -31,9 +31,9 @@ public struct FlickrAdapter: FeedAdapter {
         let separator = feedURL.contains("?") ? "&" : "?"
         let request = UpstreamRequest(upstream: source, url: feedURL + separator + query.joined(separator: "&"), headers: [("Accept", "application/json")])
         let key = "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)|limit=\(limit)"
-        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { body throws(FeedError) in
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
             try FeedJSON.encode(try Self.normalise(body, limit: limit))
-        }
+        })
     }
 
     static func tags(_ raw: String?) throws(FeedError) -> [String] {

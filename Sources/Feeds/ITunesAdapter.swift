@@ -30,9 +30,9 @@ public struct ITunesAdapter: FeedAdapter {
         let request = UpstreamRequest(upstream: source, url: searchURL + separator + query.joined(separator: "&"))
         // iTunes search is case-insensitive: one cache entry per lowercased term.
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
-        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { body throws(FeedError) in
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
             try FeedJSON.encode(try Self.normalise(body))
-        }
+        })
     }
 
     struct SearchResponse: Decodable {

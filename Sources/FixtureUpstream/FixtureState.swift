@@ -1,14 +1,14 @@
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
 
 /// The fixture upstream's files, counters and switches.
 final class FixtureState: Sendable {
     private let directory: URL
     private let files: [String: [UInt8]]
-    private let mode = Mutex(FixtureUpstream.Mode.normal)
-    private let counts = Mutex<[String: Int]>([:])
-    private let feedOverrides = Mutex<[String: String?]>([:])
+    private let mode = Locked(FixtureUpstream.Mode.normal)
+    private let counts = Locked<[String: Int]>([:])
+    private let feedOverrides = Locked<[String: String?]>([:])
 
     init(directory: String) throws {
         self.directory = URL(fileURLWithPath: directory)

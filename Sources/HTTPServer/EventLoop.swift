@@ -1,6 +1,6 @@
 import CSystem
 import Glibc
-import Synchronization
+import Locking
 
 /// One epoll loop on its own thread, with its own SO_REUSEPORT listener.
 /// Connections live and die on this thread; other threads only reach it through
@@ -16,7 +16,7 @@ final class EventLoop: @unchecked Sendable {
     let wakeFD: Int32
     var listenFD: Int32
     let context: ServerContext
-    private let inbox = Mutex<[Completion]>([])
+    private let inbox = Locked<[Completion]>([])
     // Thread-confined state below.
     var connections: [Int32: Connection] = [:]
     private var nextConnectionID: UInt64 = 0

@@ -1,13 +1,14 @@
 import Foundation
 import Glibc
 import Synchronization
+import Locking
 
 /// The HTTP/1.1 server: N event loops, each with its own SO_REUSEPORT listener,
 /// so the kernel spreads connections and no lock sits on the accept path.
 public final class Server: Sendable {
     private let context: ServerContext
-    private let loops: Mutex<[EventLoop]> = Mutex([])
-    private let finished = Mutex<Int>(0)
+    private let loops: Locked<[EventLoop]> = Locked([])
+    private let finished = Locked<Int>(0)
     private let boundPort = Atomic<Int>(0)
 
     public init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver()) {

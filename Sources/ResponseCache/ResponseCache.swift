@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// In-memory response cache: TTL, stale-while-revalidate, stale-if-error,
 /// single-flight loads, and a byte budget with LRU eviction.
@@ -35,7 +35,7 @@ public final class ResponseCache: Sendable {
     }
 
     public let maxBytes: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let clock: @Sendable () -> Double
 
     public init(maxBytes: Int, clock: @escaping @Sendable () -> Double) {

@@ -70,13 +70,18 @@ struct FeedRoute: Sendable {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL
         return {
             do {
-                let response = try await upstream.send(prepared.upstreamRequest)
-                let body = try prepared.render(response.body)
+                let body = try await prepared.load(upstream)
                 return .success(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy))
             } catch let error as UpstreamError {
                 return .failure(Self.loadError(error, source: prepared.source, negativeTTL: negativeTTL, now: cache.now))
             } catch let error as FeedError {
-                return .failure(CacheLoadError(status: error.status, code: error.code, message: error.message))
+                // A definite "not found" is remembered briefly, like an upstream 4xx.
+                var negative: CachedResponse?
+                if error.status == 404, negativeTTL > 0 {
+                    let body = Array("{\"error\":{\"status\":404,\"code\":\"\(error.code)\",\"message\":\"\(error.message)\"}}".utf8)
+                    negative = CachedResponse(status: 404, body: body, gzippedBody: nil, storedAt: cache.now, policy: .negative(ttl: negativeTTL))
+                }
+                return .failure(CacheLoadError(status: error.status, code: error.code, message: error.message, negativeEntry: negative))
             } catch {
                 return .failure(CacheLoadError(status: 502, code: "upstream_error", message: "\(prepared.source) request failed"))
             }

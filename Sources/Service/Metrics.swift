@@ -1,4 +1,5 @@
 import Synchronization
+import Locking
 
 /// A counter that many threads bump without a lock.
 final class Counter: Sendable {
@@ -77,7 +78,7 @@ final class CacheStats: Sendable {
 public final class Metrics: Sendable {
     let routes: [String: RouteStats]
     let caches: [String: CacheStats]
-    private let upstreamCounts = Mutex<[String: Int]>([:])
+    private let upstreamCounts = Locked<[String: Int]>([:])
     private let upstreamLatency: [String: Histogram]
 
     public init(routes: [String], sources: [String]) {

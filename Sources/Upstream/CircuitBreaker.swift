@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Per-host circuit breaker: after `threshold` consecutive failures it fails fast for
 /// `cooldown` seconds, then lets one probe through; success closes it again.
@@ -17,7 +17,7 @@ public final class CircuitBreaker: Sendable {
 
     let threshold: Int
     let cooldown: Double
-    private let inner = Mutex(Inner())
+    private let inner = Locked(Inner())
 
     public init(threshold: Int, cooldown: Double) {
         self.threshold = threshold

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import Locking
 
 /// Runs libcurl's multi interface on one dedicated thread: any number of transfers
 /// in flight without a thread each, and one shared connection/DNS/TLS-session cache.
@@ -18,7 +19,7 @@ final class CurlDriver: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let settings: Settings
-    private let inbox = Mutex<[Command]>([])
+    private let inbox = Locked<[Command]>([])
     private let nextID = Atomic<UInt64>(0)
     private let stopping = Atomic<Bool>(false)
     // Driver-thread state.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A token bucket: `capacity` requests at once, refilled at `perSecond`.
 /// Keeps FeedProxy under an upstream's published rate limit.
@@ -10,12 +10,12 @@ final class TokenBucket: Sendable {
 
     let capacity: Double
     let perSecond: Double
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(capacity: Double, perSecond: Double, now: Double) {
         self.capacity = capacity
         self.perSecond = perSecond
-        state = Mutex(State(tokens: capacity, updated: now))
+        state = Locked(State(tokens: capacity, updated: now))
     }
 
     /// Takes a token, or says how long until one is available.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Settings for the whole client and per upstream.
 public struct UpstreamConfiguration: Sendable {
@@ -25,7 +25,7 @@ public final class UpstreamClient: Sendable {
     private let driver: CurlDriver
     private let configuration: UpstreamConfiguration
     private let buckets: [String: TokenBucket]
-    private let breakers = Mutex<[String: CircuitBreaker]>([:])
+    private let breakers = Locked<[String: CircuitBreaker]>([:])
     private let observer: UpstreamObserver?
     private let clock: @Sendable () -> Double
 

@@ -1,9 +1,10 @@
 import Synchronization
 import Testing
+import Locking
 @testable import ResponseCache
 
 final class ManualClock: Sendable {
-    private let value = Mutex<Double>(1000)
+    private let value = Locked<Double>(1000)
     var now: Double { value.withLock { $0 } }
     func advance(_ s: Double) { value.withLock { $0 += s } }
 }

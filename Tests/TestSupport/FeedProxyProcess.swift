@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+@_exported import Locking
 
 /// The real `feedproxy` binary, started for a test and stopped with SIGTERM.
 public final class FeedProxyProcess: @unchecked Sendable {
@@ -90,9 +91,3 @@ public final class FeedProxyProcess: @unchecked Sendable {
     }
 }
 
-/// A mutex-protected value that closures can capture (Mutex itself cannot be copied).
-public final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    public init(_ value: Value) { mutex = Mutex(value) }
-    public func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}

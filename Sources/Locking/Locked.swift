@@ -1,0 +1,29 @@
+import Glibc
+
+/// A value behind a pthread mutex. Used instead of `Synchronization.Mutex`
+/// because ThreadSanitizer on this toolchain cannot see Mutex's futex-based
+/// happens-before edges and reports false races; pthread mutexes it understands.
+/// A class, so closures can capture it.
+public final class Locked<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
