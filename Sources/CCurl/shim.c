@@ -10,6 +10,7 @@ CURLcode ccurl_setopt_string(CURL *h, CURLoption opt, const char *value) { retur
 CURLcode ccurl_setopt_pointer(CURL *h, CURLoption opt, void *value) { return curl_easy_setopt(h, opt, value); }
 CURLcode ccurl_setopt_data_fn(CURL *h, CURLoption opt, ccurl_data_fn fn) { return curl_easy_setopt(h, opt, fn); }
 CURLcode ccurl_setopt_opensocket_fn(CURL *h, ccurl_opensocket_fn fn) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, fn); }
+CURLcode ccurl_setopt_prereq_fn(CURL *h, ccurl_prereq_fn fn) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, fn); }
 CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption opt, long value) { return curl_multi_setopt(m, opt, value); }
 
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO info, long *out) { return curl_easy_getinfo(h, info, out); }

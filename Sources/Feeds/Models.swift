@@ -102,3 +102,38 @@ public struct Loan: Codable, Sendable, Equatable {
         try c.encode(tags, forKey: .tags)
     }
 }
+
+public struct Episode: Codable, Sendable, Equatable {
+    public var id: String?
+    public var title: String?
+    public var published: String?
+    public var audioUrl: String?
+    public var audioType: String?
+    public var audioBytes: Int?
+    public var duration: Int?
+    public var episode: Int?
+    public var season: Int?
+    public var explicit: Bool?
+    public var imageUrl: String?
+    public var summary: String?
+    public var link: String?
+
+    public init() {}
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(title, forKey: .title)
+        try c.encode(published, forKey: .published)
+        try c.encode(audioUrl, forKey: .audioUrl)
+        try c.encode(audioType, forKey: .audioType)
+        try c.encode(audioBytes, forKey: .audioBytes)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(episode, forKey: .episode)
+        try c.encode(season, forKey: .season)
+        try c.encode(explicit, forKey: .explicit)
+        try c.encode(imageUrl, forKey: .imageUrl)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(link, forKey: .link)
+    }
+}

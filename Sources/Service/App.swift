@@ -57,8 +57,11 @@ public final class App: Sendable {
         let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
         let loans = route(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans)
 
+        let episodes = route(EpisodesAdapter(lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts), ttl: c.ttlEpisodes)
+
         var router = Router()
         router.get("/photos", photos.handle)
+        router.get("/podcasts/:id/episodes", episodes.handle)
         router.get("/podcasts", podcasts.handle)
         router.get("/loans", loans.handle)
 

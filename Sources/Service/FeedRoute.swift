@@ -17,7 +17,7 @@ struct FeedRoute: Sendable {
     func handle(_ request: Request) -> HandlerResult {
         let prepared: PreparedFeed
         do {
-            prepared = try adapter.prepare(QueryParameters(request.queryItems))
+            prepared = try adapter.prepare(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }

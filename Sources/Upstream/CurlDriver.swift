@@ -86,6 +86,8 @@ final class CurlDriver: @unchecked Sendable {
         _ = ccurl_setopt_pointer(h, CURLOPT_HEADERDATA, me)
         _ = ccurl_setopt_opensocket_fn(h, CurlTransfer.onOpenSocket)
         _ = ccurl_setopt_pointer(h, CURLOPT_OPENSOCKETDATA, me)
+        _ = ccurl_setopt_prereq_fn(h, CurlTransfer.onPrerequest)
+        _ = ccurl_setopt_pointer(h, CURLOPT_PREREQDATA, me)
         var list: UnsafeMutablePointer<curl_slist>?
         for (name, value) in r.headers where !name.contains("\r") && !name.contains("\n") && !value.contains("\r") && !value.contains("\n") {
             list = curl_slist_append(list, "\(name): \(value)")

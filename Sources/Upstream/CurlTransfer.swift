@@ -63,7 +63,20 @@ final class CurlTransfer: @unchecked Sendable {
         return n
     }
 
-    /// Checks the address curl is about to connect to (every hop, after DNS).
+    /// Checks the address of the connection a request is about to use, including a
+    /// reused one (which never passes through `onOpenSocket`).
+    static let onPrerequest: ccurl_prereq_fn = { clientp, primaryIP, _, _, _ in
+        guard let clientp else { return Int32(CURL_PREREQFUNC_ABORT) }
+        let t = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+        guard t.request.publicAddressesOnly else { return Int32(CURL_PREREQFUNC_OK) }
+        let ip = primaryIP.map { String(cString: $0) } ?? ""
+        if AddressPolicy.isPublic(ip) || t.request.allowedAddresses.contains(ip) { return Int32(CURL_PREREQFUNC_OK) }
+        t.refusedAddress = true
+        return Int32(CURL_PREREQFUNC_ABORT)
+    }
+
+    /// Checks the address curl is about to connect to (every hop, after DNS), so a
+    /// forbidden address never even sees a SYN.
     static let onOpenSocket: ccurl_opensocket_fn = { clientp, _, address in
         guard let clientp, let address else { return CURL_SOCKET_BAD }
         let t = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
@@ -71,7 +84,7 @@ final class CurlTransfer: @unchecked Sendable {
             var text = [CChar](repeating: 0, count: 64)
             let family = ccurl_sockaddr_text(address, &text, Int32(text.count))
             let ip = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if family < 0 || !AddressPolicy.isPublic(ip) {
+            if family < 0 || !(AddressPolicy.isPublic(ip) || t.request.allowedAddresses.contains(ip)) {
                 t.refusedAddress = true
                 return CURL_SOCKET_BAD
             }

@@ -14,6 +14,8 @@ public struct UpstreamRequest: Sendable {
     /// Refuse connections to loopback/private/link-local/multicast addresses
     /// (checked on the address curl actually connects to, redirects included).
     public var publicAddressesOnly: Bool
+    /// Exact addresses accepted even when `publicAddressesOnly` is set (an operator's known internal host).
+    public var allowedAddresses: Set<String> = []
 
     public init(upstream: String, method: Method = .get, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
                 timeoutSeconds: Double? = nil, maxBodyBytes: Int? = nil, publicAddressesOnly: Bool = false) {

@@ -221,3 +221,39 @@ final class TestClock: @unchecked Sendable {
     var now: Double { lock.withLock { value } }
     func advance(_ s: Double) { lock.withLock { value += s } }
 }
+
+@Suite struct RedirectAddressCheckTests {
+    @Test func redirectToAnotherPrivateAddressIsRefused() async throws {
+        let up = try FaultUpstream()
+        defer { up.stop() }
+        let client = try UpstreamClientTests.client()
+        var request = UpstreamRequest(upstream: "t", url: up.url("/redirect?to=http://127.0.0.2:\(up.server.port)/ok"), publicAddressesOnly: true)
+        request.allowedAddresses = ["127.0.0.1"]  // the first hop is allowed, the redirect target is not
+        do {
+            _ = try await client.send(request)
+            Issue.record("expected the redirect to be refused")
+        } catch {
+            #expect(error == .forbiddenAddress)
+        }
+        #expect(up.requestCount == 1)
+        var direct = request
+        direct.url = up.url("/ok")
+        #expect(try await client.send(direct).status == 200)
+    }
+
+    @Test func reusedConnectionIsCheckedToo() async throws {
+        let up = try FaultUpstream()
+        defer { up.stop() }
+        let client = try UpstreamClientTests.client()
+        // An unrestricted request leaves a pooled connection to 127.0.0.1 behind...
+        _ = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
+        // ...which a restricted request must not be allowed to reuse.
+        do {
+            _ = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"), publicAddressesOnly: true))
+            Issue.record("expected the reused connection to be refused")
+        } catch {
+            #expect(error == .forbiddenAddress)
+        }
+        #expect(up.requestCount == 1)
+    }
+}

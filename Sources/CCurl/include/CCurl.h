@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 typedef size_t (*ccurl_data_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*ccurl_prereq_fn)(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port);
 typedef curl_socket_t (*ccurl_opensocket_fn)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
 
 CURLcode ccurl_global_init(void);
@@ -16,6 +17,8 @@ CURLcode ccurl_setopt_string(CURL *h, CURLoption opt, const char *value);
 CURLcode ccurl_setopt_pointer(CURL *h, CURLoption opt, void *value);
 CURLcode ccurl_setopt_data_fn(CURL *h, CURLoption opt, ccurl_data_fn fn);
 CURLcode ccurl_setopt_opensocket_fn(CURL *h, ccurl_opensocket_fn fn);
+/// Called before each request is sent, on new and reused connections alike (curl >= 7.80).
+CURLcode ccurl_setopt_prereq_fn(CURL *h, ccurl_prereq_fn fn);
 CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption opt, long value);
 
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO info, long *out);

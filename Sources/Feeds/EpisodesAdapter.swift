@@ -1,0 +1,57 @@
+import Upstream
+
+/// `/podcasts/{id}/episodes`: iTunes lookup for the feed URL, then the podcast's own RSS.
+/// The feed host is chosen by a third party, so that fetch only reaches public addresses
+/// (checked on the address connected to, redirects included) unless explicitly allowed.
+public struct EpisodesAdapter: FeedAdapter {
+    public let source = "episodes"
+    let lookupURL: String
+    let maxFeedBytes: Int
+    let allowPrivateHosts: Bool
+
+    public init(lookupURL: String, maxFeedBytes: Int, allowPrivateHosts: Bool) {
+        self.lookupURL = lookupURL
+        self.maxFeedBytes = maxFeedBytes
+        self.allowPrivateHosts = allowPrivateHosts
+    }
+
+    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+        guard let id = p.string("id"), id.count <= 18, id.allSatisfy(\.isASCIIDigit), let number = Int(id), number > 0 else {
+            throw .invalidParameter("id must be a positive iTunes collection id")
+        }
+        let limit = try p.int("limit", in: 1...500, default: 100)
+        let separator = lookupURL.contains("?") ? "&" : "?"
+        let lookup = UpstreamRequest(upstream: "itunes", url: "\(lookupURL)\(separator)id=\(number)&entity=podcast")
+        let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
+        return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client in
+            let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
+            let feed = UpstreamRequest(
+                upstream: "episodes", url: found.feedURL,
+                headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
+                maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
+            let parsed = try RSSParser.parse(try await client.send(feed).body, limit: limit)
+            let envelope = FeedEnvelope(source: "rss", title: parsed.title ?? found.title, updated: parsed.episodes.first?.published,
+                                        items: parsed.episodes, page: nil)
+            return try FeedJSON.encode(envelope)
+        }
+    }
+
+    struct Lookup: Decodable {
+        struct Result: Decodable {
+            let collectionName: String?
+            let feedUrl: String?
+        }
+        let results: [Result]
+    }
+
+    static func feedURL(fromLookup body: [UInt8]) throws(FeedError) -> (feedURL: String, title: String?) {
+        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: "itunes")
+        guard let podcast = lookup.results.first else {
+            throw FeedError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
+        }
+        guard let url = podcast.feedUrl?.trimmingWhitespace(), !url.isEmpty else {
+            throw FeedError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
+        }
+        return (url, podcast.collectionName)
+    }
+}
