@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "feedproxy", targets: ["FeedProxy"]),
+        .executable(name: "feedproxy-bench", targets: ["FeedBench"]),
     ],
     targets: [
         // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl.
@@ -22,6 +23,7 @@ let package = Package(
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Locking"]),
         .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"]),
         .executableTarget(name: "FeedProxy", dependencies: ["Service"]),
+        .executableTarget(name: "FeedBench", dependencies: ["Feeds"], path: "Benchmarks/FeedBench"),
 
         .target(name: "TestSupport", dependencies: ["HTTPServer", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),

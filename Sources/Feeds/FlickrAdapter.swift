@@ -76,7 +76,7 @@ public struct FlickrAdapter: FeedAdapter {
         let tags: String?
     }
 
-    static func normalise(_ body: [UInt8], limit: Int) throws(FeedError) -> FeedEnvelope<Photo> {
+    public static func normalise(_ body: [UInt8], limit: Int) throws(FeedError) -> FeedEnvelope<Photo> {
         let repaired = JSONRepair.fixInvalidEscapes(JSONRepair.stripJSONP(body))
         let feed = try FeedJSON.decode(Feed.self, from: repaired, source: "flickr")
         let photos = feed.items.prefix(limit).map { item in

@@ -62,7 +62,7 @@ public struct ITunesAdapter: FeedAdapter {
 
     /// Decodes by body, not by content type (iTunes says `text/javascript` and
     /// prefixes newlines, which JSONDecoder skips as whitespace).
-    static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Podcast> {
+    public static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Podcast> {
         let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
         let podcasts = response.results.compactMap { r -> Podcast? in
             guard let id = r.collectionId ?? r.trackId else { return nil }

@@ -52,3 +52,10 @@ struct FlexibleNumber: Decodable {
         }
     }
 }
+
+extension KivaAdapter {
+    /// The GraphQL normaliser, for benchmarks.
+    public static func normaliseGraphQL(_ body: [UInt8], page: Int, limit: Int) throws(FeedError) -> FeedEnvelope<Loan> {
+        try KivaGraphQL.normalise(body, page: page, limit: limit)
+    }
+}
