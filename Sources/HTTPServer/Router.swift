@@ -28,6 +28,8 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Routes without parameters by exact path: the common request needs no splitting.
+    private var literal: [String: [Route]] = [:]
 
     public init() {}
 
@@ -35,7 +37,11 @@ public struct Router: Sendable {
         let segments = pattern.split(separator: "/").map { s -> Segment in
             s.hasPrefix(":") ? .parameter(String(s.dropFirst())) : .literal(String(s))
         }
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler)
+        routes.append(route)
+        if !segments.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
+            literal["/" + segments.map { if case .literal(let l) = $0 { return l } else { return "" } }.joined(separator: "/"), default: []].append(route)
+        }
     }
 
     public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add("GET", pattern, handler) }
@@ -43,10 +49,16 @@ public struct Router: Sendable {
     /// Matches on the raw path; segments are percent-decoded one by one so that an
     /// encoded `/` stays inside its segment.
     func match(method: String, rawPath: Substring) -> Match {
+        let lookupMethod = method == "HEAD" ? "GET" : method
+        if let candidates = literal[String(rawPath)] {
+            if let route = candidates.first(where: { $0.method == lookupMethod }) {
+                return .found(route.handler, parameters: [:], pattern: route.pattern)
+            }
+            return .methodNotAllowed(allow: Self.allowList(candidates.map(\.method)), pattern: candidates[0].pattern)
+        }
         let parts = rawPath.split(separator: "/", omittingEmptySubsequences: true)
         var allow: [String] = []
         var allowPattern = ""
-        let lookupMethod = method == "HEAD" ? "GET" : method
         for route in routes where route.segments.count == parts.count {
             var params: [String: String] = [:]
             var ok = true
@@ -65,8 +77,13 @@ public struct Router: Sendable {
             allowPattern = route.pattern
         }
         if allow.isEmpty { return .notFound }
+        return .methodNotAllowed(allow: Self.allowList(allow), pattern: allowPattern)
+    }
+
+    private static func allowList(_ methods: [String]) -> [String] {
+        var allow = methods
         if allow.contains("GET") { allow.append("HEAD") }
         allow.append("OPTIONS")
-        return .methodNotAllowed(allow: allow, pattern: allowPattern)
+        return allow
     }
 }

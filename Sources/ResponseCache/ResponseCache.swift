@@ -29,6 +29,8 @@ public final class ResponseCache: Sendable {
 
     private struct State {
         var slots: [String: Slot] = [:]
+        /// Raw request target → canonical key, so a repeat hit skips parameter validation.
+        var aliases: [String: String] = [:]
         var flights: [String: Task<Result<CachedResponse, CacheLoadError>, Never>] = [:]
         var bytes = 0
         var tick: UInt64 = 0
@@ -48,7 +50,30 @@ public final class ResponseCache: Sendable {
     public var byteCount: Int { state.withLock { $0.bytes } }
     public var entryCount: Int { state.withLock { $0.slots.count } }
 
-    /// The cache-hit path: one lock, no allocation beyond the returned reference.
+    /// Most raw targets remembered; past this the table starts over (it is only a shortcut).
+    public static let maxAliases = 16_384
+
+    /// The hot path: a raw target seen before, resolved and looked up under one lock.
+    /// Only fresh entries are answered here; anything else goes the long way.
+    public func lookup(alias: String) -> CachedResponse? {
+        let now = clock()
+        return state.withLock { s in
+            guard let key = s.aliases[alias], let slot = s.slots[key], slot.response.isFresh(at: now) else { return nil }
+            s.tick &+= 1
+            s.slots[key]?.lastUsed = s.tick
+            return slot.response
+        }
+    }
+
+    /// Remembers that `alias` (a raw target) means `key`.
+    public func remember(alias: String, for key: String) {
+        state.withLock { s in
+            if s.aliases.count >= Self.maxAliases { s.aliases.removeAll(keepingCapacity: true) }
+            s.aliases[alias] = key
+        }
+    }
+
+    /// Lookup by canonical key: fresh, stale (inside stale-while-revalidate) or miss.
     public func lookup(_ key: String) -> Lookup {
         let now = clock()
         return state.withLock { s in

@@ -15,14 +15,21 @@ struct FeedRoute: Sendable {
     let metrics: Metrics
 
     func handle(_ request: Request) -> HandlerResult {
+        let stats = metrics.caches[adapter.source]
+        let bypass = Self.bypassesCache(request)
+        // Fast path: this exact target was validated before and its entry is fresh.
+        if !bypass, let entry = cache.lookup(alias: request.target) {
+            stats?.hits.add()
+            return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
+        }
         let prepared: PreparedFeed
         do {
             prepared = try adapter.prepare(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        let stats = metrics.caches[adapter.source]
-        if !Self.bypassesCache(request) {
+        cache.remember(alias: request.target, for: prepared.cacheKey)
+        if !bypass {
             switch cache.lookup(prepared.cacheKey) {
             case .fresh(let entry):
                 stats?.hits.add()
