@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "feedproxy", targets: ["FeedProxy"]),
         .executable(name: "feedproxy-bench", targets: ["FeedBench"]),
+        .executable(name: "ParserFuzzer", targets: ["ParserFuzzer"]),
     ],
     targets: [
         // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl.
@@ -24,6 +25,7 @@ let package = Package(
         .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"]),
         .executableTarget(name: "FeedProxy", dependencies: ["Service"]),
         .executableTarget(name: "FeedBench", dependencies: ["Feeds"], path: "Benchmarks/FeedBench"),
+        .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer"], path: "Fuzz/ParserFuzzer"),
 
         .target(name: "TestSupport", dependencies: ["HTTPServer", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),

@@ -1,0 +1,51 @@
+/// Drives the request parser over arbitrary bytes the way a connection does
+/// (whole, and split at a point chosen by the input), for `make fuzz`.
+/// Returns the number of requests parsed; it must never trap.
+public enum ParserFuzzing {
+    @discardableResult
+    public static func run(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        let split = Int(bytes[0]) % bytes.count
+        return parseStream(UnsafeBufferPointer(rebasing: bytes[1...]), splitAt: split)
+    }
+
+    static func parseStream(_ bytes: UnsafeBufferPointer<UInt8>, splitAt split: Int) -> Int {
+        var limits = ParseLimits()
+        limits.maxBodyBytes = 64 * 1024
+        var parser = RequestHeadParser(limits: limits)
+        var offset = 0
+        var requests = 0
+        var visible = min(max(split, 1), bytes.count)
+        while offset < bytes.count {
+            let window = UnsafeBufferPointer(rebasing: bytes[offset..<visible])
+            switch parser.parse(window) {
+            case .needMore:
+                if visible == bytes.count { return requests }
+                visible = bytes.count
+                continue
+            case .failure:
+                return requests
+            case .head(var head, let consumed):
+                parser.reset()
+                offset += consumed
+                requests += 1
+                _ = head.request.queryItems
+                _ = head.request.acceptsGzip
+                switch head.framing {
+                case .none:
+                    break
+                case .length(let n):
+                    guard offset + n <= bytes.count else { return requests }
+                    offset += n
+                case .chunked:
+                    var decoder = ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
+                    let (used, outcome) = decoder.decode(UnsafeBufferPointer(rebasing: bytes[offset...]), into: &head.request.body)
+                    guard outcome == .done else { return requests }
+                    offset += used
+                }
+                visible = max(visible, offset)
+            }
+        }
+        return requests
+    }
+}
