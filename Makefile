@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev
 
-.PHONY: run build release test test-tsan deps bench fuzz container-check api-check lint clean
+.PHONY: run build release test test-tsan deps bench fuzz container-check api-check ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -32,8 +32,21 @@ test-tsan: deps
 bench: deps
 	scripts/bench.sh
 
+# FUZZ_SECONDS bounds the run (default 60).
 fuzz: deps
-	scripts/fuzz.sh
+	scripts/fuzz.sh $(or $(FUZZ_SECONDS),60)
+
+# hadolint + the runtime stage rebuilt with debootstrap and run in a chroot.
+container-check: deps
+	scripts/container-check.sh
+
+# schemathesis against /openapi.json with the service in --fixtures mode.
+api-check: deps
+	scripts/api-check.sh
+
+# Everything CI runs: tests, ThreadSanitizer, API conformance, a short fuzz, the container stage.
+ci: test test-tsan api-check container-check
+	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:
 	rm -rf .build

@@ -35,7 +35,8 @@ def feed_op(summary, schema, params, extra_errors=None):
     responses.update(extra_errors or {})
     return {"get": {"summary": summary, "parameters": params + [
         {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}},
-        {"name": "X-Request-ID", "in": "header", "required": False, "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"}}],
+        {"name": "X-Request-ID", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "echoed back when it is 1-128 characters of A-Z a-z 0-9 . _ : -, otherwise replaced by a generated id"}],
         "responses": responses}}
 
 doc = {
@@ -45,19 +46,19 @@ doc = {
   "servers": [{"url": "http://localhost:8080"}],
   "paths": {
     "/photos": feed_op("Flickr public photos", "#/components/schemas/PhotoFeed", [
-        param("tags", "comma-separated tags", {"type": "string"}),
+        param("tags", "comma-separated tags (at most 20, each at most 100 printable characters)", {"type": "string", "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"}),
         param("tagmode", "all tags or any", {"type": "string", "enum": ["all", "any"]}),
-        param("id", "a Flickr user id", {"type": "string", "pattern": "^[0-9]+@N[0-9]{2}$"}),
-        param("ids", "comma-separated Flickr user ids", {"type": "string"}),
+        param("id", "a Flickr user id", {"type": "string", "pattern": "^\\s*[0-9]+@N[0-9]{2}\\s*$"}),
+        param("ids", "comma-separated Flickr user ids (at most 20)", {"type": "string", "pattern": "^\\s*[0-9]+@N[0-9]{2}\\s*(,\\s*[0-9]+@N[0-9]{2}\\s*)*$"}),
         param("lang", "language", {"type": "string", "enum": ["de-de", "en-us", "es-us", "fr-fr", "it-it", "ko-kr", "pt-br", "zh-hk"]}),
         param("limit", "items, 1-20", {"type": "integer", "minimum": 1, "maximum": 20, "default": 20})]),
     "/podcasts": feed_op("iTunes podcast search", "#/components/schemas/PodcastFeed", [
-        param("term", "search words, 1-200 characters", {"type": "string", "minLength": 1, "maxLength": 200}, required=True),
+        param("term", "search words, 1-200 printable characters", {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$"}, required=True),
         param("limit", "items, 1-200", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
         param("country", "ISO 3166-1 alpha-2", {"type": "string", "pattern": "^[A-Za-z]{2}$", "default": "us"}),
         param("explicit", "include explicit podcasts", {"type": "string", "enum": ["yes", "no"]})]),
     "/podcasts/{id}/episodes": feed_op("Episodes from a podcast's RSS feed", "#/components/schemas/EpisodeFeed", [
-        {"name": "id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}},
+        {"name": "id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1, "maximum": 999999999999999999}},
         param("limit", "items, 1-500", {"type": "integer", "minimum": 1, "maximum": 500, "default": 100})],
         {"404": err("unknown podcast (podcast_not_found) or no feed (feed_unavailable)")}),
     "/loans": feed_op("Kiva's newest fundraising loans", "#/components/schemas/LoanFeed", [

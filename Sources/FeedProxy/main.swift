@@ -18,6 +18,8 @@ case .help(let text):
 case .version(let text):
     print(text)
     exit(0)
+case .healthcheck(let configuration):
+    exit(HealthProbe.check(port: configuration.port) ? 0 : 1)
 case .run(let configuration):
     let app: App
     let port: Int

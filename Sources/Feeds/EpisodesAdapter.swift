@@ -16,7 +16,7 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
-        guard let id = p.string("id"), id.count <= 18, id.allSatisfy(\.isASCIIDigit), let number = Int(id), number > 0 else {
+        guard let id = p.value("id"), id.count <= 18, id.allSatisfy(\.isASCIIDigit), let number = Int(id), number > 0 else {
             throw .invalidParameter("id must be a positive iTunes collection id")
         }
         let limit = try p.int("limit", in: 1...500, default: 100)

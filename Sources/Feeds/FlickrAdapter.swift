@@ -14,10 +14,10 @@ public struct FlickrAdapter: FeedAdapter {
     public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
         let tags = try Self.tags(p.string("tags"))
         let tagmode = try p.choice("tagmode", ["all", "any"]) ?? "all"
-        let id = try p.string("id").map { v throws(FeedError) in try Self.userID(v, name: "id") }
+        let id = try p.value("id").map { v throws(FeedError) in try Self.userID(v, name: "id") }
         var ids: [String] = []
-        if let list = p.string("ids") {
-            for part in list.split(separator: ",") { ids.append(try Self.userID(String(part).trimmingWhitespace(), name: "ids")) }
+        if let list = p.value("ids") {
+            for part in list.split(separator: ",", omittingEmptySubsequences: false) { ids.append(try Self.userID(String(part).trimmingWhitespace(), name: "ids")) }
             ids = Array(Set(ids)).sorted()
             guard ids.count <= 20 else { throw .invalidParameter("ids may list at most 20 user ids") }
         }

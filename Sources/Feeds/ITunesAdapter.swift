@@ -18,7 +18,7 @@ public struct ITunesAdapter: FeedAdapter {
             throw .invalidParameter("term must not contain control characters")
         }
         let limit = try p.int("limit", in: 1...200, default: 50)
-        let country = p.string("country")?.lowercased() ?? "us"
+        let country = p.value("country")?.lowercased() ?? "us"
         guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw .invalidParameter("country must be an ISO 3166-1 alpha-2 code such as us or gb")
         }

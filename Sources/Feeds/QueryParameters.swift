@@ -7,15 +7,20 @@ public struct QueryParameters: Sendable {
         self.items = items
     }
 
-    /// The first value of `name`, trimmed; nil when absent or blank.
+    /// The first value of `name`, trimmed; nil only when the parameter is absent.
+    /// A present but empty value is kept, so typed parameters can reject it.
+    public func value(_ name: String) -> String? {
+        items.first(where: { $0.name == name })?.value.trimmingWhitespace()
+    }
+
+    /// Like `value`, but blank counts as absent (for free-text parameters).
     public func string(_ name: String) -> String? {
-        guard let raw = items.first(where: { $0.name == name })?.value else { return nil }
-        let trimmed = raw.trimmingWhitespace()
-        return trimmed.isEmpty ? nil : trimmed
+        guard let v = value(name), !v.isEmpty else { return nil }
+        return v
     }
 
     public func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(FeedError) -> Int {
-        guard let text = string(name) else { return fallback }
+        guard let text = value(name) else { return fallback }
         guard text.utf8.count <= 10, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text), range.contains(value) else {
             throw .invalidParameter("\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
         }
@@ -23,7 +28,7 @@ public struct QueryParameters: Sendable {
     }
 
     public func choice(_ name: String, _ allowed: [String]) throws(FeedError) -> String? {
-        guard let text = string(name)?.lowercased() else { return nil }
+        guard let text = value(name)?.lowercased() else { return nil }
         guard allowed.contains(text) else {
             throw .invalidParameter("\(name) must be one of: \(allowed.joined(separator: ", "))")
         }

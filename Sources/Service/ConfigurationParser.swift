@@ -7,6 +7,8 @@ public enum ConfigurationParser {
         case run(Configuration)
         case help(String)
         case version(String)
+        /// `--healthcheck`: probe the server configured on this port, then exit.
+        case healthcheck(Configuration)
     }
 
     public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Outcome {
@@ -14,12 +16,17 @@ public enum ConfigurationParser {
         for option in options {
             if let value = environment[option.env] { try option.apply(&config, value) }
         }
+        var probe = false
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]
             i += 1
             if arg == "--help" || arg == "-h" { return .help(helpText()) }
             if arg == "--version" { return .version("feedproxy \(Configuration.version)") }
+            if arg == "--healthcheck" {
+                probe = true
+                continue
+            }
             if arg == "--fixtures" {
                 if i < arguments.count, !arguments[i].hasPrefix("--") {
                     config.fixturesDirectory = arguments[i]
@@ -45,13 +52,14 @@ public enum ConfigurationParser {
             }
             try option.apply(&config, value ?? "")
         }
-        return .run(config)
+        return probe ? .healthcheck(config) : .run(config)
     }
 
-    /// `Fixtures/` in the working directory, else next to the executable.
+    /// `Fixtures/` in the working directory, the container's copy, or next to the executable.
     static func defaultFixturesDirectory() -> String {
         let cwd = FileManager.default.currentDirectoryPath + "/Fixtures"
         if FileManager.default.fileExists(atPath: cwd) { return cwd }
+        if FileManager.default.fileExists(atPath: "/usr/share/feedproxy/Fixtures") { return "/usr/share/feedproxy/Fixtures" }
         let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
         for candidate in [exe.appendingPathComponent("Fixtures").path, exe.appendingPathComponent("../../../Fixtures").standardized.path] where FileManager.default.fileExists(atPath: candidate) {
             return candidate
@@ -75,6 +83,7 @@ public enum ConfigurationParser {
             lines.append("  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(o.help) [default: \(o.defaultText(defaults))]")
         }
         lines.append("  " + "--fixtures [DIR]".padding(toLength: width, withPad: " ", startingAt: 0) + "  serve recorded payloads from DIR (default ./Fixtures) through a loopback upstream: no internet needed")
+        lines.append("  " + "--healthcheck".padding(toLength: width, withPad: " ", startingAt: 0) + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")
         lines.append("  " + "--help, --version".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help or the version")
         return lines.joined(separator: "\n")
     }
