@@ -19,8 +19,9 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# ARGS passes flags through, e.g. make run ARGS=--fixtures (offline).
 run: release
-	$$($(SWIFT) build -c release --show-bin-path)/feedproxy --port $(PORT)
+	$$($(SWIFT) build -c release --show-bin-path)/feedproxy --port $(PORT) $(ARGS)
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -29,7 +29,7 @@ public struct Configuration: Sendable {
     public var rateFlickrPerMinute = 60.0
     public var breakerThreshold = 5
     public var breakerCooldown = 30.0
-    public var userAgent = "FeedProxy/\(Configuration.version) (+https://github.com/feedproxy)"
+    public var userAgent = "FeedProxy/\(Configuration.version)"
     public var corsOrigin = "*"
     public var headerTimeout = 10.0
     public var idleTimeout = 60.0

@@ -115,4 +115,23 @@ import TestSupport
         let paths = doc["paths"] as? [String: Any] ?? [:]
         for path in ["/photos", "/podcasts", "/loans", "/healthz", "/readyz", "/metrics"] { #expect(paths[path] != nil, "missing \(path)") }
     }
+
+    @Test func readmeConfigurationTableListsEveryOption() throws {
+        let help = try FeedProxyProcess.run(["--help"]).stdout
+        let readme = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let envs = help.split(separator: "\n").compactMap { line -> String? in
+            guard let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")"), open < close else { return nil }
+            let name = line[line.index(after: open)..<close]
+            return name.allSatisfy({ $0.isUppercase || $0 == "_" }) ? String(name) : nil
+        }
+        #expect(envs.count >= 30)
+        for env in envs { #expect(readme.contains("| `\(env)` |"), "README configuration table lacks \(env)") }
+    }
+
+    @Test func committedOpenAPIDocumentMatchesTheServedOne() throws {
+        let h = try Harness()
+        let served = try JSONSerialization.jsonObject(with: Data(try h.get("/openapi.json").body)) as? NSDictionary
+        let committed = try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json"))) as? NSDictionary
+        #expect(served != nil && served == committed, "run python3 scripts/openapi.py")
+    }
 }
