@@ -24,8 +24,7 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/feedproxy --port $(PORT) $(ARGS)
 
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT=$(SWIFT) scripts/test.sh
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --no-parallel

@@ -20,8 +20,7 @@ public struct EpisodesAdapter: FeedAdapter {
             throw .invalidParameter("id must be a positive iTunes collection id")
         }
         let limit = try p.int("limit", in: 1...500, default: 100)
-        let separator = lookupURL.contains("?") ? "&" : "?"
-        let lookup = UpstreamRequest(upstream: "itunes", url: "\(lookupURL)\(separator)id=\(number)&entity=podcast")
+        let lookup = UpstreamRequest(upstream: "itunes", url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
         return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client in
             let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)

@@ -33,13 +33,13 @@ public protocol FeedAdapter: Sendable {
     func prepare(_ parameters: QueryParameters) throws(FeedError) -> PreparedFeed
 }
 
-/// The single JSON encoder configuration for responses: stable key order, no escaped slashes.
+/// JSON for responses (streamed, keys in declaration order) and from upstreams.
 public enum FeedJSON {
     public static func encode<T: Encodable>(_ value: T) throws(FeedError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONStreamEncoder()
         do {
-            return Array(try encoder.encode(value))
+            try encoder.write(value)
+            return encoder.finish()
         } catch {
             throw FeedError(status: 500, code: "encoding_failed", message: "response could not be encoded")
         }

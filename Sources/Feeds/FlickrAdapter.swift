@@ -28,8 +28,7 @@ public struct FlickrAdapter: FeedAdapter {
         if !tags.isEmpty { query += ["tags=\(tags.joined(separator: ",").formEncoded())", "tagmode=\(tagmode)"] }
         if let id { query.append("id=\(id.formEncoded())") }
         if !ids.isEmpty { query.append("ids=\(ids.joined(separator: ",").formEncoded())") }
-        let separator = feedURL.contains("?") ? "&" : "?"
-        let request = UpstreamRequest(upstream: source, url: feedURL + separator + query.joined(separator: "&"), headers: [("Accept", "application/json")])
+        let request = UpstreamRequest(upstream: source, url: feedURL.addingQuery(query.joined(separator: "&")), headers: [("Accept", "application/json")])
         let key = "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)|limit=\(limit)"
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
             try FeedJSON.encode(try Self.normalise(body, limit: limit))
@@ -101,10 +100,17 @@ public struct FlickrAdapter: FeedAdapter {
         return path.split(separator: "/").last.map(String.init)
     }
 
-    /// `…_m.jpg` is the 240 px rendition; `…_b.jpg` is 1024 px.
+    /// `…_m.jpg` is the 240 px rendition; `…_b.jpg` is 1024 px. (A byte search: Foundation's
+    /// `range(of:options:)` goes through CFString and cost more than the whole decode.)
     static func largeVariant(_ url: String) -> String {
-        guard let range = url.range(of: "_m.", options: .backwards) else { return url }
-        return url.replacingCharacters(in: range, with: "_b.")
+        var bytes = Array(url.utf8)
+        guard bytes.count >= 3 else { return url }
+        for i in stride(from: bytes.count - 3, through: 0, by: -1)
+        where bytes[i] == UInt8(ascii: "_") && bytes[i + 1] == UInt8(ascii: "m") && bytes[i + 2] == UInt8(ascii: ".") {
+            bytes[i + 1] = UInt8(ascii: "b")
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return url
     }
 
     /// `nobody@flickr.com ("Jane Doe")` or the older `nobody@flickr.com (Jane Doe)` → `Jane Doe`.

@@ -26,8 +26,7 @@ public struct ITunesAdapter: FeedAdapter {
 
         var query = ["term=\(term.formEncoded())", "media=podcast", "entity=podcast", "limit=\(limit)", "country=\(country)"]
         if let explicit { query.append("explicit=\(explicit == "yes" ? "Yes" : "No")") }
-        let separator = searchURL.contains("?") ? "&" : "?"
-        let request = UpstreamRequest(upstream: source, url: searchURL + separator + query.joined(separator: "&"))
+        let request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
         // iTunes search is case-insensitive: one cache entry per lowercased term.
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in

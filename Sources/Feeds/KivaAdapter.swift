@@ -28,8 +28,7 @@ public struct KivaAdapter: FeedAdapter {
                 try FeedJSON.encode(try KivaGraphQL.normalise(body, page: page, limit: limit))
             })
         case .rest(let url):
-            let separator = url.contains("?") ? "&" : "?"
-            let request = UpstreamRequest(upstream: source, url: url + separator + "page=\(page)&per_page=\(limit)", headers: [("Accept", "application/json")])
+            let request = UpstreamRequest(upstream: source, url: url.addingQuery("page=\(page)&per_page=\(limit)"), headers: [("Accept", "application/json")])
             return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
                 try FeedJSON.encode(try KivaREST.normalise(body))
             })

@@ -37,6 +37,11 @@ public struct QueryParameters: Sendable {
 }
 
 extension String {
+    /// `self` with `query` appended after `?`, or `&` when the URL already has a query.
+    func addingQuery(_ query: String) -> String {
+        self + (firstIndex(of: "?") == nil ? "?" : "&") + query
+    }
+
     func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),

@@ -35,7 +35,7 @@ import Testing
         #expect(text.contains("\"feedUrl\":null"))
         #expect(text.contains("\"title\":null"))
         #expect(text.contains("\"page\":null"))
-        #expect(text.hasPrefix("{\"count\":8,\"items\":[{\"artworkUrl\":\"https://is1-ssl"))
+        #expect(text.hasPrefix("{\"source\":\"itunes\",\"title\":null,\"updated\":null,\"count\":8,\"items\":[{\"id\":1200361736,\"title\":\"Swift by Sundell\""))
     }
 
     @Test func buildsRequestWithPlusForSpaces() throws {

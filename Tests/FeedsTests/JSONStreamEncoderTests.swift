@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import Feeds
+
+@Suite struct JSONStreamEncoderTests {
+    struct Sample: Encodable {
+        let text: String
+        let missing: String?
+        let numbers: [Double]
+        let nested: [String: Int]
+        let flag: Bool
+        let empty: [String]
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(text, forKey: .text)
+            try c.encode(missing, forKey: .missing)
+            try c.encode(numbers, forKey: .numbers)
+            try c.encode(nested, forKey: .nested)
+            try c.encode(flag, forKey: .flag)
+            try c.encode(empty, forKey: .empty)
+        }
+
+        enum CodingKeys: String, CodingKey { case text, missing, numbers, nested, flag, empty }
+    }
+
+    @Test func writesKeysInOrderWithNullsEscapesAndNumbers() throws {
+        let value = Sample(text: "quote \" backslash \\ slash / newline \n tab \t bell \u{7} café 東京 😀", missing: nil,
+                           numbers: [875, 0.1, -2.5, 1e20], nested: ["a": 1], flag: true, empty: [])
+        let text = String(decoding: try FeedJSON.encode(value), as: UTF8.self)
+        #expect(text == #"{"text":"quote \" backslash \\ slash / newline \n tab \t bell \u0007 café 東京 😀","missing":null,"numbers":[875,0.1,-2.5,1e+20],"nested":{"a":1},"flag":true,"empty":[]}"#)
+        #expect((try JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any])
+    }
+
+    @Test func nonFiniteNumbersFail() {
+        #expect(throws: FeedError.self) { try FeedJSON.encode([Double.nan]) }
+    }
+
+    @Test(arguments: ["flickr", "itunes", "kiva"])
+    func sameDocumentAsFoundationsEncoder(_ source: String) throws {
+        let ours: [UInt8]
+        let foundation: Data
+        switch source {
+        case "flickr":
+            let env = try FlickrAdapter.normalise(fixture("flickr/photos_public.json"), limit: 20)
+            ours = try FeedJSON.encode(env)
+            foundation = try JSONEncoder().encode(env)
+        case "itunes":
+            let env = try ITunesAdapter.normalise(fixture("itunes/search.json"))
+            ours = try FeedJSON.encode(env)
+            foundation = try JSONEncoder().encode(env)
+        default:
+            let env = try KivaGraphQL.normalise(fixture("kiva/graphql.json"), page: 1, limit: 20)
+            ours = try FeedJSON.encode(env)
+            foundation = try JSONEncoder().encode(env)
+        }
+        let a = try JSONSerialization.jsonObject(with: Data(ours)) as? NSDictionary
+        let b = try JSONSerialization.jsonObject(with: foundation) as? NSDictionary
+        #expect(a != nil && a == b)
+    }
+}
