@@ -79,5 +79,30 @@ print(f"nginx      {ng:>10.0f} req/s   p99 {sys.argv[7]} / {sys.argv[8]}")
 print(f"ratio feedproxy/nginx = {fp / ng:.2f}")
 print(f"feedproxy RSS after benchmark: {int(sys.argv[9]) / 1024:.1f} MiB")
 PY
+
+# 10,000 idle keep-alive connections: memory held, and a request still answered promptly.
+python3 - "$FP_PORT" "$FP_PID" <<'PY2'
+import resource, socket, sys, time, urllib.request
+port, pid = int(sys.argv[1]), sys.argv[2]
+def rss_kib():
+    return int(next(l.split()[1] for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS")))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 12000), hard))
+before = rss_kib()
+conns = []
+for i in range(10000):
+    s = socket.create_connection(("127.0.0.1", port))
+    if i % 100 == 0:  # some have served a request, so they are real keep-alive connections
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); s.recv(4096)
+    conns.append(s)
+time.sleep(0.5)
+start = time.perf_counter()
+body = urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).read()
+latency = (time.perf_counter() - start) * 1000
+after = rss_kib()
+print(f"10,000 idle connections: RSS +{(after - before) / 1024:.1f} MiB ({(after - before) * 1024 / 10000:.0f} bytes each); /healthz answered in {latency:.1f} ms")
+for s in conns: s.close()
+PY2
+
 echo
 "$BIN/feedproxy-bench" Fixtures

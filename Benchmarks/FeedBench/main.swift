@@ -28,3 +28,31 @@ print("decode + normalise + encode, 20-item feeds (median of 7 × 200):")
 measure("flickr (escape repair included)") { try FeedJSON.encode(try FlickrAdapter.normalise(flickr, limit: 20)) }
 measure("itunes (8 results)") { try FeedJSON.encode(try ITunesAdapter.normalise(itunes)) }
 measure("kiva graphql") { try FeedJSON.encode(try KivaAdapter.normaliseGraphQL(kiva, page: 1, limit: 20)) }
+
+// Memory while parsing a large podcast feed: the parser streams (SAX), so the
+// growth should be a small multiple of the body, not a DOM of it.
+func maxRSSKiB() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return usage.ru_maxrss
+}
+var xml = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Big</title>"
+let paragraph = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 12)
+var items = 0
+while xml.utf8.count < 5_000_000 {
+    xml += "<item><title>Episode \(items)</title><guid>ep-\(items)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
+        + "<enclosure url=\"https://cdn.example.com/\(items).mp3\" length=\"1234567\" type=\"audio/mpeg\"/><itunes:duration>01:02:03</itunes:duration>"
+        + "<description><![CDATA[<p>\(paragraph)</p>]]></description></item>"
+    items += 1
+}
+xml += "</channel></rss>"
+let feedBytes = Array(xml.utf8)
+xml = ""
+let before = maxRSSKiB()
+let start = DispatchTime.now().uptimeNanoseconds
+let parsed = try EpisodesAdapter.parseFeed(feedBytes, limit: 500)
+let full = try EpisodesAdapter.parseFeed(feedBytes, limit: Int.max)
+let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+let after = maxRSSKiB()
+print(String(format: "podcast feed of %.1f MB, %d items: parsed (limit 500: %d, all: %d) in %.0f ms; peak RSS grew %.1f MiB",
+             Double(feedBytes.count) / 1e6, items, parsed.episodes.count, full.episodes.count, elapsed, Double(after - before) / 1024))

@@ -13,6 +13,14 @@ CURLcode ccurl_setopt_opensocket_fn(CURL *h, ccurl_opensocket_fn fn) { return cu
 CURLcode ccurl_setopt_prereq_fn(CURL *h, ccurl_prereq_fn fn) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, fn); }
 CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption opt, long value) { return curl_multi_setopt(m, opt, value); }
 
+CURLSH *ccurl_share_new(void) {
+    CURLSH *sh = curl_share_init();
+    if (!sh) return NULL;
+    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    return sh;
+}
+
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO info, long *out) { return curl_easy_getinfo(h, info, out); }
 CURLcode ccurl_getinfo_double(CURL *h, CURLINFO info, double *out) { return curl_easy_getinfo(h, info, out); }
 CURLcode ccurl_getinfo_pointer(CURL *h, CURLINFO info, void **out) { return curl_easy_getinfo(h, info, out); }

@@ -54,3 +54,11 @@ public struct EpisodesAdapter: FeedAdapter {
         return (url, podcast.collectionName)
     }
 }
+
+extension EpisodesAdapter {
+    /// Parses a podcast feed body (for benchmarks and tools).
+    public static func parseFeed(_ body: [UInt8], limit: Int) throws(FeedError) -> (title: String?, episodes: [Episode]) {
+        let result = try RSSParser.parse(body, limit: limit)
+        return (result.title, result.episodes)
+    }
+}

@@ -96,8 +96,12 @@ public struct FlickrAdapter: FeedAdapter {
     }
 
     static func lastPathSegment(_ link: String) -> String? {
-        let path = link.split(separator: "?").first.map(String.init) ?? link
-        return path.split(separator: "/").last.map(String.init)
+        var path = Substring(link)
+        if let q = path.firstIndex(of: "?") { path = path[..<q] }
+        while path.last == "/" { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return path.isEmpty ? nil : String(path) }
+        let segment = path[path.index(after: slash)...]
+        return segment.isEmpty ? nil : String(segment)
     }
 
     /// `…_m.jpg` is the 240 px rendition; `…_b.jpg` is 1024 px. (A byte search: Foundation's

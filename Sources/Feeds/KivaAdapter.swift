@@ -42,12 +42,14 @@ struct FlexibleNumber: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
+        // Strings first: GraphQL (the default API) sends money as "875.00", and a failed
+        // decode attempt costs a thrown DecodingError.
         if c.decodeNil() {
             value = nil
-        } else if let d = try? c.decode(Double.self) {
-            value = d
+        } else if let text = try? c.decode(String.self) {
+            value = Double(text)
         } else {
-            value = Double(try c.decode(String.self))
+            value = try c.decode(Double.self)
         }
     }
 }

@@ -18,6 +18,8 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
+    /// TLS sessions and DNS answers outlive any one connection (resumed handshakes).
+    private let share: UnsafeMutableRawPointer?
     private let settings: Settings
     private let inbox = Locked<[Command]>([])
     private let nextID = Atomic<UInt64>(0)
@@ -31,6 +33,7 @@ final class CurlDriver: @unchecked Sendable {
         _ = Self.globalInit
         guard let m = curl_multi_init() else { throw .other("curl_multi_init failed") }
         multi = m
+        share = ccurl_share_new()
         self.settings = settings
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxHostConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
@@ -70,6 +73,7 @@ final class CurlDriver: @unchecked Sendable {
         ok = ok && ccurl_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK
         guard ok else { throw UpstreamError.invalidRequest("bad URL") }
         _ = ccurl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        if let share { _ = ccurl_setopt_pointer(h, CURLOPT_SHARE, share) }
         _ = ccurl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
         _ = ccurl_setopt_long(h, CURLOPT_MAXREDIRS, 3)
         _ = ccurl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMs)

@@ -20,6 +20,9 @@ CURLcode ccurl_setopt_opensocket_fn(CURL *h, ccurl_opensocket_fn fn);
 /// Called before each request is sent, on new and reused connections alike (curl >= 7.80).
 CURLcode ccurl_setopt_prereq_fn(CURL *h, ccurl_prereq_fn fn);
 CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption opt, long value);
+/// A share handle for TLS sessions and DNS answers. Only ever used from the one
+/// driver thread, so it needs no lock callbacks.
+CURLSH *ccurl_share_new(void);
 
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO info, long *out);
 CURLcode ccurl_getinfo_double(CURL *h, CURLINFO info, double *out);
