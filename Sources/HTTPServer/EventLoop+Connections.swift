@@ -4,11 +4,17 @@ import Glibc
 /// Per-connection I/O on the loop thread: read, parse, dispatch, write, close.
 extension EventLoop {
     func handle(_ conn: Connection, events: UInt32) {
+        // Reset or fully closed: nothing can be answered, and epoll would keep reporting
+        // it (HUP/ERR ignore the interest mask), so drop the connection now.
+        if events & UInt32(EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            closeConnection(conn)
+            return
+        }
         if events & UInt32(EPOLLOUT.rawValue) != 0 {
             flush(conn)
             guard connections[conn.fd] === conn else { return }
         }
-        if events & UInt32(EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 {
+        if events & UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {
             readAndProcess(conn)
         }
     }
