@@ -41,13 +41,15 @@ public struct Response: Sendable {
 
 enum JSONError {
     static func body(_ e: HTTPError) -> String {
-        "{\"error\":{\"status\":\(e.status),\"code\":\"\(escape(e.code))\",\"message\":\"\(escape(e.message))\"}}"
+        "{\"error\":{\"status\":\(e.status),\"code\":\(JSONString.quoted(e.code)),\"message\":\(JSONString.quoted(e.message))}}"
     }
+}
 
-    /// Minimal JSON string escaping for server-generated messages.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
+/// JSON string literals for text the server writes itself (errors, log lines).
+public enum JSONString {
+    public static func quoted(_ s: String) -> String {
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -64,6 +66,6 @@ enum JSONError {
                 }
             }
         }
-        return out
+        return out + "\""
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPServer
 
 public enum LogLevel: String, Sendable, Comparable {
     case debug, info, warn, error
@@ -34,11 +35,11 @@ public struct Logger: Sendable {
 
     public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
         guard level >= self.level else { return }
-        var line = "{\"ts\":\"\(Self.timestamp())\",\"level\":\"\(level.rawValue)\",\"msg\":\(Self.quote(message))"
+        var line = "{\"ts\":\"\(Self.timestamp())\",\"level\":\"\(level.rawValue)\",\"msg\":\(JSONString.quoted(message))"
         for (key, value) in fields {
-            line += ",\(Self.quote(key)):"
+            line += ",\(JSONString.quoted(key)):"
             switch value {
-            case .string(let s): line += Self.quote(s)
+            case .string(let s): line += JSONString.quoted(s)
             case .int(let i): line += String(i)
             case .double(let d): line += d.isFinite ? String(format: "%.3f", d) : "null"
             case .bool(let b): line += b ? "true" : "false"
@@ -70,21 +71,5 @@ public struct Logger: Sendable {
         gmtime_r(&t, &parts)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
                       parts.tm_hour, parts.tm_min, parts.tm_sec, ts.tv_nsec / 1_000_000)
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
     }
 }
