@@ -15,7 +15,8 @@ public final class App: Sendable {
 
     public init(configuration original: Configuration) throws {
         var configuration = original
-        logger = Logger(level: configuration.logLevel)
+        let logger = Logger(level: configuration.logLevel)
+        self.logger = logger
         if let directory = configuration.fixturesDirectory {
             let fx = try FixtureUpstream(directory: directory)
             configuration.flickrFeedURL = fx.flickrURL
@@ -50,7 +51,7 @@ public final class App: Sendable {
             FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
         }
         func route(_ adapter: any FeedAdapter, ttl: Double) -> FeedRoute {
-            FeedRoute(adapter: adapter, policy: policy(ttl), negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics)
+            FeedRoute(adapter: adapter, policy: policy(ttl), negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, logger: logger)
         }
         let photos = route(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos)
         let podcasts = route(ITunesAdapter(searchURL: c.itunesSearchURL), ttl: c.ttlPodcasts)

@@ -47,6 +47,7 @@ final class CurlDriver: @unchecked Sendable {
 
     func perform(_ request: UpstreamRequest, timeoutMs: Int, maxBodyBytes: Int) async throws -> UpstreamResponse {
         let id = nextID.add(1, ordering: .relaxed).newValue
+        if Task.isCancelled { throw UpstreamError.cancelled }
         guard let transfer = CurlTransfer(request: request, id: id, maxBodyBytes: maxBodyBytes) else { throw UpstreamError.other("easy init") }
         try configure(transfer, timeoutMs: timeoutMs)
         return try await withTaskCancellationHandler {
@@ -73,6 +74,8 @@ final class CurlDriver: @unchecked Sendable {
         ok = ok && ccurl_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK
         guard ok else { throw UpstreamError.invalidRequest("bad URL") }
         _ = ccurl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        // The transfer id rides along, so a finished easy handle maps back in O(1).
+        _ = ccurl_setopt_pointer(h, CURLOPT_PRIVATE, UnsafeMutableRawPointer(bitPattern: UInt(t.id)))
         if let share { _ = ccurl_setopt_pointer(h, CURLOPT_SHARE, share) }
         _ = ccurl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
         _ = ccurl_setopt_long(h, CURLOPT_MAXREDIRS, 3)
@@ -126,12 +129,29 @@ final class CurlDriver: @unchecked Sendable {
             while let msg = curl_multi_info_read(multi, &remaining) {
                 guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
                 let code = msg.pointee.data.result
-                guard let t = active.values.first(where: { $0.handle == easy }) else { continue }
+                var tag: UnsafeMutableRawPointer?
+                ccurl_getinfo_pointer(easy, CURLINFO_PRIVATE, &tag)
+                guard let tag, let t = active[UInt64(UInt(bitPattern: tag))] else { continue }
                 if code == CURLE_OK { finish(t, error: nil) } else { finish(t, error: Self.classify(code, t)) }
             }
             var numfds: Int32 = 0
             curl_multi_poll(multi, nil, 0, 1000, &numfds)
         }
+        for t in Array(active.values) { finish(t, error: .cancelled) }
+        for command in inbox.withLock({ box -> [Command] in defer { box.removeAll() }; return box }) {
+            if case .add(let t) = command, let c = t.continuation {
+                t.continuation = nil
+                c.resume(throwing: UpstreamError.cancelled)
+            }
+        }
+        if let share { curl_share_cleanup(share) }
+        curl_multi_cleanup(multi)
+    }
+
+    /// Ends the driver thread; transfers still running fail with `.cancelled`.
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        curl_multi_wakeup(multi)
     }
 
     private func finish(_ t: CurlTransfer, error: UpstreamError?) {

@@ -41,6 +41,8 @@ public final class UpstreamClient: Sendable {
         }
     }
 
+    deinit { driver.stop() }
+
     /// Live libcurl easy handles (for leak checks).
     public static var liveHandles: Int { CurlDriver.liveHandles }
 
