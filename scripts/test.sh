@@ -9,4 +9,4 @@ SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 mkdir -p .build
 "$SWIFT" test --skip-build --no-parallel 2>&1 | tee .build/test-output.log
 passed=$(grep -oE "Test run with [0-9]+ tests? in [0-9]+ suites? passed" .build/test-output.log | tail -1 | grep -oE "[0-9]+" | head -1)
-echo "tests: ${passed:-0} passed, 0 failed"
+echo "tests: ${passed:-0} passed, 0 failed" | tee .build/test-summary.txt
