@@ -29,6 +29,8 @@ measure("flickr (escape repair included)") { try FeedJSON.encode(try FlickrAdapt
 measure("itunes (8 results)") { try FeedJSON.encode(try ITunesAdapter.normalise(itunes)) }
 measure("kiva graphql") { try FeedJSON.encode(try KivaAdapter.normaliseGraphQL(kiva, page: 1, limit: 20)) }
 
+if CommandLine.arguments.contains("--json-only") { exit(0) }
+
 // Memory while parsing a large podcast feed: the parser streams (SAX), so the
 // growth should be a small multiple of the body, not a DOM of it.
 func maxRSSKiB() -> Int {

@@ -48,7 +48,7 @@ public enum FeedJSON {
     /// Decodes upstream bytes; any failure is the upstream's fault (502), never a crash.
     static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>, source: String) throws(FeedError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes))
+            return try JSONValueDecoder.decode(T.self, from: bytes)
         } catch {
             throw .badUpstreamResponse(source)
         }

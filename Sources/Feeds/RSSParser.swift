@@ -164,7 +164,7 @@ final class RSSParser: NSObject, XMLParserDelegate {
         if episode.id == nil { episode.id = episode.audioUrl }
         // description and content:encoded carry HTML; itunes:summary is plain text by its spec.
         let plain = itemDescription.map(HTMLText.plain)
-            ?? itunesSummary.map { $0.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ") }
+            ?? itunesSummary.map(HTMLText.collapseWhitespace)
             ?? contentEncoded.map(HTMLText.plain)
         episode.summary = plain?.isEmpty == false ? plain : nil
         result.episodes.append(episode)

@@ -129,3 +129,18 @@ import Testing
         #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 500")) { try adapter.prepare(QueryParameters([("id", "1"), ("limit", "501")])) }
     }
 }
+
+@Suite struct HTMLTextTests {
+    @Test(arguments: [
+        ("<p>Hello <b>world</b></p>", "Hello world"),
+        ("a &amp; b &lt;c&gt; &#39;d&#39; &#x41; &nbsp;e", "a & b <c> 'd' A e"),
+        ("  spaced\\n\\t out  ", "spaced out"),
+        ("a \u{00A0} b", "a b"),
+        ("unknown &bogus; and & alone", "unknown &bogus; and & alone"),
+        ("5 < 6 but <br/>tag", "5 tag"),  // a bare < opens a tag, as browsers would
+        ("caf\u{e9} \u{6771}\u{4eac}", "caf\u{e9} \u{6771}\u{4eac}"),
+    ])
+    func plainText(_ html: String, _ expected: String) {
+        #expect(HTMLText.plain(html.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")) == expected)
+    }
+}

@@ -1,0 +1,213 @@
+/// A `Decoder` over a parsed `JSONValue`: what `JSONDecoder` does, without its
+/// per-field overhead on Linux. Used for upstream bodies, so every mismatch throws.
+/// It keeps no coding path: errors become one "unreadable upstream response" anyway,
+/// and building a path array for every field was its largest cost.
+struct JSONValueDecoder: Decoder {
+    let value: JSONValue
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(_ value: JSONValue) {
+        self.value = value
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        try T(from: JSONValueDecoder(try JSONParser.parse(bytes)))
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let members) = value else { throw Self.mismatch([String: Any].self, value) }
+        return KeyedDecodingContainer(Keyed<Key>(members: members))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = value else { throw Self.mismatch([Any].self, value) }
+        return Unkeyed(elements: elements)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(value: value) }
+
+    // MARK: scalars
+
+    static func string(_ v: JSONValue) throws -> String {
+        guard case .string(let s) = v else { throw mismatch(String.self, v) }
+        return s
+    }
+
+    static func bool(_ v: JSONValue) throws -> Bool {
+        guard case .bool(let b) = v else { throw mismatch(Bool.self, v) }
+        return b
+    }
+
+    static func double(_ v: JSONValue) throws -> Double {
+        guard case .number(let text) = v, let d = Double(text) else { throw mismatch(Double.self, v) }
+        return d
+    }
+
+    /// Exact integers: `42`, and also `42.0` or `4.2e1`, but never a fraction or an overflow.
+    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ v: JSONValue) throws -> T {
+        guard case .number(let text) = v else { throw mismatch(T.self, v) }
+        if let n = T(text) { return n }
+        guard let d = Double(text), d == d.rounded(), let n = T(exactly: d) else { throw mismatch(T.self, v) }
+        return n
+    }
+
+    static func mismatch(_ type: Any.Type, _ v: JSONValue) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: [], debugDescription: "found \(v.kind)"))
+    }
+
+    // MARK: containers
+
+    private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let members: [(key: String, value: JSONValue)]
+        var codingPath: [any CodingKey] { [] }
+
+        var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
+
+        private func find(_ key: Key) -> JSONValue? {
+            let name = key.stringValue
+            for m in members where m.key == name { return m.value }
+            return nil
+        }
+
+        private func require(_ key: Key) throws -> JSONValue {
+            guard let v = find(key) else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \(key.stringValue)"))
+            }
+            return v
+        }
+
+        func contains(_ key: Key) -> Bool { find(key) != nil }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            if case .null = try require(key) { return true }
+            return false
+        }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try JSONValueDecoder.bool(try require(key)) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try JSONValueDecoder.string(try require(key)) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try JSONValueDecoder.double(try require(key)) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try JSONValueDecoder.integer(Int.self, try require(key)) }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try T(from: JSONValueDecoder(try require(key)))
+        }
+
+        // The common case for upstream DTOs: absent or null → nil, in one lookup.
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            guard let v = find(key) else { return nil }
+            if case .null = v { return nil }
+            return try JSONValueDecoder.string(v)
+        }
+
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+            guard let v = find(key) else { return nil }
+            if case .null = v { return nil }
+            return try JSONValueDecoder.integer(Int.self, v)
+        }
+
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            guard let v = find(key) else { return nil }
+            if case .null = v { return nil }
+            return try T(from: JSONValueDecoder(v))
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            try JSONValueDecoder(try require(key)).container(keyedBy: type)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            try JSONValueDecoder(try require(key)).unkeyedContainer()
+        }
+
+        func superDecoder() throws -> any Decoder { JSONValueDecoder(.object(members)) }
+        func superDecoder(forKey key: Key) throws -> any Decoder { JSONValueDecoder(try require(key)) }
+    }
+
+    private struct Unkeyed: UnkeyedDecodingContainer {
+        let elements: [JSONValue]
+        var codingPath: [any CodingKey] { [] }
+        var currentIndex = 0
+
+        init(elements: [JSONValue]) {
+            self.elements = elements
+        }
+
+        var count: Int? { elements.count }
+        var isAtEnd: Bool { currentIndex >= elements.count }
+
+        private mutating func next() throws -> JSONValue {
+            guard currentIndex < elements.count else {
+                throw DecodingError.valueNotFound(JSONValue.self, .init(codingPath: codingPath, debugDescription: "array is exhausted"))
+            }
+            defer { currentIndex += 1 }
+            return elements[currentIndex]
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            guard currentIndex < elements.count else { return false }
+            if case .null = elements[currentIndex] {
+                currentIndex += 1
+                return true
+            }
+            return false
+        }
+
+        mutating func decode(_ type: String.Type) throws -> String { try JSONValueDecoder.string(try next()) }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try T(from: JSONValueDecoder(try next()))
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            try JSONValueDecoder(try next()).container(keyedBy: type)
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            try JSONValueDecoder(try next()).unkeyedContainer()
+        }
+
+        mutating func superDecoder() throws -> any Decoder { JSONValueDecoder(try next()) }
+    }
+
+    private struct Single: SingleValueDecodingContainer {
+        let value: JSONValue
+        var codingPath: [any CodingKey] { [] }
+
+        func decodeNil() -> Bool {
+            if case .null = value { return true }
+            return false
+        }
+
+        func decode(_ type: Bool.Type) throws -> Bool { try JSONValueDecoder.bool(value) }
+        func decode(_ type: String.Type) throws -> String { try JSONValueDecoder.string(value) }
+        func decode(_ type: Double.Type) throws -> Double { try JSONValueDecoder.double(value) }
+        func decode(_ type: Float.Type) throws -> Float { Float(try JSONValueDecoder.double(value)) }
+        // Every primitive needs its own method here: the generic one below would send a
+        // primitive's init(from:) straight back to this container, forever.
+        func decode(_ type: Int.Type) throws -> Int { try JSONValueDecoder.integer(Int.self, value) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try JSONValueDecoder.integer(Int8.self, value) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try JSONValueDecoder.integer(Int16.self, value) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try JSONValueDecoder.integer(Int32.self, value) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try JSONValueDecoder.integer(Int64.self, value) }
+        func decode(_ type: UInt.Type) throws -> UInt { try JSONValueDecoder.integer(UInt.self, value) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try JSONValueDecoder.integer(UInt8.self, value) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try JSONValueDecoder.integer(UInt16.self, value) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try JSONValueDecoder.integer(UInt32.self, value) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try JSONValueDecoder.integer(UInt64.self, value) }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: JSONValueDecoder(value)) }
+    }
+}
+
+extension JSONValue {
+    var kind: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
