@@ -1,3 +1,4 @@
+import Feeds
 import HTTPServer
 
 #if FUZZING
@@ -16,8 +17,14 @@ func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<
     var count = argc
     var vector = argv
     return LLVMFuzzerRunDriver(&count, &vector) { data, size in
-        guard let data else { return 0 }
-        ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size))
+        guard let data, size > 0 else { return 0 }
+        // The first byte picks the target: below 0x80 the HTTP request parser (which also
+        // uses it as a split point), else the upstream-body parsers (JSON, RSS/Atom).
+        if data[0] < 0x80 {
+            ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size))
+        } else {
+            FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)))
+        }
         return 0
     }
 }

@@ -37,6 +37,9 @@ final class RSSParser: NSObject, XMLParserDelegate {
 
     /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
     static func parse(_ data: [UInt8], limit: Int) throws(FeedError) -> Result {
+        // FoundationXML traps on element names that are not valid UTF-8 (found by `make fuzz`),
+        // and these bytes come from third parties: only well-formed UTF-8 goes in.
+        guard String(validating: data, as: UTF8.self) != nil else { throw .badUpstreamResponse("the podcast feed") }
         let delegate = RSSParser(limit: limit)
         let parser = XMLParser(data: Data(data))
         parser.shouldProcessNamespaces = true
@@ -110,7 +113,7 @@ final class RSSParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI ns: String?, qualifiedName _: String?) {
         defer {
-            stack.removeLast()
+            _ = stack.popLast()  // libxml2 may report an end tag with no start (recovery): never trap
             text = ""
         }
         let value = text.trimmingWhitespace()

@@ -61,7 +61,7 @@ import Testing
         #expect(feed.episodes[1].published == "2025-10-27T09:00:00Z")
     }
 
-    @Test(arguments: ["rss/1437212345.xml", "rss/1000123456.xml", "errors/truncated.json", "errors/html_500.html"])
+    @Test(arguments: ["rss/1437212345.xml", "rss/1000123456.xml", "rss/fuzz-invalid-utf8-name.xml", "errors/truncated.json", "errors/html_500.html"])
     func brokenOrNotAFeedIs502(_ path: String) {
         #expect(throws: FeedError.badUpstreamResponse("the podcast feed")) { try RSSParser.parse(fixture(path), limit: 100) }
     }
@@ -142,5 +142,19 @@ import Testing
     ])
     func plainText(_ html: String, _ expected: String) {
         #expect(HTMLText.plain(html.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")) == expected)
+    }
+}
+
+@Suite struct RSSParserRobustnessTests {
+    @Test func mismatchedEndTagsNeverTrap() {
+        let xml = "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><summary>x</summry></entry></feed></feed></x>"
+        #expect(throws: FeedError.self) { try RSSParser.parse(Array(xml.utf8), limit: 10) }
+    }
+
+    @Test func latin1BytesInAUTF8FeedAre502() {
+        var bytes = Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Caf".utf8)
+        bytes.append(0xE9)  // Latin-1 é: not UTF-8
+        bytes += Array("</title></channel></rss>".utf8)
+        #expect(throws: FeedError.badUpstreamResponse("the podcast feed")) { try RSSParser.parse(bytes, limit: 10) }
     }
 }
