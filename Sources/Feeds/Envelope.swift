@@ -15,17 +15,6 @@ public struct FeedEnvelope<Item: Codable & Sendable>: Codable, Sendable {
         self.items = items
         self.page = page
     }
-
-    // Explicit so that absent values are encoded as null, not left out.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(source, forKey: .source)
-        try c.encode(title, forKey: .title)
-        try c.encode(updated, forKey: .updated)
-        try c.encode(count, forKey: .count)
-        try c.encode(items, forKey: .items)
-        try c.encode(page, forKey: .page)
-    }
 }
 
 public struct PageInfo: Codable, Sendable, Equatable {
