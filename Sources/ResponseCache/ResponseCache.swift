@@ -52,6 +52,9 @@ public final class ResponseCache: Sendable {
 
     /// Most raw targets remembered; past this the table starts over (it is only a shortcut).
     public static let maxAliases = 16_384
+    /// Longer targets are not remembered, so the table stays within a few MiB
+    /// (16,384 × 512 B) whatever clients send.
+    public static let maxAliasLength = 512
 
     /// The hot path: a raw target seen before, resolved and looked up under one lock.
     /// Only fresh entries are answered here; anything else goes the long way.
@@ -67,6 +70,7 @@ public final class ResponseCache: Sendable {
 
     /// Remembers that `alias` (a raw target) means `key`.
     public func remember(alias: String, for key: String) {
+        guard alias.utf8.count <= Self.maxAliasLength else { return }
         state.withLock { s in
             if s.aliases.count >= Self.maxAliases { s.aliases.removeAll(keepingCapacity: true) }
             s.aliases[alias] = key

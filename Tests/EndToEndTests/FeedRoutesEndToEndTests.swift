@@ -171,5 +171,50 @@ import TestSupport
         #expect(forced.header("X-Cache") == "MISS")
         #expect(h.upstream.requestCount(for: "flickr") == 2)
     }
+
+    @Test func ownRateLimitGives503WithRetryAfterOrStale() throws {
+        let h = try Harness(environment: ["RATE_LIMIT_ITUNES_PER_MIN": "1", "CACHE_TTL_PODCASTS": "1", "CACHE_SWR_FACTOR": "0"])
+        #expect(try h.get("/podcasts?term=swift").status == 200)
+        let limited = try h.get("/podcasts?term=history")
+        #expect(limited.status == 503)
+        #expect(limited.text.contains("\"code\":\"upstream_rate_limited\""))
+        #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
+        // With a previous answer cached, the client gets that instead of the 503.
+        usleep(1_100_000)
+        let stale = try h.get("/podcasts?term=swift")
+        #expect(stale.status == 200)
+        #expect(stale.header("X-Cache") == "STALE")
+        #expect(h.upstream.requestCount(for: "itunes") == 1)
+    }
+
+    @Test func openCircuitFailsFastWith503() throws {
+        let h = try Harness(environment: ["BREAKER_THRESHOLD": "2", "BREAKER_COOLDOWN_S": "30"])
+        h.upstream.setMode(.fail)
+        _ = try h.get("/loans?page=1")
+        _ = try h.get("/loans?page=2")
+        let before = h.upstream.requestCount(for: "kiva")
+        let open = try h.get("/loans?page=3")
+        #expect(open.status == 503)
+        #expect(open.text.contains("\"code\":\"upstream_unavailable\""))
+        #expect(open.header("Retry-After") != nil)
+        #expect(h.upstream.requestCount(for: "kiva") == before)
+        #expect(try h.get("/metrics").text.contains("feedproxy_circuit_breaker_state{host=\"127.0.0.1\"} 2"))
+    }
+
+    @Test func headAndPreflightOnFeedRoutes() throws {
+        let h = try Harness()
+        _ = try h.get("/photos")
+        let c = try RawClient(port: h.port)
+        try c.send("HEAD /photos HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = try c.readResponse(head: true)
+        #expect(head.status == 200)
+        #expect(head.header("X-Cache") == "HIT")
+        #expect(Int(head.header("Content-Length") ?? "") ?? 0 > 1000)
+        #expect(head.body.isEmpty)
+        try c.send("OPTIONS /podcasts HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\nAccess-Control-Request-Method: GET\r\n\r\n")
+        let preflight = try c.readResponse()
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, OPTIONS")
+    }
 }
 

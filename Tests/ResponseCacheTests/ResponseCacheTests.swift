@@ -154,4 +154,16 @@ final class Counter: Sendable {
         #expect(a.etag != d.etag)
         #expect(a.etag.hasPrefix("\"") && a.etag.hasSuffix("\""))
     }
+
+    @Test func aliasesResolveFreshEntriesOnlyAndStayBounded() {
+        let c = cache()
+        c.store(entry("a"), for: "key")
+        c.remember(alias: "/photos?tags=A", for: "key")
+        #expect(c.lookup(alias: "/photos?tags=A").map { String(decoding: $0.body, as: UTF8.self) } == "a")
+        #expect(c.lookup(alias: "/unknown") == nil)
+        c.remember(alias: "/" + String(repeating: "x", count: 600), for: "key")
+        #expect(c.lookup(alias: "/" + String(repeating: "x", count: 600)) == nil)
+        clock.advance(61)
+        #expect(c.lookup(alias: "/photos?tags=A") == nil)  // stale goes the long way (refresh logic)
+    }
 }
