@@ -32,6 +32,7 @@ let package = Package(
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Locking"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
     ],
     swiftLanguageModes: [.v6]

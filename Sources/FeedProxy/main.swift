@@ -44,6 +44,7 @@ case .run(let configuration):
             app.logger.info("shutting down", [("signal", .int(Int(sig)))])
             app.shutdown()
             app.logger.info("stopped")
+            app.logger.sink.flush()
             exit(0)
         }
         source.resume()

@@ -77,7 +77,7 @@ public final class App: Sendable {
         serverConfig.maxConnections = c.maxConnections
         serverConfig.corsOrigin = c.corsOrigin.isEmpty ? nil : c.corsOrigin
         let counter = ConnectionCounter()
-        OperationalRoutes(metrics: metrics, cache: cache, upstream: upstream, draining: draining, openConnections: { counter.value })
+        OperationalRoutes(metrics: metrics, cache: cache, upstream: upstream, draining: draining, logger: logger, openConnections: { counter.value })
             .register(on: &router)
         server = Server(configuration: serverConfig, router: router, observer: RequestObserver(metrics: metrics, logger: logger))
         counter.server = server

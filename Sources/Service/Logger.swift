@@ -25,12 +25,14 @@ public enum LogValue: Sendable {
     case bool(Bool)
 }
 
-/// Structured logs: one JSON object per line on stdout.
+/// Structured logs: one JSON object per line on stdout, written off the calling thread.
 public struct Logger: Sendable {
     public let level: LogLevel
+    public let sink: LogSink
 
-    public init(level: LogLevel) {
+    public init(level: LogLevel, sink: LogSink = LogSink()) {
         self.level = level
+        self.sink = sink
     }
 
     public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
@@ -46,17 +48,7 @@ public struct Logger: Sendable {
             }
         }
         line += "}\n"
-        // One write per line so lines from different threads never interleave.
-        line.utf8CString.withUnsafeBufferPointer { buf in
-            guard let base = buf.baseAddress else { return }
-            var offset = 0
-            let total = buf.count - 1
-            while offset < total {
-                let n = write(1, base + offset, total - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
+        sink.enqueue(line)
     }
 
     public func info(_ message: String, _ fields: [(String, LogValue)] = []) { log(.info, message, fields) }

@@ -110,6 +110,7 @@ public final class Metrics: Sendable {
         var cacheEntries: Int
         var breakers: [(host: String, state: Int)]
         var draining: Bool
+        var droppedLogLines: Int
     }
 
     func render(_ g: Gauges) -> String {
@@ -142,6 +143,7 @@ public final class Metrics: Sendable {
         out += "# HELP feedproxy_circuit_breaker_state Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.\n# TYPE feedproxy_circuit_breaker_state gauge\n"
         for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(b.host)\"} \(b.state)\n" }
         out += "# HELP feedproxy_draining 1 while shutting down.\n# TYPE feedproxy_draining gauge\nfeedproxy_draining \(g.draining ? 1 : 0)\n"
+        out += "# HELP feedproxy_log_lines_dropped_total Log lines dropped because stdout could not keep up.\n# TYPE feedproxy_log_lines_dropped_total counter\nfeedproxy_log_lines_dropped_total \(g.droppedLogLines)\n"
         return out
     }
 }

@@ -9,6 +9,7 @@ struct OperationalRoutes: Sendable {
     let cache: ResponseCache
     let upstream: UpstreamClient
     let draining: Draining
+    let logger: Logger
     let openConnections: @Sendable () -> Int
 
     func register(on router: inout Router) {
@@ -28,7 +29,7 @@ struct OperationalRoutes: Sendable {
                 }
             }
             let text = metrics.render(.init(openConnections: openConnections(), cacheBytes: cache.byteCount, cacheEntries: cache.entryCount,
-                                            breakers: breakers, draining: draining.isDraining))
+                                            breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines))
             var r = Response(status: 200, body: Array(text.utf8), compressible: true)
             r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             r.headers.add("Cache-Control", "no-store")
