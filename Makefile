@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libxml2-dev curl
 
-.PHONY: run build release test test-tsan deps bench fuzz container-check api-check ci clean
+.PHONY: run build release test test-tsan deps bench fuzz container-check api-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -44,8 +44,15 @@ container-check: deps
 api-check: deps
 	scripts/api-check.sh
 
+# swift format with the repository's .swift-format (4 spaces, 160 columns).
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz Package.swift
+
+format:
+	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz Package.swift
+
 # Everything CI runs: tests, ThreadSanitizer, API conformance, a short fuzz, the container stage.
-ci: test test-tsan api-check container-check
+ci: lint test test-tsan api-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

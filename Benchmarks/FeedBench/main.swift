@@ -42,7 +42,8 @@ var xml = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www
 let paragraph = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 12)
 var items = 0
 while xml.utf8.count < 5_000_000 {
-    xml += "<item><title>Episode \(items)</title><guid>ep-\(items)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
+    xml +=
+        "<item><title>Episode \(items)</title><guid>ep-\(items)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
         + "<enclosure url=\"https://cdn.example.com/\(items).mp3\" length=\"1234567\" type=\"audio/mpeg\"/><itunes:duration>01:02:03</itunes:duration>"
         + "<description><![CDATA[<p>\(paragraph)</p>]]></description></item>"
     items += 1
@@ -56,5 +57,7 @@ let parsed = try EpisodesAdapter.parseFeed(feedBytes, limit: 500)
 let full = try EpisodesAdapter.parseFeed(feedBytes, limit: Int.max)
 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 let after = maxRSSKiB()
-print(String(format: "podcast feed of %.1f MB, %d items: parsed (limit 500: %d, all: %d) in %.0f ms; peak RSS grew %.1f MiB",
-             Double(feedBytes.count) / 1e6, items, parsed.episodes.count, full.episodes.count, elapsed, Double(after - before) / 1024))
+print(
+    String(
+        format: "podcast feed of %.1f MB, %d items: parsed (limit 500: %d, all: %d) in %.0f ms; peak RSS grew %.1f MiB",
+        Double(feedBytes.count) / 1e6, items, parsed.episodes.count, full.episodes.count, elapsed, Double(after - before) / 1024))

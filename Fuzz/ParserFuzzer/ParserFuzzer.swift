@@ -2,38 +2,38 @@ import Feeds
 import HTTPServer
 
 #if FUZZING
-// SwiftPM links executables with `main` aliased to `ParserFuzzer_main`, so instead of
-// libFuzzer's own main we start its driver from here (`make fuzz` builds with
-// -sanitize=fuzzer,address -D FUZZING).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    // SwiftPM links executables with `main` aliased to `ParserFuzzer_main`, so instead of
+    // libFuzzer's own main we start its driver from here (`make fuzz` builds with
+    // -sanitize=fuzzer,address -D FUZZING).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 
-@_cdecl("ParserFuzzer_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector) { data, size in
-        guard let data, size > 0 else { return 0 }
-        // The first byte picks the target: below 0x80 the HTTP request parser (which also
-        // uses it as a split point), else the upstream-body parsers (JSON, RSS/Atom).
-        if data[0] < 0x80 {
-            ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size))
-        } else {
-            FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)))
+    @_cdecl("ParserFuzzer_main")
+    func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var count = argc
+        var vector = argv
+        return LLVMFuzzerRunDriver(&count, &vector) { data, size in
+            guard let data, size > 0 else { return 0 }
+            // The first byte picks the target: below 0x80 the HTTP request parser (which also
+            // uses it as a split point), else the upstream-body parsers (JSON, RSS/Atom).
+            if data[0] < 0x80 {
+                ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size))
+            } else {
+                FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)))
+            }
+            return 0
         }
-        return 0
     }
-}
 #else
-/// In an ordinary build this target only explains itself.
-@main
-enum ParserFuzzerMain {
-    static func main() {
-        print("Build and run with `make fuzz` (libFuzzer needs -sanitize=fuzzer).")
+    /// In an ordinary build this target only explains itself.
+    @main
+    enum ParserFuzzerMain {
+        static func main() {
+            print("Build and run with `make fuzz` (libFuzzer needs -sanitize=fuzzer).")
+        }
     }
-}
 #endif

@@ -29,8 +29,9 @@ public struct EpisodesAdapter: FeedAdapter {
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
                 maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
             let parsed = try RSSParser.parse(try await client.send(feed).body, limit: limit)
-            let envelope = FeedEnvelope(source: "rss", title: parsed.title ?? found.title, updated: parsed.episodes.first?.published,
-                                        items: parsed.episodes, page: nil)
+            let envelope = FeedEnvelope(
+                source: "rss", title: parsed.title ?? found.title, updated: parsed.episodes.first?.published,
+                items: parsed.episodes, page: nil)
             return try FeedJSON.encode(envelope)
         }
     }

@@ -17,7 +17,9 @@ public struct FlickrAdapter: FeedAdapter {
         let id = try p.value("id").map { v throws(FeedError) in try Self.userID(v, name: "id") }
         var ids: [String] = []
         if let list = p.value("ids") {
-            for part in list.split(separator: ",", omittingEmptySubsequences: false) { ids.append(try Self.userID(String(part).trimmingWhitespace(), name: "ids")) }
+            for part in list.split(separator: ",", omittingEmptySubsequences: false) {
+                ids.append(try Self.userID(String(part).trimmingWhitespace(), name: "ids"))
+            }
             ids = Array(Set(ids)).sorted()
             guard ids.count <= 20 else { throw .invalidParameter("ids may list at most 20 user ids") }
         }
@@ -29,10 +31,13 @@ public struct FlickrAdapter: FeedAdapter {
         if let id { query.append("id=\(id.formEncoded())") }
         if !ids.isEmpty { query.append("ids=\(ids.joined(separator: ",").formEncoded())") }
         let request = UpstreamRequest(upstream: source, url: feedURL.addingQuery(query.joined(separator: "&")), headers: [("Accept", "application/json")])
-        let key = "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)|limit=\(limit)"
-        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
-            try FeedJSON.encode(try Self.normalise(body, limit: limit))
-        })
+        let key =
+            "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)|limit=\(limit)"
+        return PreparedFeed(
+            source: source, cacheKey: key, upstreamRequest: request,
+            render: { body throws(FeedError) in
+                try FeedJSON.encode(try Self.normalise(body, limit: limit))
+            })
     }
 
     static func tags(_ raw: String?) throws(FeedError) -> [String] {
@@ -49,7 +54,7 @@ public struct FlickrAdapter: FeedAdapter {
     static func userID(_ value: String, name: String) throws(FeedError) -> String {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 20, parts[0].allSatisfy(\.isASCIIDigit),
-              parts[1].count == 3, parts[1].first == "N", parts[1].dropFirst().allSatisfy(\.isASCIIDigit)
+            parts[1].count == 3, parts[1].first == "N", parts[1].dropFirst().allSatisfy(\.isASCIIDigit)
         else { throw .invalidParameter("\(name) must be Flickr user ids like 12345678@N00") }
         return value
     }

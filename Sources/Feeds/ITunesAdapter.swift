@@ -29,9 +29,11 @@ public struct ITunesAdapter: FeedAdapter {
         let request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
         // iTunes search is case-insensitive: one cache entry per lowercased term.
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
-        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
-            try FeedJSON.encode(try Self.normalise(body))
-        })
+        return PreparedFeed(
+            source: source, cacheKey: key, upstreamRequest: request,
+            render: { body throws(FeedError) in
+                try FeedJSON.encode(try Self.normalise(body))
+            })
     }
 
     struct SearchResponse: Decodable {

@@ -11,8 +11,10 @@ public enum JSONRepair {
         guard start < end, bytes[start] != UInt8(ascii: "{"), bytes[start] != UInt8(ascii: "[") else { return bytes[start..<end] }
         // identifier( ... )
         var i = start
-        while i < end, bytes[i] == UInt8(ascii: "_") || bytes[i] == UInt8(ascii: "$") || bytes[i] == UInt8(ascii: ".")
-            || (65...90).contains(bytes[i]) || (97...122).contains(bytes[i]) || (48...57).contains(bytes[i]) { i += 1 }
+        while i < end,
+            bytes[i] == UInt8(ascii: "_") || bytes[i] == UInt8(ascii: "$") || bytes[i] == UInt8(ascii: ".")
+                || (65...90).contains(bytes[i]) || (97...122).contains(bytes[i]) || (48...57).contains(bytes[i])
+        { i += 1 }
         guard i > start, i < end, bytes[i] == UInt8(ascii: "("), bytes[end - 1] == UInt8(ascii: ")") else { return bytes[start..<end] }
         return bytes[(i + 1)..<(end - 1)]
     }

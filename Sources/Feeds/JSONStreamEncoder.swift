@@ -56,7 +56,6 @@ final class JSONStreamEncoder: Encoder {
         bytes.append(UInt8(ascii: ":"))
     }
 
-
     fileprivate func string(_ s: String) {
         // One exclusive access to `bytes` for the whole string, not one per byte.
         Self.appendEscaped(s, to: &bytes)

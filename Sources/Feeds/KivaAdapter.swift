@@ -24,14 +24,18 @@ public struct KivaAdapter: FeedAdapter {
                 upstream: source, method: .post, url: url,
                 headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
                 body: KivaGraphQL.requestBody(limit: limit, offset: (page - 1) * limit))
-            return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
-                try FeedJSON.encode(try KivaGraphQL.normalise(body, page: page, limit: limit))
-            })
+            return PreparedFeed(
+                source: source, cacheKey: key, upstreamRequest: request,
+                render: { body throws(FeedError) in
+                    try FeedJSON.encode(try KivaGraphQL.normalise(body, page: page, limit: limit))
+                })
         case .rest(let url):
             let request = UpstreamRequest(upstream: source, url: url.addingQuery("page=\(page)&per_page=\(limit)"), headers: [("Accept", "application/json")])
-            return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request, render: { body throws(FeedError) in
-                try FeedJSON.encode(try KivaREST.normalise(body))
-            })
+            return PreparedFeed(
+                source: source, cacheKey: key, upstreamRequest: request,
+                render: { body throws(FeedError) in
+                    try FeedJSON.encode(try KivaREST.normalise(body))
+                })
         }
     }
 }

@@ -1,12 +1,12 @@
 /// Kiva's GraphQL API (`POST /graphql`): the query we send and the shape we read.
 enum KivaGraphQL {
     static let query = """
-    query NewestLoans($limit: Int!, $offset: Int!) { lend { loans(filters: {status: fundraising}, sortBy: newest, limit: $limit, offset: $offset) { \
-    totalCount values { id name use loanAmount status loanFundraisingInfo { fundedAmount } \
-    geocode { city country { name isoCode } } sector { name } activity { name } image { url } \
-    fundraisingDate plannedExpirationDate borrowerCount lenders(limit: 0) { totalCount } tags \
-    ... on LoanPartner { partnerName } } } } }
-    """
+        query NewestLoans($limit: Int!, $offset: Int!) { lend { loans(filters: {status: fundraising}, sortBy: newest, limit: $limit, offset: $offset) { \
+        totalCount values { id name use loanAmount status loanFundraisingInfo { fundedAmount } \
+        geocode { city country { name isoCode } } sector { name } activity { name } image { url } \
+        fundraisingDate plannedExpirationDate borrowerCount lenders(limit: 0) { totalCount } tags \
+        ... on LoanPartner { partnerName } } } } }
+        """
 
     static func requestBody(limit: Int, offset: Int) -> [UInt8] {
         struct Body: Encodable {

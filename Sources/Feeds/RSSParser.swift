@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Streaming (SAX) parser for podcast feeds: RSS 2.0 with the iTunes namespace, and Atom.
@@ -166,7 +166,8 @@ final class RSSParser: NSObject, XMLParserDelegate {
         current = nil
         if episode.id == nil { episode.id = episode.audioUrl }
         // description and content:encoded carry HTML; itunes:summary is plain text by its spec.
-        let plain = itemDescription.map(HTMLText.plain)
+        let plain =
+            itemDescription.map(HTMLText.plain)
             ?? itunesSummary.map(HTMLText.collapseWhitespace)
             ?? contentEncoded.map(HTMLText.plain)
         episode.summary = plain?.isEmpty == false ? plain : nil

@@ -21,8 +21,8 @@ public enum Timestamp {
             return v
         }
         guard let year = num(0, 4), b[4] == UInt8(ascii: "-"), let month = num(5, 2), b[7] == UInt8(ascii: "-"), let day = num(8, 2),
-              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
-              let hour = num(11, 2), b[13] == UInt8(ascii: ":"), let minute = num(14, 2), b[16] == UInt8(ascii: ":"), let second = num(17, 2)
+            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
+            let hour = num(11, 2), b[13] == UInt8(ascii: ":"), let minute = num(14, 2), b[16] == UInt8(ascii: ":"), let second = num(17, 2)
         else { return nil }
         var i = 19
         if i < b.count && b[i] == UInt8(ascii: ".") {
@@ -52,7 +52,9 @@ public enum Timestamp {
 
     /// Seconds since 1970 for a UTC civil time; nil when a field is out of range.
     static func epoch(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int? {
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else {
+            return nil
+        }
         // Days from civil (Howard Hinnant's algorithm).
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

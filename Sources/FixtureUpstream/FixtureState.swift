@@ -61,7 +61,7 @@ final class FixtureState: Sendable {
         let term = (req.query("term") ?? "").lowercased()
         let limit = Int(req.query("limit") ?? "") ?? 50
         guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
-              let results = all["results"] as? [[String: Any]]
+            let results = all["results"] as? [[String: Any]]
         else { return .error(status: 500, code: "fixture", message: "bad fixture") }
         let words = term.split(separator: " ").map(String.init)
         let matching = results.filter { r in
@@ -77,7 +77,7 @@ final class FixtureState: Sendable {
     func itunesLookup(_ req: Request) -> Response {
         let id = req.query("id") ?? ""
         guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
-              let results = all["results"] as? [[String: Any]]
+            let results = all["results"] as? [[String: Any]]
         else { return .error(status: 500, code: "fixture", message: "bad fixture") }
         var matching = results.filter { ($0["collectionId"] as? Int).map(String.init) == id }
         if let override = feedOverrides.withLock({ $0[id] }), var first = matching.first {
@@ -100,8 +100,8 @@ final class FixtureState: Sendable {
         let limit = variables?["limit"] as? Int ?? 20
         let offset = variables?["offset"] as? Int ?? 0
         guard var all = try? JSONSerialization.jsonObject(with: Data(files["kiva/graphql.json"] ?? [])) as? [String: Any],
-              var data = all["data"] as? [String: Any], var lend = data["lend"] as? [String: Any],
-              var loans = lend["loans"] as? [String: Any], let values = loans["values"] as? [Any]
+            var data = all["data"] as? [String: Any], var lend = data["lend"] as? [String: Any],
+            var loans = lend["loans"] as? [String: Any], let values = loans["values"] as? [Any]
         else { return .error(status: 500, code: "fixture", message: "bad fixture") }
         let start = min(offset % max(values.count, 1), values.count)
         loans["values"] = Array(values[start...].prefix(limit))
@@ -114,7 +114,8 @@ final class FixtureState: Sendable {
     }
 
     func rss(_ name: String) -> Response {
-        guard !name.contains("/"), !name.hasPrefix("."), let data = try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name)) else {
+        guard !name.contains("/"), !name.hasPrefix("."), let data = try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name))
+        else {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
         var r = Response(status: 200, body: Array(data))

@@ -124,11 +124,13 @@ extension EventLoop {
     /// A request that broke the protocol: answer its error, then close (the framing can't be trusted).
     private func reject(_ conn: Connection, _ error: HTTPError) {
         let version = conn.current?.request.version ?? .http11
-        let sent = writer.append(Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(), into: &conn.out)
+        let sent = writer.append(
+            Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(), into: &conn.out)
         conn.closeAfterWrite = true
         conn.phase = .head
         conn.current = nil
-        context.observer.requestCompleted(RequestRecord(method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: "", logFields: []))
+        context.observer.requestCompleted(
+            RequestRecord(method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: "", logFields: []))
     }
 
     private func dispatch(_ conn: Connection) {
@@ -163,9 +165,10 @@ extension EventLoop {
             keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.out)
         if !keepAlive { conn.closeAfterWrite = true }
         let duration = MonotonicClock.now() - conn.startedAt
-        context.observer.requestCompleted(RequestRecord(
-            method: request.method, target: request.target, route: route, status: response.status,
-            bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields))
+        context.observer.requestCompleted(
+            RequestRecord(
+                method: request.method, target: request.target, route: route, status: response.status,
+                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).

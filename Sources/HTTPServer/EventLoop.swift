@@ -136,7 +136,8 @@ final class EventLoop: @unchecked Sendable {
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             nextConnectionID &+= 1
-            let conn = Connection(fd: fd, id: nextConnectionID, limits: context.configuration.limits, now: now, headerTimeout: context.configuration.headerTimeout)
+            let conn = Connection(
+                fd: fd, id: nextConnectionID, limits: context.configuration.limits, now: now, headerTimeout: context.configuration.headerTimeout)
             connections[fd] = conn
             conn.registeredEvents = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
             _ = csys_epoll_add(epfd, fd, conn.registeredEvents)

@@ -80,7 +80,7 @@ extension StringProtocol {
     func trimmingASCIIWhitespace() -> Substring {
         let s = Substring(self)
         guard let start = s.firstIndex(where: { $0 != " " && $0 != "\t" }),
-              let last = s.lastIndex(where: { $0 != " " && $0 != "\t" })
+            let last = s.lastIndex(where: { $0 != " " && $0 != "\t" })
         else { return s[s.endIndex...] }
         return s[start...last]
     }

@@ -89,7 +89,9 @@ struct RequestHeadParser {
     }
 
     /// Parses a complete head: `buf[start..<headEnd]`, request line ending at `lineEnd` (the LF).
-    private static func parseComplete(_ buf: UnsafeBufferPointer<UInt8>, start: Int, lineEnd: Int, headEnd: Int, limits: ParseLimits) -> Result<RequestHead, HTTPError> {
+    private static func parseComplete(_ buf: UnsafeBufferPointer<UInt8>, start: Int, lineEnd: Int, headEnd: Int, limits: ParseLimits) -> Result<
+        RequestHead, HTTPError
+    > {
         let line = UnsafeBufferPointer(rebasing: buf[start..<(lineEnd - 1)])
         let method: String, target: String, version: HTTPVersion
         switch parseRequestLine(line) {
@@ -126,8 +128,8 @@ struct RequestHeadParser {
         }
         let versionBytes = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
         guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8),
-              versionBytes[6] == UInt8(ascii: "."),
-              (48...57).contains(versionBytes[5]), (48...57).contains(versionBytes[7])
+            versionBytes[6] == UInt8(ascii: "."),
+            (48...57).contains(versionBytes[5]), (48...57).contains(versionBytes[7])
         else { return .failure(.badRequest("malformed HTTP version")) }
         let version: HTTPVersion
         switch (versionBytes[5], versionBytes[7]) {
@@ -180,7 +182,9 @@ struct RequestHeadParser {
     }
 
     /// Header semantics: Host, framing (smuggling defences), Connection, Expect.
-    private static func interpret(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, limits: ParseLimits) -> Result<RequestHead, HTTPError> {
+    private static func interpret(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, limits: ParseLimits) -> Result<
+        RequestHead, HTTPError
+    > {
         let hosts = headers.values("host")
         if version == .http11 && hosts.count != 1 { return .failure(.badRequest(hosts.isEmpty ? "missing Host header" : "multiple Host headers")) }
         if hosts.count > 1 { return .failure(.badRequest("multiple Host headers")) }

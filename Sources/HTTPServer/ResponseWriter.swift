@@ -10,7 +10,9 @@ struct ResponseWriter {
     }
 
     /// Appends the response; returns the number of body bytes it carries.
-    func append(_ response: Response, requestID: String, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8], into out: inout [UInt8]) -> Int {
+    func append(
+        _ response: Response, requestID: String, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8], into out: inout [UInt8]
+    ) -> Int {
         let status = response.status
         var body = response.body
         var encoded = false
@@ -68,8 +70,9 @@ struct ResponseWriter {
             out.append(UInt8(48 + value))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = value
         var count = 0
         withUnsafeMutableBytes(of: &digits) { d in

@@ -104,7 +104,8 @@ public final class ResponseCache: Sendable {
             let now = clock()
             let previous = state.withLock { $0.slots[key]?.response }
             if let previous, previous.status == 200,
-               previous.age(at: now) < previous.policy.ttl + previous.policy.staleIfError {
+                previous.age(at: now) < previous.policy.ttl + previous.policy.staleIfError
+            {
                 return .staleAfterError(previous, error)
             }
             return .failed(error)

@@ -32,8 +32,9 @@ public final class App: Sendable {
         self.configuration = configuration
         let c = configuration
 
-        let metrics = Metrics(routes: ["/", "/photos", "/podcasts", "/podcasts/:id/episodes", "/loans", "/healthz", "/readyz", "/metrics", "/openapi.json"],
-                              sources: ["flickr", "itunes", "kiva", "episodes"])
+        let metrics = Metrics(
+            routes: ["/", "/photos", "/podcasts", "/podcasts/:id/episodes", "/loans", "/healthz", "/readyz", "/metrics", "/openapi.json"],
+            sources: ["flickr", "itunes", "kiva", "episodes"])
         var upstreamConfig = UpstreamConfiguration()
         upstreamConfig.connectTimeoutMs = c.upstreamConnectTimeoutMs
         upstreamConfig.timeoutMs = c.upstreamTimeoutMs
@@ -58,7 +59,8 @@ public final class App: Sendable {
         let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
         let loans = route(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans)
 
-        let episodes = route(EpisodesAdapter(lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts), ttl: c.ttlEpisodes)
+        let episodes = route(
+            EpisodesAdapter(lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts), ttl: c.ttlEpisodes)
 
         var router = Router()
         router.get("/photos", photos.handle)

@@ -16,7 +16,9 @@ enum CachedRendering {
         let etag = gzip ? entry.gzipETag : entry.etag
         if entry.status == 200 {
             let maxAge = max(0, Int(policy.ttl) - age)
-            headers.add("Cache-Control", "public, max-age=\(maxAge), stale-while-revalidate=\(Int(policy.staleWhileRevalidate)), stale-if-error=\(Int(policy.staleIfError))")
+            headers.add(
+                "Cache-Control",
+                "public, max-age=\(maxAge), stale-while-revalidate=\(Int(policy.staleWhileRevalidate)), stale-if-error=\(Int(policy.staleIfError))")
             headers.add("ETag", etag)
         } else {
             headers.add("Cache-Control", "no-store")

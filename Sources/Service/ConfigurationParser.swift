@@ -61,7 +61,8 @@ public enum ConfigurationParser {
         if FileManager.default.fileExists(atPath: cwd) { return cwd }
         if FileManager.default.fileExists(atPath: "/usr/share/feedproxy/Fixtures") { return "/usr/share/feedproxy/Fixtures" }
         let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        for candidate in [exe.appendingPathComponent("Fixtures").path, exe.appendingPathComponent("../../../Fixtures").standardized.path] where FileManager.default.fileExists(atPath: candidate) {
+        for candidate in [exe.appendingPathComponent("Fixtures").path, exe.appendingPathComponent("../../../Fixtures").standardized.path]
+        where FileManager.default.fileExists(atPath: candidate) {
             return candidate
         }
         return cwd
@@ -82,8 +83,12 @@ public enum ConfigurationParser {
             let left = "\(o.flag) (\(o.env))"
             lines.append("  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(o.help) [default: \(o.defaultText(defaults))]")
         }
-        lines.append("  " + "--fixtures [DIR]".padding(toLength: width, withPad: " ", startingAt: 0) + "  serve recorded payloads from DIR (default ./Fixtures) through a loopback upstream: no internet needed")
-        lines.append("  " + "--healthcheck".padding(toLength: width, withPad: " ", startingAt: 0) + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")
+        lines.append(
+            "  " + "--fixtures [DIR]".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  serve recorded payloads from DIR (default ./Fixtures) through a loopback upstream: no internet needed")
+        lines.append(
+            "  " + "--healthcheck".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")
         lines.append("  " + "--help, --version".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help or the version")
         return lines.joined(separator: "\n")
     }
@@ -106,7 +111,7 @@ public enum ConfigurationParser {
 
     static func url(_ name: String, _ value: String) throws(ConfigurationError) -> String {
         guard let c = URLComponents(string: value), let scheme = c.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = c.host, !host.isEmpty
+            let host = c.host, !host.isEmpty
         else { throw ConfigurationError(description: "\(name) must be an http(s) URL, got \"\(value)\"") }
         return value
     }

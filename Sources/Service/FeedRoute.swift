@@ -80,17 +80,29 @@ struct FeedRoute: Sendable {
             let started = cache.now
             do {
                 let body = try await prepared.load(upstream)
-                logger.log(.debug, "cache fill", [("key", .string(prepared.cacheKey)), ("bytes", .int(body.count)),
-                                                  ("upstream_ms", .double((cache.now - started) * 1000))])
+                logger.log(
+                    .debug, "cache fill",
+                    [
+                        ("key", .string(prepared.cacheKey)), ("bytes", .int(body.count)),
+                        ("upstream_ms", .double((cache.now - started) * 1000)),
+                    ])
                 return .success(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy))
             } catch let error as UpstreamError {
-                logger.warn("upstream failed", [("source", .string(prepared.source)), ("code", .string(error.code)),
-                                                 ("error", .string(error.description)), ("key", .string(prepared.cacheKey))])
+                logger.warn(
+                    "upstream failed",
+                    [
+                        ("source", .string(prepared.source)), ("code", .string(error.code)),
+                        ("error", .string(error.description)), ("key", .string(prepared.cacheKey)),
+                    ])
                 return .failure(Self.loadError(error, source: prepared.source, negativeTTL: negativeTTL, now: cache.now))
             } catch let error as FeedError {
                 if error.status >= 500 {
-                    logger.warn("upstream response unusable", [("source", .string(prepared.source)), ("code", .string(error.code)),
-                                                               ("key", .string(prepared.cacheKey))])
+                    logger.warn(
+                        "upstream response unusable",
+                        [
+                            ("source", .string(prepared.source)), ("code", .string(error.code)),
+                            ("key", .string(prepared.cacheKey)),
+                        ])
                 }
                 // A definite "not found" is remembered briefly, like an upstream 4xx.
                 var negative: CachedResponse?

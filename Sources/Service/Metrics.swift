@@ -119,7 +119,8 @@ public final class Metrics: Sendable {
         for (route, stats) in routes.sorted(by: { $0.key < $1.key }) {
             for (status, n) in stats.counts() { out += "feedproxy_http_requests_total{route=\"\(route)\",status=\"\(status)\"} \(n)\n" }
         }
-        out += "# HELP feedproxy_http_request_duration_seconds Time from request parsed to response queued, by route.\n# TYPE feedproxy_http_request_duration_seconds histogram\n"
+        out +=
+            "# HELP feedproxy_http_request_duration_seconds Time from request parsed to response queued, by route.\n# TYPE feedproxy_http_request_duration_seconds histogram\n"
         for (route, stats) in routes.sorted(by: { $0.key < $1.key }) where !stats.counts().isEmpty {
             stats.latency.render("feedproxy_http_request_duration_seconds", labels: "route=\"\(route)\"", into: &out)
         }
@@ -130,20 +131,25 @@ public final class Metrics: Sendable {
             out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"stale\"} \(stats.stale.current)\n"
         }
         out += "# HELP feedproxy_cache_bytes Bytes held by the response cache.\n# TYPE feedproxy_cache_bytes gauge\nfeedproxy_cache_bytes \(g.cacheBytes)\n"
-        out += "# HELP feedproxy_cache_entries Entries in the response cache.\n# TYPE feedproxy_cache_entries gauge\nfeedproxy_cache_entries \(g.cacheEntries)\n"
+        out +=
+            "# HELP feedproxy_cache_entries Entries in the response cache.\n# TYPE feedproxy_cache_entries gauge\nfeedproxy_cache_entries \(g.cacheEntries)\n"
         out += "# HELP feedproxy_upstream_requests_total Upstream attempts by source and outcome.\n# TYPE feedproxy_upstream_requests_total counter\n"
         for (labels, n) in upstreamCounts.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             out += "feedproxy_upstream_requests_total{\(labels)} \(n)\n"
         }
-        out += "# HELP feedproxy_upstream_request_duration_seconds Upstream attempt duration by source.\n# TYPE feedproxy_upstream_request_duration_seconds histogram\n"
+        out +=
+            "# HELP feedproxy_upstream_request_duration_seconds Upstream attempt duration by source.\n# TYPE feedproxy_upstream_request_duration_seconds histogram\n"
         for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
             h.render("feedproxy_upstream_request_duration_seconds", labels: "source=\"\(source)\"", into: &out)
         }
-        out += "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
-        out += "# HELP feedproxy_circuit_breaker_state Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.\n# TYPE feedproxy_circuit_breaker_state gauge\n"
+        out +=
+            "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
+        out +=
+            "# HELP feedproxy_circuit_breaker_state Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.\n# TYPE feedproxy_circuit_breaker_state gauge\n"
         for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(b.host)\"} \(b.state)\n" }
         out += "# HELP feedproxy_draining 1 while shutting down.\n# TYPE feedproxy_draining gauge\nfeedproxy_draining \(g.draining ? 1 : 0)\n"
-        out += "# HELP feedproxy_log_lines_dropped_total Log lines dropped because stdout could not keep up.\n# TYPE feedproxy_log_lines_dropped_total counter\nfeedproxy_log_lines_dropped_total \(g.droppedLogLines)\n"
+        out +=
+            "# HELP feedproxy_log_lines_dropped_total Log lines dropped because stdout could not keep up.\n# TYPE feedproxy_log_lines_dropped_total counter\nfeedproxy_log_lines_dropped_total \(g.droppedLogLines)\n"
         return out
     }
 }

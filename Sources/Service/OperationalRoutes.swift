@@ -28,8 +28,10 @@ struct OperationalRoutes: Sendable {
                 case .open: return (b.host, 2)
                 }
             }
-            let text = metrics.render(.init(openConnections: openConnections(), cacheBytes: cache.byteCount, cacheEntries: cache.entryCount,
-                                            breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines))
+            let text = metrics.render(
+                .init(
+                    openConnections: openConnections(), cacheBytes: cache.byteCount, cacheEntries: cache.entryCount,
+                    breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines))
             var r = Response(status: 200, body: Array(text.utf8), compressible: true)
             r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             r.headers.add("Cache-Control", "no-store")
@@ -37,9 +39,11 @@ struct OperationalRoutes: Sendable {
         }
         let openAPI = Response.json(Array(OpenAPIDocument.json.utf8))
         router.get("/openapi.json") { _ in .response(openAPI) }
-        let index = Response.json(Array("""
-        {"name":"FeedProxy","version":"\(Configuration.version)","routes":["/photos","/podcasts?term=","/podcasts/{id}/episodes","/loans","/healthz","/readyz","/metrics","/openapi.json"]}
-        """.utf8))
+        let index = Response.json(
+            Array(
+                """
+                {"name":"FeedProxy","version":"\(Configuration.version)","routes":["/photos","/podcasts?term=","/podcasts/{id}/episodes","/loans","/healthz","/readyz","/metrics","/openapi.json"]}
+                """.utf8))
         router.get("/") { _ in .response(index) }
     }
 }

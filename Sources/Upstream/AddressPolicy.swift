@@ -18,14 +18,14 @@ public enum AddressPolicy {
             let v = UInt32(b[12]) << 24 | UInt32(b[13]) << 16 | UInt32(b[14]) << 8 | UInt32(b[15])
             return isPublicV4(v)
         }
-        if b.allSatisfy({ $0 == 0 }) { return false }                          // ::
-        if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return false }   // ::1
-        if b[0] == 0xFF { return false }                                       // multicast
-        if b[0] == 0xFE && (b[1] & 0xC0) == 0x80 { return false }              // fe80::/10 link-local
-        if b[0] == 0xFE && (b[1] & 0xC0) == 0xC0 { return false }              // fec0::/10 site-local
-        if (b[0] & 0xFE) == 0xFC { return false }                              // fc00::/7 unique local
-        if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0D && b[3] == 0xB8 { return false } // documentation
-        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return false } // NAT64
+        if b.allSatisfy({ $0 == 0 }) { return false }  // ::
+        if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return false }  // ::1
+        if b[0] == 0xFF { return false }  // multicast
+        if b[0] == 0xFE && (b[1] & 0xC0) == 0x80 { return false }  // fe80::/10 link-local
+        if b[0] == 0xFE && (b[1] & 0xC0) == 0xC0 { return false }  // fec0::/10 site-local
+        if (b[0] & 0xFE) == 0xFC { return false }  // fc00::/7 unique local
+        if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0D && b[3] == 0xB8 { return false }  // documentation
+        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return false }  // NAT64
         return true
     }
 
@@ -35,10 +35,10 @@ public enum AddressPolicy {
             return a & mask == base & mask
         }
         let blocked: [(UInt32, UInt32)] = [
-            (0x0000_0000, 8),   // 0.0.0.0/8 "this network"
-            (0x0A00_0000, 8),   // 10/8
+            (0x0000_0000, 8),  // 0.0.0.0/8 "this network"
+            (0x0A00_0000, 8),  // 10/8
             (0x6440_0000, 10),  // 100.64/10 CGNAT
-            (0x7F00_0000, 8),   // 127/8 loopback
+            (0x7F00_0000, 8),  // 127/8 loopback
             (0xA9FE_0000, 16),  // 169.254/16 link-local (cloud metadata)
             (0xAC10_0000, 12),  // 172.16/12
             (0xC000_0000, 24),  // 192.0.0/24 IETF
@@ -47,8 +47,8 @@ public enum AddressPolicy {
             (0xC612_0000, 15),  // 198.18/15 benchmarking
             (0xC633_6400, 24),  // 198.51.100/24 TEST-NET-2
             (0xCB00_7100, 24),  // 203.0.113/24 TEST-NET-3
-            (0xE000_0000, 4),   // multicast
-            (0xF000_0000, 4),   // reserved + broadcast
+            (0xE000_0000, 4),  // multicast
+            (0xF000_0000, 4),  // reserved + broadcast
         ]
         return !blocked.contains { inRange($0.0, $0.1) }
     }

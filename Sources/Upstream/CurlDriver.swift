@@ -115,7 +115,9 @@ final class CurlDriver: @unchecked Sendable {
     private func run() {
         var running: Int32 = 0
         while !stopping.load(ordering: .relaxed) {
-            for command in inbox.withLock({ box -> [Command] in defer { box.removeAll() }; return box }) {
+            for command in inbox.withLock({ box -> [Command] in
+                defer { box.removeAll() }; return box
+            }) {
                 switch command {
                 case .add(let t):
                     active[t.id] = t
@@ -138,7 +140,9 @@ final class CurlDriver: @unchecked Sendable {
             curl_multi_poll(multi, nil, 0, 1000, &numfds)
         }
         for t in Array(active.values) { finish(t, error: .cancelled) }
-        for command in inbox.withLock({ box -> [Command] in defer { box.removeAll() }; return box }) {
+        for command in inbox.withLock({ box -> [Command] in
+            defer { box.removeAll() }; return box
+        }) {
             if case .add(let t) = command, let c = t.continuation {
                 t.continuation = nil
                 c.resume(throwing: UpstreamError.cancelled)
@@ -178,8 +182,9 @@ final class CurlDriver: @unchecked Sendable {
         let timings = UpstreamResponse.Timings(
             dns: time(CURLINFO_NAMELOOKUP_TIME), connect: time(CURLINFO_CONNECT_TIME), tls: time(CURLINFO_APPCONNECT_TIME),
             firstByte: time(CURLINFO_STARTTRANSFER_TIME), total: time(CURLINFO_TOTAL_TIME))
-        continuation.resume(returning: UpstreamResponse(
-            status: status, headers: t.headers, body: t.body, timings: timings, newConnections: connects, effectiveURL: effective))
+        continuation.resume(
+            returning: UpstreamResponse(
+                status: status, headers: t.headers, body: t.body, timings: timings, newConnections: connects, effectiveURL: effective))
     }
 
     static func classify(_ code: CURLcode, _ t: CurlTransfer) -> UpstreamError {
@@ -190,7 +195,7 @@ final class CurlDriver: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT: return .connectFailure
         case CURLE_OPERATION_TIMEDOUT: return .timeout
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS:
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS:
             return .tlsFailure
         case CURLE_FILESIZE_EXCEEDED: return .bodyTooLarge
         case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects

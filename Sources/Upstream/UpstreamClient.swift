@@ -29,8 +29,10 @@ public final class UpstreamClient: Sendable {
     private let observer: UpstreamObserver?
     private let clock: @Sendable () -> Double
 
-    public init(configuration: UpstreamConfiguration, observer: UpstreamObserver? = nil,
-                clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) throws {
+    public init(
+        configuration: UpstreamConfiguration, observer: UpstreamObserver? = nil,
+        clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+    ) throws {
         self.configuration = configuration
         self.observer = observer
         self.clock = clock

@@ -17,8 +17,10 @@ public struct UpstreamRequest: Sendable {
     /// Exact addresses accepted even when `publicAddressesOnly` is set (an operator's known internal host).
     public var allowedAddresses: Set<String> = []
 
-    public init(upstream: String, method: Method = .get, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-                timeoutSeconds: Double? = nil, maxBodyBytes: Int? = nil, publicAddressesOnly: Bool = false) {
+    public init(
+        upstream: String, method: Method = .get, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        timeoutSeconds: Double? = nil, maxBodyBytes: Int? = nil, publicAddressesOnly: Bool = false
+    ) {
         self.upstream = upstream
         self.method = method
         self.url = url

@@ -217,4 +217,3 @@ import TestSupport
         #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, OPTIONS")
     }
 }
-

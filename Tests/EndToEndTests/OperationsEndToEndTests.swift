@@ -90,8 +90,10 @@ import TestSupport
     @Test func helpListsEveryOptionWithDefaults() throws {
         let result = try FeedProxyProcess.run(["--help"])
         #expect(result.status == 0)
-        for env in ["PORT", "HOST", "FLICKR_FEED_URL", "ITUNES_SEARCH_URL", "KIVA_GRAPHQL_URL", "KIVA_LOANS_URL", "CACHE_TTL_PHOTOS",
-                    "CACHE_TTL_PODCASTS", "CACHE_TTL_LOANS", "CACHE_MAX_BYTES", "UPSTREAM_CONNECT_TIMEOUT_MS", "UPSTREAM_TIMEOUT_MS", "LOG_LEVEL"] {
+        for env in [
+            "PORT", "HOST", "FLICKR_FEED_URL", "ITUNES_SEARCH_URL", "KIVA_GRAPHQL_URL", "KIVA_LOANS_URL", "CACHE_TTL_PHOTOS",
+            "CACHE_TTL_PODCASTS", "CACHE_TTL_LOANS", "CACHE_MAX_BYTES", "UPSTREAM_CONNECT_TIMEOUT_MS", "UPSTREAM_TIMEOUT_MS", "LOG_LEVEL",
+        ] {
             #expect(result.stdout.contains("(\(env))"), "missing \(env)")
         }
         #expect(result.stdout.contains("[default: 8080]"))
@@ -131,7 +133,9 @@ import TestSupport
     @Test func committedOpenAPIDocumentMatchesTheServedOne() throws {
         let h = try Harness()
         let served = try JSONSerialization.jsonObject(with: Data(try h.get("/openapi.json").body)) as? NSDictionary
-        let committed = try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json"))) as? NSDictionary
+        let committed =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json")))
+            as? NSDictionary
         #expect(served != nil && served == committed, "run python3 scripts/openapi.py")
     }
 }

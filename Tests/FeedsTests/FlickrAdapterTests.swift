@@ -53,7 +53,8 @@ import Testing
 
     @Test func buildsUpstreamURLAndCanonicalKey() throws {
         let a = try adapter.prepare(QueryParameters([("tags", "Cat, dog ,cat"), ("tagmode", "ANY"), ("limit", "5"), ("junk", "x")]))
-        #expect(a.upstreamRequest.url == "http://127.0.0.1:9/services/feeds/photos_public.gne?format=json&nojsoncallback=1&lang=en-us&tags=cat%2Cdog&tagmode=any")
+        #expect(
+            a.upstreamRequest.url == "http://127.0.0.1:9/services/feeds/photos_public.gne?format=json&nojsoncallback=1&lang=en-us&tags=cat%2Cdog&tagmode=any")
         let b = try adapter.prepare(QueryParameters([("limit", "5"), ("tagmode", "any"), ("tags", "dog,CAT")]))
         #expect(a.cacheKey == b.cacheKey)
         let c = try adapter.prepare(QueryParameters([("id", "12345678@N00"), ("ids", "2@N01,1@N02"), ("lang", "de-de")]))

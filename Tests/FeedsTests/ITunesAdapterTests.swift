@@ -10,12 +10,14 @@ import Testing
         #expect(env.title == nil)
         #expect(env.count == 8)
         let first = env.items[0]
-        #expect(first == Podcast(
-            id: 1200361736, title: "Swift by Sundell", author: "John Sundell", feedUrl: "https://feeds.example.com/1200361736.rss",
-            artworkUrl: "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1200361736/600x600bb.jpg",
-            genres: ["Technology", "Podcasts"], primaryGenre: "Technology", episodeCount: 100,
-            releaseDate: "2025-11-03T10:45:00Z", country: "USA", explicit: false,
-            storeUrl: "https://podcasts.apple.com/us/podcast/id1200361736?uo=4"))
+        #expect(
+            first
+                == Podcast(
+                    id: 1200361736, title: "Swift by Sundell", author: "John Sundell", feedUrl: "https://feeds.example.com/1200361736.rss",
+                    artworkUrl: "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1200361736/600x600bb.jpg",
+                    genres: ["Technology", "Podcasts"], primaryGenre: "Technology", episodeCount: 100,
+                    releaseDate: "2025-11-03T10:45:00Z", country: "USA", explicit: false,
+                    storeUrl: "https://podcasts.apple.com/us/podcast/id1200361736?uo=4"))
     }
 
     @Test func quirks() throws {
@@ -35,7 +37,8 @@ import Testing
         #expect(text.contains("\"feedUrl\":null"))
         #expect(text.contains("\"title\":null"))
         #expect(text.contains("\"page\":null"))
-        #expect(text.hasPrefix("{\"source\":\"itunes\",\"title\":null,\"updated\":null,\"count\":8,\"items\":[{\"id\":1200361736,\"title\":\"Swift by Sundell\""))
+        #expect(
+            text.hasPrefix("{\"source\":\"itunes\",\"title\":null,\"updated\":null,\"count\":8,\"items\":[{\"id\":1200361736,\"title\":\"Swift by Sundell\""))
     }
 
     @Test func buildsRequestWithPlusForSpaces() throws {

@@ -13,10 +13,14 @@ import Testing
     }
 
     @Test func writesKeysInOrderWithNullsEscapesAndNumbers() throws {
-        let value = Sample(text: "quote \" backslash \\ slash / newline \n tab \t bell \u{7} café 東京 😀", missing: nil,
-                           numbers: [875, 0.1, -2.5, 1e20], nested: ["a": 1], flag: true, empty: [])
+        let value = Sample(
+            text: "quote \" backslash \\ slash / newline \n tab \t bell \u{7} café 東京 😀", missing: nil,
+            numbers: [875, 0.1, -2.5, 1e20], nested: ["a": 1], flag: true, empty: [])
         let text = String(decoding: try FeedJSON.encode(value), as: UTF8.self)
-        #expect(text == #"{"text":"quote \" backslash \\ slash / newline \n tab \t bell \u0007 café 東京 😀","missing":null,"numbers":[875,0.1,-2.5,1e+20],"nested":{"a":1},"flag":true,"empty":[]}"#)
+        #expect(
+            text
+                == #"{"text":"quote \" backslash \\ slash / newline \n tab \t bell \u0007 café 東京 😀","missing":null,"numbers":[875,0.1,-2.5,1e+20],"nested":{"a":1},"flag":true,"empty":[]}"#
+        )
         #expect((try JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any])
     }
 

@@ -9,11 +9,13 @@ import Testing
         #expect(env.page == PageInfo(number: 2, size: 20, total: 4823))
         #expect(env.page?.pages == 242)
         #expect(env.count == 20)
-        #expect(env.items[0] == Loan(
-            id: 2812300, name: "Maria", use: "to buy supplies for business 0", amount: 875, fundedAmount: 150, status: "fundraising",
-            country: "Peru", countryCode: "PE", town: "Lima", sector: "Retail", activity: "General Store",
-            imageUrl: "https://www.kiva.org/img/w800/5123400.jpg", postedAt: "2025-11-03T14:00:05Z", expiresAt: "2025-12-03T19:20:05Z",
-            borrowerCount: 1, lenderCount: 0, partnerName: "Alternativa Peru", tags: ["#Woman-Owned Business", "#Parent"]))
+        #expect(
+            env.items[0]
+                == Loan(
+                    id: 2812300, name: "Maria", use: "to buy supplies for business 0", amount: 875, fundedAmount: 150, status: "fundraising",
+                    country: "Peru", countryCode: "PE", town: "Lima", sector: "Retail", activity: "General Store",
+                    imageUrl: "https://www.kiva.org/img/w800/5123400.jpg", postedAt: "2025-11-03T14:00:05Z", expiresAt: "2025-12-03T19:20:05Z",
+                    borrowerCount: 1, lenderCount: 0, partnerName: "Alternativa Peru", tags: ["#Woman-Owned Business", "#Parent"]))
         #expect(env.items[1].town == nil)
         #expect(env.items[1].borrowerCount == 7)
         #expect(env.items[2].partnerName == nil)
@@ -23,11 +25,13 @@ import Testing
     @Test func restFieldByField() throws {
         let env = try KivaREST.normalise(fixture("kiva/newest.json"))
         #expect(env.page == PageInfo(number: 1, size: 20, total: 5623))
-        #expect(env.items[0] == Loan(
-            id: 2812300, name: "Maria", use: "to buy supplies for business 0", amount: 875, fundedAmount: 150, status: "fundraising",
-            country: "Peru", countryCode: "PE", town: nil, sector: "Retail", activity: "General Store",
-            imageUrl: "https://www.kiva.org/img/w800/5123400.jpg", postedAt: "2025-11-03T14:00:05Z", expiresAt: "2025-12-03T14:20:05Z",
-            borrowerCount: 1, lenderCount: 0, partnerName: nil, tags: ["#Woman-Owned Business"]))
+        #expect(
+            env.items[0]
+                == Loan(
+                    id: 2812300, name: "Maria", use: "to buy supplies for business 0", amount: 875, fundedAmount: 150, status: "fundraising",
+                    country: "Peru", countryCode: "PE", town: nil, sector: "Retail", activity: "General Store",
+                    imageUrl: "https://www.kiva.org/img/w800/5123400.jpg", postedAt: "2025-11-03T14:00:05Z", expiresAt: "2025-12-03T14:20:05Z",
+                    borrowerCount: 1, lenderCount: 0, partnerName: nil, tags: ["#Woman-Owned Business"]))
         #expect(env.items[1].town == "Lima")
         #expect(env.items[1].tags == [])
     }

@@ -69,7 +69,8 @@ import Testing
     @Test func threeThousandItemsAndTheLimit() throws {
         var xml = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Big</title>"
         for i in 0..<3000 {
-            xml += "<item><title>Episode \(i)</title><guid>g\(i)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate><enclosure url=\"https://cdn.example.com/\(i).mp3\" length=\"\(i + 1)\" type=\"audio/mpeg\"/><itunes:duration>\(i)</itunes:duration><description>&lt;p&gt;text \(i)&lt;/p&gt;</description></item>"
+            xml +=
+                "<item><title>Episode \(i)</title><guid>g\(i)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate><enclosure url=\"https://cdn.example.com/\(i).mp3\" length=\"\(i + 1)\" type=\"audio/mpeg\"/><itunes:duration>\(i)</itunes:duration><description>&lt;p&gt;text \(i)&lt;/p&gt;</description></item>"
         }
         xml += "</channel></rss>"
         let all = try RSSParser.parse(Array(xml.utf8), limit: 5000)
@@ -82,7 +83,8 @@ import Testing
     }
 
     @Test func externalEntitiesAreNotResolved() throws {
-        let xml = "<?xml version=\"1.0\"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]><rss version=\"2.0\"><channel><title>&xxe;</title><item><title>a</title></item></channel></rss>"
+        let xml =
+            "<?xml version=\"1.0\"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]><rss version=\"2.0\"><channel><title>&xxe;</title><item><title>a</title></item></channel></rss>"
         let feed = try? RSSParser.parse(Array(xml.utf8), limit: 10)
         #expect(feed?.title?.contains("root:") != true)
     }
@@ -126,7 +128,9 @@ import Testing
         for bad in ["abc", "0", "-1", "1234567890123456789"] {
             #expect(throws: FeedError.invalidParameter("id must be a positive iTunes collection id")) { try adapter.prepare(QueryParameters([("id", bad)])) }
         }
-        #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 500")) { try adapter.prepare(QueryParameters([("id", "1"), ("limit", "501")])) }
+        #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 500")) {
+            try adapter.prepare(QueryParameters([("id", "1"), ("limit", "501")]))
+        }
     }
 }
 

@@ -45,39 +45,39 @@ import Testing
     static let hugeHeader = "X-Big: " + String(repeating: "b", count: 33 * 1024) + "\r\n"
 
     static let cases: [(String, Int)] = [
-        ("GET / HTTP/1.1\r\n\r\n", 400),                                   // missing Host
-        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),             // two Hosts
-        ("GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400),                       // space before colon
+        ("GET / HTTP/1.1\r\n\r\n", 400),  // missing Host
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),  // two Hosts
+        ("GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400),  // space before colon
         ("GET / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n  folded\r\n\r\n", 400),  // obs-fold
         ("GET / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n\tfolded\r\n\r\n", 400),  // obs-fold with tab
-        ("GET / HTTP/1.1\r\nHost: a\rX: 1\r\n\r\n", 400),                  // bare CR
-        ("GET / HTTP/1.1\nHost: a\r\n\r\n", 400),                          // bare LF
-        ("GET / HTTP/1.1\r\nHost: a\u{0}b\r\n\r\n", 400),                  // NUL in value
-        ("GET / HTTP/1.1\r\nHost: a\u{1}\r\n\r\n", 400),                   // control byte
-        ("GET / HTTP/1.1\r\nHost: a\u{7f}\r\n\r\n", 400),                  // DEL
-        ("GET / HTTP/1.1\r\nHo\u{1}st: a\r\n\r\n", 400),                   // control in name
+        ("GET / HTTP/1.1\r\nHost: a\rX: 1\r\n\r\n", 400),  // bare CR
+        ("GET / HTTP/1.1\nHost: a\r\n\r\n", 400),  // bare LF
+        ("GET / HTTP/1.1\r\nHost: a\u{0}b\r\n\r\n", 400),  // NUL in value
+        ("GET / HTTP/1.1\r\nHost: a\u{1}\r\n\r\n", 400),  // control byte
+        ("GET / HTTP/1.1\r\nHost: a\u{7f}\r\n\r\n", 400),  // DEL
+        ("GET / HTTP/1.1\r\nHo\u{1}st: a\r\n\r\n", 400),  // control in name
         ("GET / HTTP/1.1\r\nNoColon\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\n: empty\r\n\r\n", 400),
-        ("GET / HTTP/1.1\r\nX(y): 1\r\nHost: a\r\n\r\n", 400),             // separator in name
-        ("GET /  HTTP/1.1\r\nHost: a\r\n\r\n", 400),                       // two spaces
-        (" GET / HTTP/1.1\r\nHost: a\r\n\r\n", 400),                       // leading space
+        ("GET / HTTP/1.1\r\nX(y): 1\r\nHost: a\r\n\r\n", 400),  // separator in name
+        ("GET /  HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // two spaces
+        (" GET / HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // leading space
         ("GET\r\nHost: a\r\n\r\n", 400),
-        ("GET /\r\nHost: a\r\n\r\n", 400),                                 // HTTP/0.9 style
+        ("GET /\r\nHost: a\r\n\r\n", 400),  // HTTP/0.9 style
         ("GET / HTTP/1.1 x\r\nHost: a\r\n\r\n", 400),
-        ("G@T / HTTP/1.1\r\nHost: a\r\n\r\n", 400),                        // bad method char
-        ("GET / http/1.1\r\nHost: a\r\n\r\n", 400),                        // lowercase version
+        ("G@T / HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // bad method char
+        ("GET / http/1.1\r\nHost: a\r\n\r\n", 400),  // lowercase version
         ("GET / HTTP/1\r\nHost: a\r\n\r\n", 400),
         ("GET / HTTP/1.10\r\nHost: a\r\n\r\n", 400),
         ("GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
         ("GET / HTTP/0.9\r\nHost: a\r\n\r\n", 505),
         ("GET / HTTP/3.0\r\nHost: a\r\n\r\n", 505),
-        ("GET x HTTP/1.1\r\nHost: a\r\n\r\n", 400),                        // not origin-form
-        ("GET * HTTP/1.1\r\nHost: a\r\n\r\n", 400),                        // * only for OPTIONS
+        ("GET x HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // not origin-form
+        ("GET * HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // * only for OPTIONS
         ("GET /a#frag HTTP/1.1\r\nHost: a\r\n\r\n", 400),
-        ("GET /a%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400),                    // invalid escape
-        ("GET /a%2 HTTP/1.1\r\nHost: a\r\n\r\n", 400),                     // truncated escape
+        ("GET /a%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // invalid escape
+        ("GET /a%2 HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // truncated escape
         ("GET /?q=%G1 HTTP/1.1\r\nHost: a\r\n\r\n", 400),
-        ("GET /\u{e9} HTTP/1.1\r\nHost: a\r\n\r\n", 400),                  // raw non-ASCII in target
+        ("GET /\u{e9} HTTP/1.1\r\nHost: a\r\n\r\n", 400),  // raw non-ASCII in target
         ("GET ftp://x/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),

@@ -164,7 +164,9 @@ import TestSupport
         let server = try startTestServer(Self.router())
         defer { server.shutdown() }
         let c = try RawClient(port: server.port)
-        try c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloPOST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        try c.send(
+            "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloPOST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
         #expect(try c.readResponse().text == "{\"bytes\":5}")
         #expect(try c.readResponse().text == "{\"bytes\":3}")
         #expect(try c.readResponse().status == 200)

@@ -116,8 +116,10 @@ final class Counter: Sendable {
 
         let clock = self.clock
         let negative: ResponseCache.Loader = {
-            .failure(CacheLoadError(status: 502, code: "upstream_http_error", message: "400",
-                                    negativeEntry: CachedResponse(status: 502, body: Array("{}".utf8), gzippedBody: nil, storedAt: clock.now, policy: .negative(ttl: 10))))
+            .failure(
+                CacheLoadError(
+                    status: 502, code: "upstream_http_error", message: "400",
+                    negativeEntry: CachedResponse(status: 502, body: Array("{}".utf8), gzippedBody: nil, storedAt: clock.now, policy: .negative(ttl: 10))))
         }
         _ = await c.fetch("n", loader: negative)
         guard case .fresh(let r) = c.lookup("n") else { Issue.record("expected negative entry"); return }

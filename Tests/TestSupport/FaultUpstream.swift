@@ -11,8 +11,12 @@ public final class FaultUpstream: Sendable {
     public init() throws {
         var router = Router()
         let box = HitCounter()
-        router.get("/ok") { _ in box.increment(); return .response(.json(Array("{\"ok\":true}".utf8))) }
-        router.add("POST", "/echo") { req in box.increment(); return .response(.json(req.body)) }
+        router.get("/ok") { _ in
+            box.increment(); return .response(.json(Array("{\"ok\":true}".utf8)))
+        }
+        router.add("POST", "/echo") { req in
+            box.increment(); return .response(.json(req.body))
+        }
         router.get("/headers") { req in
             box.increment()
             let ua = req.headers["user-agent"] ?? ""

@@ -90,4 +90,3 @@ public final class FeedProxyProcess: @unchecked Sendable {
         return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 }
-

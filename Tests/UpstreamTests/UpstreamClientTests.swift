@@ -39,7 +39,8 @@ import TestSupport
         defer { up.stop() }
         let client = try Self.client()
         let body = Array("{\"query\":\"{ lend { loans { totalCount } } }\"}".utf8)
-        let r = try await client.send(UpstreamRequest(upstream: "t", method: .post, url: up.url("/echo"), headers: [("Content-Type", "application/json")], body: body))
+        let r = try await client.send(
+            UpstreamRequest(upstream: "t", method: .post, url: up.url("/echo"), headers: [("Content-Type", "application/json")], body: body))
         #expect(r.body == body)
     }
 
@@ -118,8 +119,12 @@ import TestSupport
         defer { up.stop() }
         let client = try Self.client()
         await expectError(.tooManyRedirects, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect-loop"))) }
-        await expectError(.protocolNotAllowed, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=file:///etc/passwd"))) }
-        await expectError(.protocolNotAllowed, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=gopher://127.0.0.1/x"))) }
+        await expectError(.protocolNotAllowed, within: 2) {
+            try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=file:///etc/passwd")))
+        }
+        await expectError(.protocolNotAllowed, within: 2) {
+            try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=gopher://127.0.0.1/x")))
+        }
         await expectError(.protocolNotAllowed, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: "file:///etc/passwd")) }
         let followed = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=/ok")))
         #expect(followed.status == 200)
@@ -147,12 +152,13 @@ import TestSupport
         let up = try FaultUpstream()
         defer { up.stop() }
         let clock = TestClock()
-        let client = try UpstreamClient(configuration: {
-            var c = UpstreamConfiguration()
-            c.breakerThreshold = 3
-            c.breakerCooldownSeconds = 10
-            return c
-        }(), clock: { clock.now })
+        let client = try UpstreamClient(
+            configuration: {
+                var c = UpstreamConfiguration()
+                c.breakerThreshold = 3
+                c.breakerCooldownSeconds = 10
+                return c
+            }(), clock: { clock.now })
         for _ in 0..<3 { _ = try? await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/500"))) }
         #expect(up.requestCount == 3)
         await expectError(.circuitOpen(retryAfter: 10), within: 1) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"))) }
