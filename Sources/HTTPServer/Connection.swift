@@ -26,8 +26,7 @@ final class Connection {
     var route = ""
     /// Unparsed bytes kept between reads (empty for idle connections: they own no buffer).
     var pending: [UInt8] = []
-    var out: [UInt8] = []
-    var outSent = 0
+    var output = OutputQueue()
     var closeAfterWrite = false
     var peerClosed = false
     var registeredEvents: UInt32 = 0
@@ -46,7 +45,7 @@ final class Connection {
         return false
     }
 
-    var unsentBytes: Int { out.count - outSent }
+    var unsentBytes: Int { output.pendingBytes }
 
     /// Between requests with nothing buffered either way: safe to close when draining.
     var isIdle: Bool {

@@ -88,7 +88,7 @@ extension EventLoop {
                     conn.parser.reset()
                     conn.current = head
                     conn.startedAt = MonotonicClock.now()
-                    if head.expectContinue { conn.out.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8) }
+                    if head.expectContinue { conn.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8) }
                     switch head.framing {
                     case .none: dispatch(conn)
                     case .length(let n): conn.phase = .body(remaining: n)
@@ -125,7 +125,8 @@ extension EventLoop {
     private func reject(_ conn: Connection, _ error: HTTPError) {
         let version = conn.current?.request.version ?? .http11
         let sent = writer.append(
-            Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(), into: &conn.out)
+            Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
+            into: &conn.output)
         conn.closeAfterWrite = true
         conn.phase = .head
         conn.current = nil
@@ -162,7 +163,7 @@ extension EventLoop {
         let keepAlive = head.keepAlive && !context.isDraining
         let sent = writer.append(
             response, requestID: request.requestID, gzip: request.acceptsGzip, headOnly: request.method == "HEAD",
-            keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.out)
+            keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.output)
         if !keepAlive { conn.closeAfterWrite = true }
         let duration = MonotonicClock.now() - conn.startedAt
         context.observer.requestCompleted(
@@ -173,28 +174,18 @@ extension EventLoop {
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).
     func flush(_ conn: Connection) {
-        while conn.outSent < conn.out.count {
-            let n = conn.out.withUnsafeBytes { buf in
-                send(conn.fd, buf.baseAddress.map { $0 + conn.outSent }, buf.count - conn.outSent, Int32(MSG_NOSIGNAL))
+        let before = conn.unsentBytes
+        switch conn.output.send(to: conn.fd) {
+        case .failed:
+            closeConnection(conn)
+            return
+        case .wouldBlock:
+            // The write timeout measures a stall, so any progress restarts it.
+            if conn.deadlineKind != .writing || conn.unsentBytes < before {
+                conn.deadlineKind = .writing
+                conn.deadline = MonotonicClock.now() + context.configuration.writeTimeout
             }
-            if n > 0 {
-                conn.outSent += n
-                if conn.deadlineKind == .writing { conn.deadline = MonotonicClock.now() + context.configuration.writeTimeout }
-            } else if n < 0 && (errno == EAGAIN || errno == EINTR) {
-                if errno == EINTR { continue }
-                if conn.deadlineKind != .writing {
-                    conn.deadlineKind = .writing
-                    conn.deadline = MonotonicClock.now() + context.configuration.writeTimeout
-                }
-                break
-            } else {
-                closeConnection(conn)
-                return
-            }
-        }
-        if conn.outSent == conn.out.count {
-            conn.out.removeAll(keepingCapacity: conn.out.capacity <= 64 * 1024)
-            conn.outSent = 0
+        case .done:
             if conn.closeAfterWrite || (conn.peerClosed && !conn.awaiting) || (context.isDraining && conn.isIdle) {
                 closeConnection(conn)
                 return

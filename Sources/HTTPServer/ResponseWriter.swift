@@ -11,7 +11,7 @@ struct ResponseWriter {
 
     /// Appends the response; returns the number of body bytes it carries.
     func append(
-        _ response: Response, requestID: String, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8], into out: inout [UInt8]
+        _ response: Response, requestID: String, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8], into out: inout OutputQueue
     ) -> Int {
         let status = response.status
         var body = response.body
@@ -61,11 +61,11 @@ struct ResponseWriter {
         }
         out.append(contentsOf: "\r\n".utf8)
         guard !headOnly, !StatusReason.forbidsBody(status) else { return 0 }
-        out.append(contentsOf: body)
+        out.appendBody(body)
         return body.count
     }
 
-    private func appendInt(_ value: Int, _ out: inout [UInt8]) {
+    private func appendInt(_ value: Int, _ out: inout OutputQueue) {
         if value < 10 {
             out.append(UInt8(48 + value))
             return
