@@ -20,6 +20,9 @@ public struct Request: Sendable {
     public internal(set) var pathParameters: [String: String] = [:]
     /// `X-Request-ID` from the client when valid, otherwise generated.
     public internal(set) var requestID: String = ""
+    /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3). Worked out
+    /// once here: both the handler (to pick the validator) and the writer ask.
+    public let acceptsGzip: Bool
 
     init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8] = []) {
         self.method = method
@@ -27,6 +30,7 @@ public struct Request: Sendable {
         self.version = version
         self.headers = headers
         self.body = body
+        self.acceptsGzip = headers["accept-encoding"].map(Self.acceptsGzip) ?? false
         if let q = target.firstIndex(of: "?") {
             rawPath = target[..<q]
             rawQuery = target[target.index(after: q)...]
@@ -57,9 +61,7 @@ public struct Request: Sendable {
         queryItems.first { $0.name == name }?.value
     }
 
-    /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3).
-    public var acceptsGzip: Bool {
-        guard let value = headers["accept-encoding"] else { return false }
+    static func acceptsGzip(_ value: String) -> Bool {
         var starQ: Double?
         for member in value.split(separator: ",") {
             let parts = member.split(separator: ";")
@@ -77,7 +79,8 @@ public struct Request: Sendable {
 }
 
 extension StringProtocol {
-    func trimmingASCIIWhitespace() -> Substring {
+    /// Without leading and trailing spaces and tabs (HTTP's OWS).
+    public func trimmingASCIIWhitespace() -> Substring {
         let s = Substring(self)
         guard let start = s.firstIndex(where: { $0 != " " && $0 != "\t" }),
             let last = s.lastIndex(where: { $0 != " " && $0 != "\t" })

@@ -39,20 +39,11 @@ enum CachedRendering {
     /// RFC 9110 §13.1.2: weak comparison, `*`, comma-separated lists; either representation's tag.
     static func matches(_ header: String, _ entry: CachedResponse) -> Bool {
         for raw in header.split(separator: ",") {
-            var tag = raw.trimmingCharacters(in: " \t")
+            var tag = raw.trimmingASCIIWhitespace()
             if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             if tag == entry.etag || tag == entry.gzipETag { return true }
         }
         return false
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        var s = self
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }
