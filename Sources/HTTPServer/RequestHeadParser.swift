@@ -188,6 +188,7 @@ struct RequestHeadParser {
         let hosts = headers.values("host")
         if version == .http11 && hosts.count != 1 { return .failure(.badRequest(hosts.isEmpty ? "missing Host header" : "multiple Host headers")) }
         if hosts.count > 1 { return .failure(.badRequest("multiple Host headers")) }
+        if let host = hosts.first, !HostField.isValid(host) { return .failure(.badRequest("invalid Host header")) }
 
         let lengths = headers.values("content-length")
         let encodings = headers.values("transfer-encoding")

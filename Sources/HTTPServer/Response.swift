@@ -31,6 +31,8 @@ public struct Response: Sendable {
     public static func error(_ error: HTTPError) -> Response {
         var r = json(Array(JSONError.body(error).utf8), status: error.status)
         r.compressible = false
+        // 404 and 405 are cacheable by heuristic (RFC 9110 §15.1); no error should outlive its cause.
+        r.headers.add("Cache-Control", "no-store")
         return r
     }
 

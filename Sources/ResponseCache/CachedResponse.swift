@@ -9,6 +9,9 @@ public struct CachedResponse: Sendable {
     public let gzipETag: String
     public let storedAt: Double
     public let policy: FreshnessPolicy
+    /// The full lifetime, sent as is with an honest `Age` (RFC 9111 §4.2.3: the
+    /// remaining freshness is `max-age − Age`); built once, not per hit.
+    public let cacheControl: String
 
     public init(status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy) {
         self.status = status
@@ -19,6 +22,10 @@ public struct CachedResponse: Sendable {
         self.gzipETag = String(etag.dropLast()) + "-gz\""
         self.storedAt = storedAt
         self.policy = policy
+        self.cacheControl =
+            status == 200
+            ? "public, max-age=\(Int(policy.ttl)), stale-while-revalidate=\(Int(policy.staleWhileRevalidate)), stale-if-error=\(Int(policy.staleIfError))"
+            : "no-store"
     }
 
     /// Approximate memory held, for the byte budget.

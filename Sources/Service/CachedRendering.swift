@@ -9,25 +9,18 @@ enum CachedRendering {
     }
 
     static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {
-        let age = Int(entry.age(at: now))
-        let policy = entry.policy
         var headers = HTTPHeaders()
         let gzip = entry.gzippedBody != nil && request.acceptsGzip
         let etag = gzip ? entry.gzipETag : entry.etag
-        if entry.status == 200 {
-            let maxAge = max(0, Int(policy.ttl) - age)
-            headers.add(
-                "Cache-Control",
-                "public, max-age=\(maxAge), stale-while-revalidate=\(Int(policy.staleWhileRevalidate)), stale-if-error=\(Int(policy.staleIfError))")
-            headers.add("ETag", etag)
-        } else {
-            headers.add("Cache-Control", "no-store")
-        }
-        headers.add("Age", String(age))
+        headers.add("Cache-Control", entry.cacheControl)
+        if entry.status == 200 { headers.add("ETag", etag) }
+        headers.add("Age", String(Int(entry.age(at: now))))
         headers.add("X-Cache", cacheStatus.rawValue)
         var response: Response
-        if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, entry) {
-            response = Response(status: 304, headers: headers)
+        if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
+            // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
+            // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.
+            response = Response(status: 304, headers: headers, compressible: true)
         } else {
             headers.add("Content-Type", "application/json; charset=utf-8")
             response = Response(status: entry.status, headers: headers, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
@@ -36,13 +29,14 @@ enum CachedRendering {
         return response
     }
 
-    /// RFC 9110 §13.1.2: weak comparison, `*`, comma-separated lists; either representation's tag.
-    static func matches(_ header: String, _ entry: CachedResponse) -> Bool {
+    /// RFC 9110 §13.1.2: weak comparison, `*`, comma-separated lists, against the tag of the
+    /// representation this request selected only (the identity tag does not match a gzip response).
+    static func matches(_ header: String, selectedTag: String) -> Bool {
         for raw in header.split(separator: ",") {
             var tag = raw.trimmingASCIIWhitespace()
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
-            if tag == entry.etag || tag == entry.gzipETag { return true }
+            if tag == selectedTag { return true }
         }
         return false
     }

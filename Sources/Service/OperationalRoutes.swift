@@ -13,13 +13,12 @@ struct OperationalRoutes: Sendable {
     let openConnections: @Sendable () -> Int
 
     func register(on router: inout Router) {
-        let healthy = Response.json(Array("{\"status\":\"ok\"}".utf8))
+        // A shared cache must never keep "ready" while this replica drains.
+        let healthy = Self.uncacheable(.json(Array("{\"status\":\"ok\"}".utf8)))
+        let ready = Self.uncacheable(.json(Array("{\"status\":\"ready\"}".utf8)))
+        let drainingResponse = Self.uncacheable(.json(Array("{\"status\":\"draining\"}".utf8), status: 503))
         router.get("/healthz") { _ in .response(healthy) }
-        router.get("/readyz") { [draining] _ in
-            draining.isDraining
-                ? .response(.json(Array("{\"status\":\"draining\"}".utf8), status: 503))
-                : .response(.json(Array("{\"status\":\"ready\"}".utf8)))
-        }
+        router.get("/readyz") { [draining] _ in .response(draining.isDraining ? drainingResponse : ready) }
         router.get("/metrics") { [self] _ in
             let breakers = upstream.breakerStates().map { b -> (host: String, state: Int) in
                 switch b.state {
@@ -34,8 +33,7 @@ struct OperationalRoutes: Sendable {
                     breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines))
             var r = Response(status: 200, body: Array(text.utf8), compressible: true)
             r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-            r.headers.add("Cache-Control", "no-store")
-            return .response(r)
+            return .response(Self.uncacheable(r))
         }
         let openAPI = Response.json(Array(OpenAPIDocument.json.utf8))
         router.get("/openapi.json") { _ in .response(openAPI) }
@@ -45,6 +43,12 @@ struct OperationalRoutes: Sendable {
                 {"name":"FeedProxy","version":"\(Configuration.version)","routes":["/photos","/podcasts?term=","/podcasts/{id}/episodes","/loans","/healthz","/readyz","/metrics","/openapi.json"]}
                 """.utf8))
         router.get("/") { _ in .response(index) }
+    }
+
+    private static func uncacheable(_ response: Response) -> Response {
+        var r = response
+        r.headers.add("Cache-Control", "no-store")
+        return r
     }
 }
 

@@ -28,6 +28,10 @@ import Testing
         ("GET / HTTP/1.1\r\nHost: a\r\nUser-Agent: caf\u{e9}\r\n\r\n", "GET", "/", ""),
         ("DELETE /x HTTP/1.1\r\nHost: a\r\n\r\n", "DELETE", "/x", ""),
         ("GET /?q=a+b&x=%2F HTTP/1.1\r\nHost: a\r\n\r\n", "GET", "/?q=a+b&x=%2F", ""),
+        ("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", "GET", "/", ""),
+        ("GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", "GET", "/", ""),
+        ("GET / HTTP/1.1\r\nHost: my-host.example%2D\r\n\r\n", "GET", "/", ""),
+        ("GET / HTTP/1.1\r\nHost:\r\n\r\n", "GET", "/", ""),  // empty: no authority
     ]
 
     @Test(arguments: 0..<cases.count)
@@ -55,6 +59,14 @@ import Testing
         ("GET / HTTP/1.1\r\nHost: a\u{0}b\r\n\r\n", 400),  // NUL in value
         ("GET / HTTP/1.1\r\nHost: a\u{1}\r\n\r\n", 400),  // control byte
         ("GET / HTTP/1.1\r\nHost: a\u{7f}\r\n\r\n", 400),  // DEL
+        ("GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400),  // RFC 9112 §3.2: not a uri-host
+        ("GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: user@a\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a:80x\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n", 400),
+        ("GET / HTTP/1.0\r\nHost: a\"b\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: caf\u{e9}\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHo\u{1}st: a\r\n\r\n", 400),  // control in name
         ("GET / HTTP/1.1\r\nNoColon\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\n: empty\r\n\r\n", 400),
