@@ -22,15 +22,24 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-FP_PORT=18180
+# Two FeedProxy processes and two nginx servers: access log off on both sides, and on on
+# both sides (FeedProxy's JSON lines to a file, as LOG_LEVEL=info in production; nginx
+# with a buffered access log, its production setting).
+FP_PORT=18180        # access log off (LOG_LEVEL=warn)
+FP_LOG_PORT=18182    # access log on  (LOG_LEVEL=info, stdout to a file)
 NGINX_PORT=18181
+NGINX_LOG_PORT=18183
 LOG_LEVEL=warn "$BIN/feedproxy" --fixtures Fixtures --port "$FP_PORT" --threads 2 >"$OUT/feedproxy.log" 2>&1 &
 pids+=($!)
 FP_PID=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$FP_PORT/healthz" >/dev/null && break; sleep 0.1; done
+LOG_LEVEL=info "$BIN/feedproxy" --fixtures Fixtures --port "$FP_LOG_PORT" --threads 2 >"$OUT/feedproxy-access.log" 2>&1 &
+pids+=($!)
+for port in "$FP_PORT" "$FP_LOG_PORT"; do
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$port/photos" -o /dev/null            # fill the cache
+done
 
 # The exact bytes FeedProxy serves on a hit become nginx's static file.
-curl -sf "http://127.0.0.1:$FP_PORT/photos" -o /dev/null            # fill the cache
 mkdir -p "$OUT/www"
 curl -sf "http://127.0.0.1:$FP_PORT/photos" -o "$OUT/www/photos"
 BYTES=$(wc -c <"$OUT/www/photos")
@@ -41,44 +50,61 @@ pid $PWD/$OUT/nginx.pid;
 error_log $PWD/$OUT/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
   keepalive_requests 1000000;
   types { application/json photos; }
   default_type application/json;
   server {
     listen 127.0.0.1:$NGINX_PORT reuseport;
+    access_log off;
+    location / { root $PWD/$OUT/www; }
+  }
+  server {
+    listen 127.0.0.1:$NGINX_LOG_PORT reuseport;
+    access_log $PWD/$OUT/nginx-access.log combined buffer=64k flush=1s;
     location / { root $PWD/$OUT/www; }
   }
 }
 CONF
 nginx -c "$PWD/$OUT/nginx.conf" -g 'daemon off;' &
 pids+=($!)
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$NGINX_PORT/photos" >/dev/null && break; sleep 0.1; done
-cmp <(curl -s "http://127.0.0.1:$NGINX_PORT/photos") "$OUT/www/photos"
+for port in "$NGINX_PORT" "$NGINX_LOG_PORT"; do
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/photos" >/dev/null && break; sleep 0.1; done
+  cmp <(curl -s "http://127.0.0.1:$port/photos") "$OUT/www/photos"
+done
 
-run() {  # name url
+run() {  # name url -> "req/s p50 p99"
   wrk -t2 -c"$CONNS" -d"${DURATION}s" --latency "$2" >"$OUT/$1.wrk"
-  local rps p99
-  rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/$1.wrk")
-  p99=$(awk '$1=="99%" {print $2}' "$OUT/$1.wrk")
-  echo "$rps $p99"
+  awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {print r, p50, p99}' "$OUT/$1.wrk"
+}
+compare() {  # label feedproxy-port nginx-port: rounds interleaved fp, ng, ng, fp
+  local a b c d
+  a=$(run "$1-fp1" "http://127.0.0.1:$2/photos")
+  b=$(run "$1-ng1" "http://127.0.0.1:$3/photos")
+  c=$(run "$1-ng2" "http://127.0.0.1:$3/photos")
+  d=$(run "$1-fp2" "http://127.0.0.1:$2/photos")
+  python3 - "$1" $a $d $b $c <<'PY'
+import sys
+def ms(v):  # wrk prints 812.00us / 1.23ms / 1.01s
+    for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if v.endswith(unit): return float(v[: -len(unit)]) * f
+    return float(v)
+label, *v = sys.argv[1:]
+fp = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2])) for i in (0, 3)]
+ng = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2])) for i in (6, 9)]
+avg = lambda xs, k: sum(x[k] for x in xs) / len(xs)
+print(f"{label}")
+print(f"  feedproxy {avg(fp,0):>9.0f} req/s  p50 {avg(fp,1):5.2f} ms  p99 {avg(fp,2):5.2f} ms  (rounds: p99 {fp[0][2]:.2f} / {fp[1][2]:.2f})")
+print(f"  nginx     {avg(ng,0):>9.0f} req/s  p50 {avg(ng,1):5.2f} ms  p99 {avg(ng,2):5.2f} ms  (rounds: p99 {ng[0][2]:.2f} / {ng[1][2]:.2f})")
+print(f"  ratio feedproxy/nginx = {avg(fp,0) / avg(ng,0):.2f}   p99 feedproxy/nginx = {avg(fp,2) / avg(ng,2):.2f}")
+PY
 }
 echo "cache hit, ${BYTES}-byte JSON body, wrk -t2 -c$CONNS -d${DURATION}s, keep-alive, 2 cores shared with wrk"
-read -r fp_rps fp_p99 < <(run feedproxy "http://127.0.0.1:$FP_PORT/photos")
-read -r ng_rps ng_p99 < <(run nginx "http://127.0.0.1:$NGINX_PORT/photos")
-# Second round in the other order, to cancel out warm-up and drift.
-read -r ng_rps2 ng_p992 < <(run nginx2 "http://127.0.0.1:$NGINX_PORT/photos")
-read -r fp_rps2 fp_p992 < <(run feedproxy2 "http://127.0.0.1:$FP_PORT/photos")
+compare "access log off on both sides" "$FP_PORT" "$NGINX_PORT"
+compare "access log on on both sides (feedproxy JSON lines to a file; nginx buffer=64k flush=1s)" "$FP_LOG_PORT" "$NGINX_LOG_PORT"
+LOGGED=$(wc -l <"$OUT/feedproxy-access.log")
+echo "  feedproxy access-log lines written: $LOGGED"
 RSS_KB=$(awk '/VmRSS/ {print $2}' "/proc/$FP_PID/status")
-python3 - "$fp_rps" "$fp_rps2" "$ng_rps" "$ng_rps2" "$fp_p99" "$fp_p992" "$ng_p99" "$ng_p992" "$RSS_KB" <<'PY'
-import sys
-fp = (float(sys.argv[1]) + float(sys.argv[2])) / 2
-ng = (float(sys.argv[3]) + float(sys.argv[4])) / 2
-print(f"feedproxy  {fp:>10.0f} req/s   p99 {sys.argv[5]} / {sys.argv[6]}")
-print(f"nginx      {ng:>10.0f} req/s   p99 {sys.argv[7]} / {sys.argv[8]}")
-print(f"ratio feedproxy/nginx = {fp / ng:.2f}")
-print(f"feedproxy RSS after benchmark: {int(sys.argv[9]) / 1024:.1f} MiB")
-PY
+echo "feedproxy RSS after benchmark: $((RSS_KB / 1024)) MiB"
 
 # 10,000 idle keep-alive connections: memory held, and a request still answered promptly.
 python3 - "$FP_PORT" "$FP_PID" <<'PY2'

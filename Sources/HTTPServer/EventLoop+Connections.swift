@@ -131,7 +131,9 @@ extension EventLoop {
         conn.phase = .head
         conn.current = nil
         context.observer.requestCompleted(
-            RequestRecord(method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: "", logFields: []))
+            RequestRecord(
+                method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: "", logFields: [], loop: index
+            ))
     }
 
     private func dispatch(_ conn: Connection) {
@@ -169,7 +171,7 @@ extension EventLoop {
         context.observer.requestCompleted(
             RequestRecord(
                 method: request.method, target: request.target, route: route, status: response.status,
-                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields))
+                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields, loop: index))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).

@@ -26,8 +26,11 @@ final class EventLoop: @unchecked Sendable {
     private var draining = false
     private var drainDeadline: Double = 0
     let writer: ResponseWriter
+    /// Position among the server's loops (reported in `RequestRecord.loop`).
+    let index: Int
 
-    init(listenFD: Int32, context: ServerContext) throws(ServerError) {
+    init(index: Int, listenFD: Int32, context: ServerContext) throws(ServerError) {
+        self.index = index
         epfd = csys_epoll_create()
         wakeFD = csys_eventfd()
         guard epfd >= 0, wakeFD >= 0 else { throw .system("epoll/eventfd", errno) }

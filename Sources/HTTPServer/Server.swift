@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import Synchronization
 import Locking
@@ -24,24 +23,21 @@ public final class Server: Sendable {
     public func start() throws(ServerError) {
         Self.raiseFileLimit()
         let cfg = context.configuration
-        let count = cfg.threads > 0 ? cfg.threads : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let count = cfg.resolvedThreads
         var port = cfg.port
         var created: [EventLoop] = []
-        for _ in 0..<count {
+        for i in 0..<count {
             let fd = try Self.listen(host: cfg.host, port: port)
             if port == 0 { port = Self.localPort(fd) }
-            created.append(try EventLoop(listenFD: fd, context: context))
+            created.append(try EventLoop(index: i, listenFD: fd, context: context))
         }
         boundPort.store(port, ordering: .relaxed)
         loops.withLock { $0 = created }
         for (i, loop) in created.enumerated() {
-            let thread = Thread { [self] in
+            OSThread.start(name: "http-loop-\(i)", stackSize: 1 << 20) { [self] in
                 loop.run()
                 finished.withLock { $0 += 1 }
             }
-            thread.name = "http-loop-\(i)"
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Everything an operator can tune about the HTTP server.
 public struct ServerConfiguration: Sendable {
     public var host = "0.0.0.0"
@@ -17,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var maxPendingOutputBytes = 1 << 20
 
     public init() {}
+
+    /// `threads`, with 0 resolved to the number of online cores.
+    public var resolvedThreads: Int { threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
 
 /// One finished request, for access logs and metrics.
@@ -30,6 +35,8 @@ public struct RequestRecord: Sendable {
     public let durationSeconds: Double
     public let requestID: String
     public let logFields: [(String, String)]
+    /// Which event loop (0..<threads) served it, so observers can keep per-loop state.
+    public let loop: Int
 }
 
 /// Receives events from the server; called on event-loop threads, so keep it cheap.

@@ -22,18 +22,13 @@ public final class ResponseCache: Sendable {
 
     public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
 
-    private struct Slot {
-        var response: CachedResponse
-        var lastUsed: UInt64
-    }
-
     private struct State {
-        var slots: [String: Slot] = [:]
+        /// Entries in use order: eviction takes the least recently used in O(1).
+        var slots = LRUTable<CachedResponse>()
         /// Raw request target → canonical key, so a repeat hit skips parameter validation.
         var aliases: [String: String] = [:]
         var flights: [String: Task<Result<CachedResponse, CacheLoadError>, Never>] = [:]
         var bytes = 0
-        var tick: UInt64 = 0
     }
 
     public let maxBytes: Int
@@ -61,10 +56,9 @@ public final class ResponseCache: Sendable {
     public func lookup(alias: String) -> CachedResponse? {
         let now = clock()
         return state.withLock { s in
-            guard let key = s.aliases[alias], let slot = s.slots[key], slot.response.isFresh(at: now) else { return nil }
-            s.tick &+= 1
-            s.slots[key]?.lastUsed = s.tick
-            return slot.response
+            // Touching a stale entry too is harmless: it is about to be used either way.
+            guard let key = s.aliases[alias], let response = s.slots.touch(key), response.isFresh(at: now) else { return nil }
+            return response
         }
     }
 
@@ -81,14 +75,11 @@ public final class ResponseCache: Sendable {
     public func lookup(_ key: String) -> Lookup {
         let now = clock()
         return state.withLock { s in
-            guard var slot = s.slots[key] else { return .miss }
-            s.tick &+= 1
-            slot.lastUsed = s.tick
-            s.slots[key] = slot
-            let age = slot.response.age(at: now)
-            let policy = slot.response.policy
-            if age < policy.ttl { return .fresh(slot.response) }
-            if age < policy.ttl + policy.staleWhileRevalidate { return .stale(slot.response) }
+            guard let response = s.slots.touch(key) else { return .miss }
+            let age = response.age(at: now)
+            let policy = response.policy
+            if age < policy.ttl { return .fresh(response) }
+            if age < policy.ttl + policy.staleWhileRevalidate { return .stale(response) }
             return .miss
         }
     }
@@ -102,7 +93,7 @@ public final class ResponseCache: Sendable {
             return .loaded(response)
         case .failure(let error):
             let now = clock()
-            let previous = state.withLock { $0.slots[key]?.response }
+            let previous = state.withLock { $0.slots.peek(key) }
             if let previous, previous.status == 200,
                 previous.age(at: now) < previous.policy.ttl + previous.policy.staleIfError
             {
@@ -143,7 +134,7 @@ public final class ResponseCache: Sendable {
             case .failure(let error):
                 if let negative = error.negativeEntry {
                     // Never replace a good entry (still useful for stale-if-error) with a negative one.
-                    if s.slots[key]?.response.status != 200 { insert(negative, for: key, into: &s) }
+                    if s.slots.peek(key)?.status != 200 { insert(negative, for: key, into: &s) }
                 }
             }
         }
@@ -158,16 +149,13 @@ public final class ResponseCache: Sendable {
         let cost = response.cost + key.utf8.count
         // One oversized entry must not flush everything else: it is simply not kept.
         guard cost <= maxBytes / 8 else {
-            if let old = s.slots.removeValue(forKey: key) { s.bytes -= old.response.cost + key.utf8.count }
+            if let old = s.slots.removeValue(forKey: key) { s.bytes -= old.cost + key.utf8.count }
             return
         }
-        if let old = s.slots[key] { s.bytes -= old.response.cost + key.utf8.count }
-        s.tick &+= 1
-        s.slots[key] = Slot(response: response, lastUsed: s.tick)
+        if let old = s.slots.set(key, response) { s.bytes -= old.cost + key.utf8.count }
         s.bytes += cost
-        while s.bytes > maxBytes, let victim = s.slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-            s.slots[victim.key] = nil
-            s.bytes -= victim.value.response.cost + victim.key.utf8.count
+        while s.bytes > maxBytes, let victim = s.slots.removeOldest() {
+            s.bytes -= victim.value.cost + victim.key.utf8.count
         }
     }
 }

@@ -15,7 +15,10 @@ public final class App: Sendable {
 
     public init(configuration original: Configuration) throws {
         var configuration = original
-        let logger = Logger(level: configuration.logLevel)
+        var serverConfig = ServerConfiguration()
+        serverConfig.threads = configuration.threads
+        // One log lane per event loop, plus one for every other thread.
+        let logger = Logger(level: configuration.logLevel, sink: LogSink(lanes: serverConfig.resolvedThreads + 1))
         self.logger = logger
         if let directory = configuration.fixturesDirectory {
             let fx = try FixtureUpstream(directory: directory)
@@ -68,10 +71,8 @@ public final class App: Sendable {
         router.get("/podcasts", podcasts.handle)
         router.get("/loans", loans.handle)
 
-        var serverConfig = ServerConfiguration()
         serverConfig.host = c.host
         serverConfig.port = c.port
-        serverConfig.threads = c.threads
         serverConfig.headerTimeout = c.headerTimeout
         serverConfig.idleTimeout = c.idleTimeout
         serverConfig.writeTimeout = c.writeTimeout

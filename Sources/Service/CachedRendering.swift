@@ -6,6 +6,19 @@ import ResponseCache
 enum CachedRendering {
     enum CacheStatus: String {
         case hit = "HIT", miss = "MISS", stale = "STALE"
+
+        /// Shared arrays, so a hit allocates none for its access-log field.
+        private static let hitFields = [("cache", "HIT")]
+        private static let missFields = [("cache", "MISS")]
+        private static let staleFields = [("cache", "STALE")]
+
+        var logFields: [(String, String)] {
+            switch self {
+            case .hit: return Self.hitFields
+            case .miss: return Self.missFields
+            case .stale: return Self.staleFields
+            }
+        }
     }
 
     static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {
@@ -25,7 +38,7 @@ enum CachedRendering {
             headers.add("Content-Type", "application/json; charset=utf-8")
             response = Response(status: entry.status, headers: headers, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
         }
-        response.logFields = [("cache", cacheStatus.rawValue)]
+        response.logFields = cacheStatus.logFields
         return response
     }
 

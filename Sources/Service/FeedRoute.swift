@@ -59,7 +59,7 @@ struct FeedRoute: Sendable {
             case .failed(let error):
                 response = .error(status: error.status, code: error.code, message: error.message)
                 if let after = error.retryAfter { response.headers.add("Retry-After", String(Int(after.rounded(.up)))) }
-                response.logFields = [("cache", "MISS")]
+                response.logFields = CachedRendering.CacheStatus.miss.logFields
             }
             response.logFields.append(("upstream_ms", String(Int(waited * 1000))))
             return response

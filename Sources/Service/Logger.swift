@@ -1,7 +1,3 @@
-import Foundation
-import Glibc
-import HTTPServer
-
 public enum LogLevel: String, Sendable, Comparable {
     case debug, info, warn, error
 
@@ -21,11 +17,12 @@ public enum LogLevel: String, Sendable, Comparable {
 public enum LogValue: Sendable {
     case string(String)
     case int(Int)
+    /// Written with three decimals (durations in milliseconds).
     case double(Double)
     case bool(Bool)
 }
 
-/// Structured logs: one JSON object per line on stdout, written off the calling thread.
+/// Structured logs: one JSON object per line on stdout, buffered by `LogSink`.
 public struct Logger: Sendable {
     public let level: LogLevel
     public let sink: LogSink
@@ -37,32 +34,16 @@ public struct Logger: Sendable {
 
     public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
         guard level >= self.level else { return }
-        var line = "{\"ts\":\"\(Self.timestamp())\",\"level\":\"\(level.rawValue)\",\"msg\":\(JSONString.quoted(message))"
-        for (key, value) in fields {
-            line += ",\(JSONString.quoted(key)):"
-            switch value {
-            case .string(let s): line += JSONString.quoted(s)
-            case .int(let i): line += String(i)
-            case .double(let d): line += d.isFinite ? String(format: "%.3f", d) : "null"
-            case .bool(let b): line += b ? "true" : "false"
+        sink.write(lane: sink.sharedLane, level: level) { out in
+            LogLine.appendString(message, into: &out)
+            for (key, value) in fields {
+                LogLine.appendKey(key, into: &out)
+                LogLine.appendValue(value, into: &out)
             }
         }
-        line += "}\n"
-        sink.enqueue(line)
     }
 
     public func info(_ message: String, _ fields: [(String, LogValue)] = []) { log(.info, message, fields) }
     public func warn(_ message: String, _ fields: [(String, LogValue)] = []) { log(.warn, message, fields) }
     public func error(_ message: String, _ fields: [(String, LogValue)] = []) { log(.error, message, fields) }
-
-    static func timestamp() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        var t = ts.tv_sec
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, ts.tv_nsec / 1_000_000)
-    }
 }

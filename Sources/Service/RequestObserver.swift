@@ -1,6 +1,7 @@
 import HTTPServer
 
-/// Feeds every finished request into the metrics and the access log.
+/// Feeds every finished request into the metrics and the access log. Runs on the
+/// event loop, so the line is rendered straight into that loop's log lane.
 struct RequestObserver: ServerObserver {
     let metrics: Metrics
     let logger: Logger
@@ -8,14 +9,25 @@ struct RequestObserver: ServerObserver {
     func requestCompleted(_ r: RequestRecord) {
         metrics.recordRequest(route: r.route, status: r.status, seconds: r.durationSeconds)
         guard logger.level <= .info else { return }
-        var fields: [(String, LogValue)] = [
-            ("request_id", .string(r.requestID)), ("method", .string(r.method)), ("path", .string(r.target)),
-            ("route", .string(r.route)), ("status", .int(r.status)), ("bytes", .int(r.bodyBytes)),
-            ("duration_ms", .double(r.durationSeconds * 1000)),
-        ]
-        for (key, value) in r.logFields {
-            fields.append((key, Int(value).map { .int($0) } ?? .string(value)))
+        logger.sink.write(lane: r.loop, level: .info) { out in
+            out.append(contentsOf: #""request","request_id":"#.utf8)
+            LogLine.appendString(r.requestID, into: &out)
+            out.append(contentsOf: #","method":"#.utf8)
+            LogLine.appendString(r.method, into: &out)
+            out.append(contentsOf: #","path":"#.utf8)
+            LogLine.appendString(r.target, into: &out)
+            out.append(contentsOf: #","route":"#.utf8)
+            LogLine.appendString(r.route, into: &out)
+            out.append(contentsOf: #","status":"#.utf8)
+            LogLine.appendInt(r.status, into: &out)
+            out.append(contentsOf: #","bytes":"#.utf8)
+            LogLine.appendInt(r.bodyBytes, into: &out)
+            out.append(contentsOf: #","duration_ms":"#.utf8)
+            LogLine.appendMillis(r.durationSeconds * 1000, into: &out)
+            for (key, value) in r.logFields {
+                LogLine.appendKey(key, into: &out)
+                if let n = Int(value) { LogLine.appendInt(n, into: &out) } else { LogLine.appendString(value, into: &out) }
+            }
         }
-        logger.log(.info, "request", fields)
     }
 }

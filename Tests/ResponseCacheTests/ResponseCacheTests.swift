@@ -142,6 +142,17 @@ final class Counter: Sendable {
         #expect(body(c.lookup("k9")) != nil)
     }
 
+    @Test func aFullCacheOfSmallEntriesKeepsTheMostRecentWithinBudget() {
+        // 64 KiB of small negative-style entries, then 20,000 more: each insert evicts.
+        let c = cache(maxBytes: 64 * 1024)
+        for i in 0..<20_000 { c.store(entry("{\"error\":\(i)}"), for: "k\(i)") }
+        #expect(c.byteCount <= 64 * 1024)
+        #expect(c.entryCount > 300)
+        #expect(body(c.lookup("k19999")) != nil)
+        #expect(body(c.lookup("k\(20_000 - c.entryCount)")) != nil)
+        #expect(body(c.lookup("k\(19_999 - c.entryCount)")) == nil)
+    }
+
     @Test func oversizedEntryDoesNotEvictTheCache() {
         let c = cache(maxBytes: 4000)
         for i in 0..<5 { c.store(entry("small"), for: "k\(i)") }

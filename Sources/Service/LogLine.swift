@@ -1,0 +1,144 @@
+import Glibc
+
+/// Renders log lines as bytes straight into a buffer: no Foundation formatting,
+/// no intermediate strings. One JSON object per line.
+enum LogLine {
+    /// `{"ts":"2026-11-30T10:41:48.123Z","level":"info","msg":` — the start of every line.
+    static func appendHead(level: LogLevel, clock: inout TimestampCache, into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"ts":""#.utf8)
+        clock.appendNow(into: &out)
+        out.append(contentsOf: #"","level":""#.utf8)
+        out.append(contentsOf: level.rawValue.utf8)
+        out.append(contentsOf: #"","msg":"#.utf8)
+    }
+
+    /// `,"key":` with the key quoted.
+    static func appendKey(_ key: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: ","))
+        appendString(key, into: &out)
+        out.append(UInt8(ascii: ":"))
+    }
+
+    static func appendString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var clean = 0
+            for (i, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<i]))
+                appendEscape(b, into: &out)
+                clean = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean...]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(_ b: UInt8, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\\"))
+        switch b {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(b)
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        default:
+            out.append(contentsOf: "u00".utf8)
+            out.append(hexDigit(b >> 4))
+            out.append(hexDigit(b & 0xF))
+        }
+    }
+
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x57 + v }
+
+    static func appendInt(_ value: Int, into out: inout [UInt8]) {
+        if value < 0 {
+            out.append(UInt8(ascii: "-"))
+            // magnitude avoids the trap on Int.min.
+            appendUnsigned(value.magnitude, into: &out)
+        } else {
+            appendUnsigned(UInt(value), into: &out)
+        }
+    }
+
+    static func appendUnsigned(_ value: UInt, into out: inout [UInt8]) {
+        if value < 10 {
+            out.append(0x30 + UInt8(value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var n = value, count = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            while n > 0 {
+                d[23 - count] = 0x30 + UInt8(n % 10)
+                n /= 10
+                count += 1
+            }
+            out.append(contentsOf: d[(24 - count)...])
+        }
+    }
+
+    /// A number with three decimals (`12.345`), `null` when not finite.
+    static func appendMillis(_ value: Double, into out: inout [UInt8]) {
+        guard value.isFinite, value.magnitude < 1e15 else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        let thousandths = Int((value * 1000).rounded())
+        if thousandths < 0 { out.append(UInt8(ascii: "-")) }
+        let m = thousandths.magnitude
+        appendUnsigned(m / 1000, into: &out)
+        out.append(UInt8(ascii: "."))
+        let frac = m % 1000
+        out.append(0x30 + UInt8(frac / 100))
+        out.append(0x30 + UInt8(frac / 10 % 10))
+        out.append(0x30 + UInt8(frac % 10))
+    }
+
+    static func appendValue(_ value: LogValue, into out: inout [UInt8]) {
+        switch value {
+        case .string(let s): appendString(s, into: &out)
+        case .int(let i): appendInt(i, into: &out)
+        case .double(let d): appendMillis(d, into: &out)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        }
+    }
+}
+
+/// UTC `YYYY-MM-DDTHH:MM:SS.mmm` with the calendar part rendered once per second.
+struct TimestampCache {
+    private var second = Int.min
+    private var text: [UInt8] = []
+
+    mutating func appendNow(into out: inout [UInt8]) {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        if ts.tv_sec != second { render(ts.tv_sec) }
+        out.append(contentsOf: text)
+        let ms = Int(ts.tv_nsec) / 1_000_000
+        out.append(0x30 + UInt8(ms / 100))
+        out.append(0x30 + UInt8(ms / 10 % 10))
+        out.append(0x30 + UInt8(ms % 10))
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    private mutating func render(_ seconds: Int) {
+        second = seconds
+        var t = seconds
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        text.removeAll(keepingCapacity: true)
+        func two(_ v: Int32, _ sep: UInt8) {
+            text.append(0x30 + UInt8(clamping: v / 10 % 10))
+            text.append(0x30 + UInt8(clamping: v % 10))
+            text.append(sep)
+        }
+        let year = Int(parts.tm_year) + 1900
+        LogLine.appendInt(year, into: &text)
+        text.append(UInt8(ascii: "-"))
+        two(parts.tm_mon + 1, UInt8(ascii: "-"))
+        two(parts.tm_mday, UInt8(ascii: "T"))
+        two(parts.tm_hour, UInt8(ascii: ":"))
+        two(parts.tm_min, UInt8(ascii: ":"))
+        two(parts.tm_sec, UInt8(ascii: "."))
+    }
+}
