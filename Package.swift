@@ -13,6 +13,7 @@ let package = Package(
         // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl.
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
 
         // A pthread-backed lock ThreadSanitizer understands (see Locked.swift).
         .target(name: "Locking"),
@@ -22,7 +23,9 @@ let package = Package(
         .target(name: "ResponseCache", dependencies: ["Locking"]),
         .target(name: "Feeds", dependencies: ["Upstream"]),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Locking"]),
-        .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"]),
+        // The optional shared tier: implements the protocols ResponseCache and Upstream own.
+        .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Locking"]),
+        .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "FixtureUpstream", "Locking"]),
         .executableTarget(name: "FeedProxy", dependencies: ["Service"]),
         .executableTarget(name: "FeedBench", dependencies: ["Feeds"], path: "Benchmarks/FeedBench"),
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),
@@ -33,6 +36,7 @@ let package = Package(
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Locking"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service"]),
+        .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Locking"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
     ],
     swiftLanguageModes: [.v6]

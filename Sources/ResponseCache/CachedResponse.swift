@@ -28,6 +28,11 @@ public struct CachedResponse: Sendable {
             : "no-store"
     }
 
+    /// The same response as stored at another time (an entry read from the shared tier).
+    public func restamped(storedAt: Double) -> CachedResponse {
+        CachedResponse(status: status, body: body, gzippedBody: gzippedBody, storedAt: storedAt, policy: policy)
+    }
+
     /// Approximate memory held, for the byte budget.
     var cost: Int { body.count + (gzippedBody?.count ?? 0) + etag.utf8.count + 128 }
 

@@ -13,31 +13,42 @@ public final class ResponseCache: Sendable {
     }
 
     public enum FetchOutcome: Sendable {
-        /// Loaded now (or by the flight this call joined).
-        case loaded(CachedResponse)
+        /// Loaded now (or by the flight this call joined), and from where.
+        case loaded(CachedResponse, LoadOrigin)
         /// The load failed but a previous good entry is inside its stale-if-error window.
         case staleAfterError(CachedResponse, CacheLoadError)
         case failed(CacheLoadError)
     }
 
     public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
+    typealias FlightResult = Result<(CachedResponse, LoadOrigin), CacheLoadError>
 
     private struct State {
         /// Entries in use order: eviction takes the least recently used in O(1).
         var slots = LRUTable<CachedResponse>()
         /// Raw request target → canonical key, so a repeat hit skips parameter validation.
         var aliases: [String: String] = [:]
-        var flights: [String: Task<Result<CachedResponse, CacheLoadError>, Never>] = [:]
+        var flights: [String: Task<FlightResult, Never>] = [:]
         var bytes = 0
     }
 
     public let maxBytes: Int
     private let state = Locked(State())
-    private let clock: @Sendable () -> Double
+    let clock: @Sendable () -> Double
+    let shared: (any SharedCacheTier)?
+    let sharedPolicy: SharedTierPolicy
+    let sharedObserver: SharedTierObserver?
 
-    public init(maxBytes: Int, clock: @escaping @Sendable () -> Double) {
+    /// `shared`: the L2 tier consulted on a miss before the loader runs (nil: this process only).
+    public init(
+        maxBytes: Int, clock: @escaping @Sendable () -> Double, shared: (any SharedCacheTier)? = nil,
+        sharedPolicy: SharedTierPolicy = SharedTierPolicy(waitLimit: 8, maxValueBytes: 1 << 20), sharedObserver: SharedTierObserver? = nil
+    ) {
         self.maxBytes = maxBytes
         self.clock = clock
+        self.shared = shared
+        self.sharedPolicy = sharedPolicy
+        self.sharedObserver = sharedObserver
     }
 
     public var now: Double { clock() }
@@ -89,8 +100,8 @@ public final class ResponseCache: Sendable {
     public func fetch(_ key: String, loader: @escaping Loader) async -> FetchOutcome {
         let task = flight(for: key, loader: loader)
         switch await task.value {
-        case .success(let response):
-            return .loaded(response)
+        case .success(let (response, origin)):
+            return .loaded(response, origin)
         case .failure(let error):
             let now = clock()
             let previous = state.withLock { $0.slots.peek(key) }
@@ -110,12 +121,12 @@ public final class ResponseCache: Sendable {
 
     public func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
 
-    private func flight(for key: String, loader: @escaping Loader) -> Task<Result<CachedResponse, CacheLoadError>, Never> {
+    private func flight(for key: String, loader: @escaping Loader) -> Task<FlightResult, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }
-            let task = Task<Result<CachedResponse, CacheLoadError>, Never> { [self] in
-                let result = await loader()
-                finish(key, result)
+            let task = Task<FlightResult, Never> { [self] in
+                let result = await load(key, loader)
+                finish(key, result.map { $0.0 })
                 return result
             }
             s.flights[key] = task
@@ -130,7 +141,8 @@ public final class ResponseCache: Sendable {
             s.flights[key] = nil
             switch result {
             case .success(let response):
-                insert(response, for: key, into: &s)
+                // A negative entry (found in the shared tier) never replaces a good one.
+                if response.status == 200 || s.slots.peek(key)?.status != 200 { insert(response, for: key, into: &s) }
             case .failure(let error):
                 if let negative = error.negativeEntry {
                     // Never replace a good entry (still useful for stale-if-error) with a negative one.
@@ -139,6 +151,9 @@ public final class ResponseCache: Sendable {
             }
         }
     }
+
+    /// This process's copy, without counting as a use.
+    func peek(_ key: String) -> CachedResponse? { state.withLock { $0.slots.peek(key) } }
 
     /// Stores an entry directly (tests, warm-up).
     public func store(_ response: CachedResponse, for key: String) {

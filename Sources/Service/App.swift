@@ -2,6 +2,7 @@ import Feeds
 import FixtureUpstream
 import Foundation
 import HTTPServer
+import RedisTier
 import ResponseCache
 import Upstream
 
@@ -12,6 +13,7 @@ public final class App: Sendable {
     private let server: Server
     private let fixtures: FixtureUpstream?
     private let draining = Draining()
+    private let redis: RedisConnection?
 
     public init(configuration original: Configuration) throws {
         var configuration = original
@@ -46,10 +48,22 @@ public final class App: Sendable {
         upstreamConfig.breakerThreshold = c.breakerThreshold
         upstreamConfig.breakerCooldownSeconds = c.breakerCooldown
         upstreamConfig.ratePerMinute = ["itunes": c.rateITunesPerMinute, "kiva": c.rateKivaPerMinute, "flickr": c.rateFlickrPerMinute]
+        upstreamConfig.rateObserver = { metrics.shared.rateDecision(upstream: $0, mode: $1, granted: $2) }
+        let redis = try c.redisURL.map { try Self.redisConnection($0, c, metrics: metrics, logger: logger) }
+        self.redis = redis
+        var sharedCache: RedisSharedCache?
+        if let redis {
+            upstreamConfig.sharedBudget = RedisRateBudget(connection: redis)
+            upstreamConfig.fallbackReplicas = c.rateFallbackReplicas
+            sharedCache = RedisSharedCache(connection: redis, fingerprint: SchemaFingerprint.compute(c))
+        }
         let upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
-        let cache = ResponseCache(maxBytes: c.cacheMaxBytes, clock: { ProcessInfo.processInfo.systemUptime })
+        let cache = ResponseCache(
+            maxBytes: c.cacheMaxBytes, clock: { ProcessInfo.processInfo.systemUptime }, shared: sharedCache,
+            sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
+            sharedObserver: { metrics.shared.l2($0.metricName) })
 
         func policy(_ ttl: Double) -> FreshnessPolicy {
             FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
@@ -97,7 +111,29 @@ public final class App: Sendable {
         draining.begin()
         if configuration.shutdownDelay > 0 { Thread.sleep(forTimeInterval: configuration.shutdownDelay) }
         server.shutdown()
+        redis?.stop()
         fixtures?.stop()
+    }
+
+    /// The one Redis connection of this process; its failures are counted and logged
+    /// once per change of state, never passed on to clients.
+    private static func redisConnection(_ url: String, _ c: Configuration, metrics: Metrics, logger: Logger) throws -> RedisConnection {
+        var settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url))
+        settings.commandTimeoutMs = c.redisTimeoutMs
+        settings.connectTimeoutMs = c.redisConnectTimeoutMs
+        settings.scripts = RedisConnection.tierScripts
+        metrics.shared.redisState(up: false)
+        let host = settings.endpoint.host, port = settings.endpoint.port
+        return RedisConnection(settings: settings) { event in
+            switch event {
+            case .command(let operation, let outcome):
+                metrics.shared.redisCommand(operation: operation, outcome: outcome)
+            case .state(let up, let reason):
+                metrics.shared.redisState(up: up)
+                let fields: [(String, LogValue)] = [("redis", .string("\(host):\(port)")), ("reason", .string(reason))]
+                if up { logger.info("redis up", fields) } else { logger.warn("redis down: serving from this replica alone", fields) }
+            }
+        }
     }
 
     public var fixtureUpstreamURL: String? { fixtures?.baseURL }

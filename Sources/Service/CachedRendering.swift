@@ -4,21 +4,35 @@ import ResponseCache
 /// Turns a cache entry into an HTTP response: validators, freshness headers,
 /// `X-Cache`, and 304 for a matching `If-None-Match`. No JSON work, no compression.
 enum CachedRendering {
+    /// `X-Cache` says HIT, MISS or STALE; the access log's `cache` field also tells
+    /// this replica's cache (HIT) from the shared one (L2_HIT, L2_WAIT).
     enum CacheStatus: String {
-        case hit = "HIT", miss = "MISS", stale = "STALE"
+        case hit = "HIT", miss = "MISS", stale = "STALE", sharedHit = "L2_HIT", sharedWait = "L2_WAIT"
 
-        /// Shared arrays, so a hit allocates none for its access-log field.
-        private static let hitFields = [("cache", "HIT")]
-        private static let missFields = [("cache", "MISS")]
-        private static let staleFields = [("cache", "STALE")]
-
-        var logFields: [(String, String)] {
-            switch self {
-            case .hit: return Self.hitFields
-            case .miss: return Self.missFields
-            case .stale: return Self.staleFields
+        init(_ origin: LoadOrigin) {
+            switch origin {
+            case .upstream: self = .miss
+            case .sharedHit: self = .sharedHit
+            case .sharedWait: self = .sharedWait
+            case .staleWhileOtherRefreshes: self = .stale
             }
         }
+
+        var header: String {
+            switch self {
+            case .hit, .sharedHit, .sharedWait: return "HIT"
+            case .miss: return "MISS"
+            case .stale: return "STALE"
+            }
+        }
+
+        /// Shared arrays, so a hit allocates none for its access-log field.
+        private static let fields: [CacheStatus: [(String, String)]] = [
+            .hit: [("cache", "HIT")], .miss: [("cache", "MISS")], .stale: [("cache", "STALE")],
+            .sharedHit: [("cache", "L2_HIT")], .sharedWait: [("cache", "L2_WAIT")],
+        ]
+
+        var logFields: [(String, String)] { Self.fields[self] ?? [] }
     }
 
     static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {
@@ -28,7 +42,7 @@ enum CachedRendering {
         headers.add("Cache-Control", entry.cacheControl)
         if entry.status == 200 { headers.add("ETag", etag) }
         headers.add("Age", String(Int(entry.age(at: now))))
-        headers.add("X-Cache", cacheStatus.rawValue)
+        headers.add("X-Cache", cacheStatus.header)
         var response: Response
         if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);

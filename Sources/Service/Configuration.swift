@@ -29,6 +29,12 @@ public struct Configuration: Sendable {
     public var rateFlickrPerMinute = 60.0
     public var breakerThreshold = 5
     public var breakerCooldown = 30.0
+    /// The optional shared tier; nil keeps everything in this process.
+    public var redisURL: String?
+    public var redisTimeoutMs = 25
+    public var redisConnectTimeoutMs = 100
+    public var l2MaxValueBytes = 1 << 20
+    public var rateFallbackReplicas = 1
     public var userAgent = "FeedProxy/\(Configuration.version)"
     public var corsOrigin = "*"
     public var headerTimeout = 10.0

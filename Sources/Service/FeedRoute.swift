@@ -52,8 +52,8 @@ struct FeedRoute: Sendable {
             let waited = cache.now - started
             var response: Response
             switch outcome {
-            case .loaded(let entry):
-                response = CachedRendering.response(entry, for: request, cacheStatus: .miss, now: cache.now)
+            case .loaded(let entry, let origin):
+                response = CachedRendering.response(entry, for: request, cacheStatus: .init(origin), now: cache.now)
             case .staleAfterError(let entry, _):
                 response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
             case .failed(let error):

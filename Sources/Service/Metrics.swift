@@ -80,6 +80,7 @@ public final class Metrics: Sendable {
     let caches: [String: CacheStats]
     private let upstreamCounts = Locked<[String: Int]>([:])
     private let upstreamLatency: [String: Histogram]
+    let shared = SharedTierMetrics()
 
     public init(routes: [String], sources: [String]) {
         var r: [String: RouteStats] = [:]
@@ -150,6 +151,7 @@ public final class Metrics: Sendable {
         out += "# HELP feedproxy_draining 1 while shutting down.\n# TYPE feedproxy_draining gauge\nfeedproxy_draining \(g.draining ? 1 : 0)\n"
         out +=
             "# HELP feedproxy_log_lines_dropped_total Log lines dropped because stdout could not keep up.\n# TYPE feedproxy_log_lines_dropped_total counter\nfeedproxy_log_lines_dropped_total \(g.droppedLogLines)\n"
+        shared.render(into: &out)
         return out
     }
 }

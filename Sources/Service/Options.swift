@@ -1,3 +1,5 @@
+import RedisTier
+
 /// The table of settings: one row per option, used for parsing, `--help` and the README.
 extension ConfigurationParser {
     typealias P = ConfigurationParser
@@ -94,6 +96,32 @@ extension ConfigurationParser {
             flag: "--breaker-cooldown", env: "BREAKER_COOLDOWN_S", help: "seconds an open circuit fails fast before one probe",
             defaultText: { "\(Int($0.breakerCooldown))" }
         ) { c, v throws(ConfigurationError) in c.breakerCooldown = try P.seconds("BREAKER_COOLDOWN_S", v) },
+        Option(
+            flag: "--redis-url", env: "REDIS_URL", help: "redis://[[user]:password@]host[:port][/db]: shared cache, fetch locks and rate budget (unset: none)",
+            defaultText: { $0.redisURL ?? "unset" }
+        ) { c, v throws(ConfigurationError) in
+            if v.isEmpty {
+                c.redisURL = nil
+                return
+            }
+            do throws(RedisEndpoint.InvalidURL) { _ = try RedisEndpoint(url: v) } catch { throw ConfigurationError(description: error.description) }
+            c.redisURL = v
+        },
+        Option(flag: "--redis-timeout-ms", env: "REDIS_TIMEOUT_MS", help: "deadline per Redis command", defaultText: { "\($0.redisTimeoutMs)" }) {
+            c, v throws(ConfigurationError) in c.redisTimeoutMs = try P.int("REDIS_TIMEOUT_MS", v, 1...10_000)
+        },
+        Option(
+            flag: "--redis-connect-timeout-ms", env: "REDIS_CONNECT_TIMEOUT_MS", help: "deadline for connecting to Redis",
+            defaultText: { "\($0.redisConnectTimeoutMs)" }
+        ) { c, v throws(ConfigurationError) in c.redisConnectTimeoutMs = try P.int("REDIS_CONNECT_TIMEOUT_MS", v, 1...60_000) },
+        Option(
+            flag: "--l2-max-value-bytes", env: "L2_MAX_VALUE_BYTES", help: "larger responses stay in this replica's cache only",
+            defaultText: { "\($0.l2MaxValueBytes)" }
+        ) { c, v throws(ConfigurationError) in c.l2MaxValueBytes = try P.int("L2_MAX_VALUE_BYTES", v, 0...(512 << 20)) },
+        Option(
+            flag: "--rate-limit-fallback-replicas", env: "RATE_LIMIT_FALLBACK_REPLICAS",
+            help: "with Redis unreachable, each replica allows RATE_LIMIT_*_PER_MIN divided by this", defaultText: { "\($0.rateFallbackReplicas)" }
+        ) { c, v throws(ConfigurationError) in c.rateFallbackReplicas = try P.int("RATE_LIMIT_FALLBACK_REPLICAS", v, 1...10_000) },
         Option(flag: "--user-agent", env: "USER_AGENT", help: "User-Agent sent upstream", defaultText: { $0.userAgent }) { c, v throws(ConfigurationError) in
             guard !v.isEmpty, !v.contains("\r"), !v.contains("\n") else { throw ConfigurationError(description: "USER_AGENT must be one non-empty line") }
             c.userAgent = v

@@ -13,6 +13,11 @@ public struct UpstreamConfiguration: Sendable {
     public var ratePerMinute: [String: Double] = [:]
     /// Total timeout per upstream name, overriding `timeoutMs`.
     public var timeoutMsByUpstream: [String: Int] = [:]
+    /// One budget for all replicas; when it cannot be reached each replica uses a local
+    /// bucket at `ratePerMinute / fallbackReplicas`, so a fallback never multiplies the budget.
+    public var sharedBudget: (any SharedRateBudget)?
+    public var fallbackReplicas = 1
+    public var rateObserver: RateDecisionObserver?
 
     public init() {}
 }
@@ -24,6 +29,7 @@ public typealias UpstreamObserver = @Sendable (_ upstream: String, _ outcome: St
 public final class UpstreamClient: Sendable {
     private let driver: CurlDriver
     private let configuration: UpstreamConfiguration
+    /// Local buckets: the budget itself without a shared one, the fallback share with one.
     private let buckets: [String: TokenBucket]
     private let breakers = Locked<[String: CircuitBreaker]>([:])
     private let observer: UpstreamObserver?
@@ -38,8 +44,9 @@ public final class UpstreamClient: Sendable {
         self.clock = clock
         driver = try CurlDriver(settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent))
         let now = clock()
+        let share = configuration.sharedBudget == nil ? 1 : Double(max(1, configuration.fallbackReplicas))
         buckets = configuration.ratePerMinute.mapValues { perMinute in
-            TokenBucket(capacity: max(1, (perMinute / 6).rounded(.up)), perSecond: perMinute / 60, now: now)
+            TokenBucket(capacity: Double(Self.burst(perMinute / share)), perSecond: perMinute / share / 60, now: now)
         }
     }
 
@@ -80,8 +87,8 @@ public final class UpstreamClient: Sendable {
                 observer?(request.upstream, "circuit_open", 0)
                 throw .circuitOpen(retryAfter: admitted.retryAfter)
             }
-            if let bucket = buckets[request.upstream] {
-                let grant = bucket.take(now: now)
+            if let perMinute = configuration.ratePerMinute[request.upstream] {
+                let grant = await takeToken(request.upstream, perMinute: perMinute, now: now)
                 guard grant.granted else {
                     breaker.releaseProbe()  // not the upstream's fault
                     observer?(request.upstream, "rate_limited", 0)
@@ -106,6 +113,20 @@ public final class UpstreamClient: Sendable {
                 if Task.isCancelled { throw .cancelled }
             }
         }
+    }
+
+    /// Up to a tenth of a minute's budget at once (20/min → 4), at least one.
+    static func burst(_ perMinute: Double) -> Int { max(1, Int((perMinute / 6).rounded(.up))) }
+
+    private func takeToken(_ upstream: String, perMinute: Double, now: Double) async -> RateDecision {
+        if let shared = configuration.sharedBudget, let decision = await shared.take(upstream, perMinute: perMinute, burst: Self.burst(perMinute)) {
+            configuration.rateObserver?(upstream, "shared", decision.granted)
+            return decision
+        }
+        guard let bucket = buckets[upstream] else { return RateDecision(granted: true, retryAfter: 0) }
+        let grant = bucket.take(now: clock())
+        configuration.rateObserver?(upstream, configuration.sharedBudget == nil ? "local" : "fallback", grant.granted)
+        return RateDecision(granted: grant.granted, retryAfter: grant.retryAfter)
     }
 
     private func attemptOnce(_ request: UpstreamRequest, timeoutMs: Int) async -> Result<UpstreamResponse, UpstreamError> {

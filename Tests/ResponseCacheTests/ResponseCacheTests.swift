@@ -60,7 +60,7 @@ final class Counter: Sendable {
         let results = await withTaskGroup(of: String.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    if case .loaded(let r) = await c.fetch("k", loader: loader("v", calls: calls, delayMs: 50)) {
+                    if case .loaded(let r, _) = await c.fetch("k", loader: loader("v", calls: calls, delayMs: 50)) {
                         return String(decoding: r.body, as: UTF8.self)
                     }
                     return "error"

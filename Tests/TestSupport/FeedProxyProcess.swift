@@ -32,10 +32,18 @@ public final class FeedProxyProcess: @unchecked Sendable {
         process.standardError = err
         let ready = DispatchSemaphore(value: 0)
         let portBox = Locked(0)
+        // Logs arrive in batches that a pipe read may cut anywhere: keep the unfinished line.
+        let partial = Locked<[UInt8]>([])
         out.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
             guard !data.isEmpty else { return }
-            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            let complete = partial.withLock { rest -> [UInt8] in
+                rest += data
+                guard let end = rest.lastIndex(of: 0x0A) else { return [] }
+                defer { rest.removeSubrange(...end) }
+                return Array(rest[...end])
+            }
+            let lines = String(decoding: complete, as: UTF8.self).split(separator: "\n").map(String.init)
             output.withLock { $0 += lines }
             for line in lines where line.contains("\"msg\":\"listening\"") {
                 if let range = line.range(of: "\"port\":"), let p = Int(line[range.upperBound...].prefix { $0.isNumber }) {

@@ -1,0 +1,13 @@
+// hiredis through a plain C target: Debian's hiredis.pc adds -D_FILE_OFFSET_BITS=64,
+// which SwiftPM's pkgConfig rejects, and redisCommand is variadic (Swift cannot call it;
+// the Argv calls are used instead).
+#ifndef FEEDPROXY_CHIREDIS_H
+#define FEEDPROXY_CHIREDIS_H
+
+#include <hiredis/hiredis.h>
+
+/// Connects with a connect deadline, then sets the per-command (read/write) deadline.
+/// A blocking context loses nothing here: it is never reconnected, only replaced.
+redisContext *chiredis_connect(const char *host, int port, int connect_ms, int command_ms);
+
+#endif

@@ -1,0 +1,276 @@
+import CHiredis
+import Glibc
+import Locking
+import Synchronization
+
+/// One pipelined Redis connection owned by its own thread (the shape of the libcurl
+/// driver): callers enqueue commands and await replies; the thread sends everything
+/// queued in one write and reads the replies, with a deadline per command. Nothing
+/// here ever blocks an event loop, and every failure is a `RedisFailure`, never a crash.
+///
+/// While Redis is down, commands fail at once with `.unavailable` and the thread
+/// reconnects with jittered backoff (up to 2 s). A stopped Redis still accepts TCP
+/// connections, so only the command deadline detects it.
+public final class RedisConnection: Sendable {
+    public struct Settings: Sendable {
+        public var endpoint: RedisEndpoint
+        public var commandTimeoutMs = 25
+        public var connectTimeoutMs = 100
+        /// Lua scripts loaded (SCRIPT LOAD) on every connect; run with `script(_:keys:args:)`.
+        public var scripts: [String] = []
+        public var maxQueued = 10_000
+
+        public init(endpoint: RedisEndpoint) { self.endpoint = endpoint }
+    }
+
+    /// Told about each command (operation name, outcome) and each change of up/down.
+    public typealias Observer = @Sendable (_ event: Event) -> Void
+    public enum Event: Sendable {
+        case command(operation: String, outcome: String)
+        case state(up: Bool, reason: String)
+    }
+
+    private struct Pending: Sendable {
+        let args: [[UInt8]]
+        let operation: String
+        let deadline: Double
+        let reply: @Sendable (Result<RedisValue, RedisFailure>) -> Void
+    }
+
+    private let settings: Settings
+    private let observer: Observer?
+    private let queue = Locked<[Pending]>([])
+    private let wake = WakeSignal()
+    private let up = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
+    /// SHA1s of `settings.scripts`, as SCRIPT LOAD answered on the current connection.
+    private let shas = Locked<[String]>([])
+
+    public init(settings: Settings, observer: Observer? = nil) {
+        self.settings = settings
+        self.observer = observer
+        OSThread.start(name: "redis") { [self] in run() }
+    }
+
+    public var isUp: Bool { up.load(ordering: .relaxed) }
+
+    public func stop() {
+        stopped.store(true, ordering: .relaxed)
+        wake.signal()
+    }
+
+    /// Sends one command; `operation` names it in metrics (e.g. "get", "lock").
+    public func command(_ args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
+        guard isUp else {
+            observer?(.command(operation: operation, outcome: "unavailable"))
+            return .failure(.unavailable)
+        }
+        let deadline = Self.now() + Double(settings.commandTimeoutMs) / 1000
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>) in
+            let accepted = queue.withLock { q -> Bool in
+                guard q.count < settings.maxQueued else { return false }
+                q.append(Pending(args: args, operation: operation, deadline: deadline, reply: { c.resume(returning: $0) }))
+                return true
+            }
+            if accepted { wake.signal() } else { c.resume(returning: .failure(.unavailable)) }
+        }
+        switch result {
+        case .success(.error(let message)):
+            observer?(.command(operation: operation, outcome: "error"))
+            return .failure(.error(message))
+        case .success(let value):
+            observer?(.command(operation: operation, outcome: "ok"))
+            return .success(value)
+        case .failure(let failure):
+            observer?(.command(operation: operation, outcome: failure.outcome))
+            return .failure(failure)
+        }
+    }
+
+    public func command(_ args: [String], operation: String) async -> Result<RedisValue, RedisFailure> {
+        await command(args.map { Array($0.utf8) }, operation: operation)
+    }
+
+    /// Runs loaded script `index` by SHA; a server that lost its scripts (NOSCRIPT, e.g.
+    /// after SCRIPT FLUSH) gets the source once with EVAL instead.
+    public func script(_ index: Int, keys: [[UInt8]], args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
+        guard index >= 0, index < settings.scripts.count else { return .failure(.error("no such script")) }
+        let sha = shas.withLock { index < $0.count ? $0[index] : "" }
+        let tail = [Array(String(keys.count).utf8)] + keys + args
+        if !sha.isEmpty {
+            let result = await command([Array("EVALSHA".utf8), Array(sha.utf8)] + tail, operation: operation)
+            guard case .failure(.error(let message)) = result, message.hasPrefix("NOSCRIPT") else { return result }
+        }
+        return await command([Array("EVAL".utf8), Array(settings.scripts[index].utf8)] + tail, operation: operation)
+    }
+
+    // MARK: the connection thread
+
+    private func run() {
+        var context: UnsafeMutablePointer<redisContext>?
+        var backoff = 0.05
+        var nextAttempt = 0.0
+        var lastTraffic = Self.now()
+        var downReason = "not connected yet"
+        while !stopped.load(ordering: .relaxed) {
+            if context == nil {
+                failAll(.unavailable)
+                let now = Self.now()
+                if now < nextAttempt {
+                    wake.wait(timeout: min(0.25, nextAttempt - now))
+                    continue
+                }
+                if let c = connect() {
+                    context = c
+                    backoff = 0.05
+                    lastTraffic = Self.now()
+                    setUp(true, reason: "connected")
+                } else {
+                    // Jitter spreads the replicas' reconnects after a Redis restart.
+                    nextAttempt = Self.now() + backoff * Double.random(in: 0.5...1.0)
+                    backoff = min(backoff * 2, 2.0)
+                    setUp(false, reason: downReason)
+                    continue
+                }
+            }
+            guard let c = context else { continue }
+            var batch = queue.withLock { q -> [Pending] in
+                defer { q.removeAll(keepingCapacity: true) }
+                return q
+            }
+            if batch.isEmpty {
+                // Idle: a PING now and then, so a dead or stopped server shows as down without traffic.
+                if Self.now() - lastTraffic >= 1 {
+                    batch = [
+                        Pending(args: [Array("PING".utf8)], operation: "ping", deadline: Self.now() + Double(settings.commandTimeoutMs) / 1000, reply: { _ in })
+                    ]
+                } else {
+                    wake.wait(timeout: 0.25)
+                    continue
+                }
+            }
+            lastTraffic = Self.now()
+            if let failure = exchange(batch, on: c) {
+                redisFree(c)
+                context = nil
+                downReason = failure
+                nextAttempt = Self.now() + backoff * Double.random(in: 0.5...1.0)
+                setUp(false, reason: failure)
+            }
+        }
+        if let c = context { redisFree(c) }
+        setUp(false, reason: "stopped")
+        failAll(.unavailable)
+    }
+
+    /// Pipelines the batch; on a broken connection fails what is left and says why.
+    private func exchange(_ batch: [Pending], on c: UnsafeMutablePointer<redisContext>) -> String? {
+        let now = Self.now()
+        var sent: [Pending] = []
+        sent.reserveCapacity(batch.count)
+        for p in batch {
+            // Waited past its deadline behind a slow batch: answer now, send nothing.
+            guard p.deadline > now else {
+                p.reply(.failure(.timeout))
+                continue
+            }
+            guard Self.append(p.args, to: c) else {
+                for q in sent { q.reply(.failure(.unavailable)) }
+                return "write failed"
+            }
+            sent.append(p)
+        }
+        for (i, p) in sent.enumerated() {
+            var raw: UnsafeMutableRawPointer?
+            if redisGetReply(c, &raw) != REDIS_OK || raw == nil {
+                let timedOut = c.pointee.err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK)
+                for q in sent[i...] { q.reply(.failure(timedOut ? .timeout : .unavailable)) }
+                return timedOut ? "command timed out" : "connection lost"
+            }
+            guard let reply = raw?.assumingMemoryBound(to: redisReply.self) else { continue }
+            let value = RedisValue(reply: reply)
+            freeReplyObject(raw)
+            p.reply(.success(value))
+        }
+        return nil
+    }
+
+    private static func append(_ args: [[UInt8]], to c: UnsafeMutablePointer<redisContext>) -> Bool {
+        var pointers: [UnsafePointer<CChar>?] = []
+        var lengths: [Int] = []
+        pointers.reserveCapacity(args.count)
+        lengths.reserveCapacity(args.count)
+        // hiredis copies the arguments into its output buffer during the call.
+        let storage = args.map { arg -> UnsafeMutableBufferPointer<CChar> in
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(arg.count, 1))
+            arg.withUnsafeBytes { raw in
+                if let base = raw.baseAddress, let dst = buffer.baseAddress { memcpy(dst, base, arg.count) }
+            }
+            return buffer
+        }
+        defer { storage.forEach { $0.deallocate() } }
+        for (i, arg) in args.enumerated() {
+            pointers.append(UnsafePointer(storage[i].baseAddress))
+            lengths.append(arg.count)
+        }
+        return pointers.withUnsafeMutableBufferPointer { p in
+            lengths.withUnsafeBufferPointer { l in redisAppendCommandArgv(c, Int32(args.count), p.baseAddress, l.baseAddress) == REDIS_OK }
+        }
+    }
+
+    private func connect() -> UnsafeMutablePointer<redisContext>? {
+        let e = settings.endpoint
+        guard let c = chiredis_connect(e.host, Int32(e.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else { return nil }
+        guard c.pointee.err == 0 else {
+            redisFree(c)
+            return nil
+        }
+        // Handshake: AUTH, SELECT, and the scripts (a restarted Redis has none).
+        var setup: [[String]] = []
+        if let password = e.password { setup.append(e.username.map { ["AUTH", $0, password] } ?? ["AUTH", password]) }
+        if e.database != 0 { setup.append(["SELECT", String(e.database)]) }
+        for source in settings.scripts { setup.append(["SCRIPT", "LOAD", source]) }
+        var loaded: [String] = []
+        for command in setup {
+            guard Self.append(command.map { Array($0.utf8) }, to: c) else {
+                redisFree(c)
+                return nil
+            }
+        }
+        for command in setup {
+            var raw: UnsafeMutableRawPointer?
+            guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else {
+                redisFree(c)
+                return nil
+            }
+            let value = RedisValue(reply: reply)
+            freeReplyObject(raw)
+            if case .error = value {
+                redisFree(c)
+                return nil
+            }
+            if command.first == "SCRIPT", let sha = value.bytes { loaded.append(String(decoding: sha, as: UTF8.self)) }
+        }
+        shas.withLock { $0 = loaded }
+        return c
+    }
+
+    private func failAll(_ failure: RedisFailure) {
+        let pending = queue.withLock { q -> [Pending] in
+            defer { q.removeAll() }
+            return q
+        }
+        for p in pending { p.reply(.failure(failure)) }
+    }
+
+    private func setUp(_ value: Bool, reason: String) {
+        // Logged and counted once per change of state, not per failed command.
+        if up.exchange(value, ordering: .relaxed) != value { observer?(.state(up: value, reason: reason)) }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,55 @@
+/// The Lua the tier runs inside Redis, so each step is atomic and timed on Redis' clock
+/// (`TIME`), not on any replica's. Loaded on every connect; see `RedisConnection.script`.
+enum RedisScripts {
+    static let all = [get, put, unlock, rateTake]
+    static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3
+
+    /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip} or {now_ms}.
+    static let get = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local v = redis.call('HMGET', KEYS[1], 't', 's', 'p', 'b', 'z')
+        if not v[1] then return {now} end
+        return {now, tonumber(v[1]), v[2], v[3], v[4], v[5] or ''}
+        """
+
+    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px. Newer wins: an entry
+    /// fetched earlier than the stored one is dropped. Returns 1 if stored.
+    static let put = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local stored = now - tonumber(ARGV[1])
+        local cur = redis.call('HGET', KEYS[1], 't')
+        if cur and tonumber(cur) > stored then return 0 end
+        redis.call('HSET', KEYS[1], 't', stored, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5])
+        redis.call('PEXPIRE', KEYS[1], ARGV[6])
+        return 1
+        """
+
+    /// KEYS[1] lock; ARGV[1] token. Deletes only the caller's own lock.
+    static let unlock = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """
+
+    /// GCRA: KEYS[1] budget; ARGV: emission interval ms, burst. → {1, 0} or {0, retry_ms}.
+    /// Equivalent to a token bucket of `burst` tokens refilled one per interval.
+    static let rateTake = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local interval = tonumber(ARGV[1])
+        local burst = tonumber(ARGV[2])
+        local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+        if tat < now then tat = now end
+        local new_tat = tat + interval
+        local allow_at = new_tat - burst * interval
+        if allow_at > now then return {0, allow_at - now} end
+        redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil(new_tat - now) + 1000)
+        return {1, 0}
+        """
+}
+
+extension RedisConnection {
+    /// The scripts `RedisSharedCache` and `RedisRateBudget` expect, in their order.
+    public static var tierScripts: [String] { RedisScripts.all }
+}

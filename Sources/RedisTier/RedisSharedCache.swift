@@ -1,0 +1,66 @@
+import Glibc
+import ResponseCache
+
+/// The shared response tier (L2) in Redis. Each entry is a hash (stored time on Redis'
+/// clock, status, policy, body, gzip) that Redis expires itself after TTL plus the
+/// longer stale window. Keys carry a fingerprint of the response schema and upstream
+/// configuration, so pods of two versions never read each other's entries.
+public final class RedisSharedCache: SharedCacheTier {
+    private let redis: RedisConnection
+    private let prefix: String
+
+    public init(connection: RedisConnection, fingerprint: String) {
+        redis = connection
+        prefix = "feedproxy:\(fingerprint):"
+    }
+
+    public func get(_ key: String) async -> SharedLookup {
+        let reply = await redis.script(RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get")
+        guard case .success(let value) = reply, let fields = value.elements else { return .unavailable }
+        guard fields.count == 6 else { return fields.count == 1 ? .absent : .unavailable }
+        guard let now = fields[0].int, let stored = fields[1].int, let status = fields[2].int, (100...599).contains(status),
+            let policyText = fields[3].bytes, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
+            let body = fields[4].bytes, let gzip = fields[5].bytes
+        else { return .absent }  // not ours or damaged: as if absent, and overwritten by the next fill
+        let entry = CachedResponse(status: status, body: body, gzippedBody: gzip.isEmpty ? nil : gzip, storedAt: 0, policy: policy)
+        return .found(entry, age: Double(max(0, now - stored)) / 1000)
+    }
+
+    public func put(_ key: String, _ entry: CachedResponse, age: Double) async {
+        let p = entry.policy
+        // Redis drops the entry once no replica could use it, even stale.
+        let expiry = Int(((p.ttl + max(p.staleWhileRevalidate, p.staleIfError)) * 1000).rounded(.up))
+        let args: [[UInt8]] = [
+            Array(String(Int(age * 1000)).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
+            entry.gzippedBody ?? [], Array(String(max(1, expiry)).utf8),
+        ]
+        _ = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
+    }
+
+    public func lock(_ key: String, ttl: Double) async -> SharedLock {
+        let token = Self.token()
+        let reply = await redis.command(["SET", prefix + "l:" + key, token, "NX", "PX", String(Int(ttl * 1000))], operation: "lock")
+        switch reply {
+        case .success(.status("OK")): return .acquired(token: token)
+        case .success(.null): return .heldElsewhere
+        default: return .unavailable
+        }
+    }
+
+    public func unlock(_ key: String, token: String) async {
+        _ = await redis.script(RedisScripts.unlockIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8)], operation: "unlock")
+    }
+
+    static func text(_ p: FreshnessPolicy) -> String { "\(p.ttl) \(p.staleWhileRevalidate) \(p.staleIfError)" }
+
+    static func policy(_ text: String) -> FreshnessPolicy? {
+        let parts = text.split(separator: " ").compactMap { Double($0) }
+        guard parts.count == 3, parts.allSatisfy({ $0.isFinite && $0 >= 0 }) else { return nil }
+        return FreshnessPolicy(ttl: parts[0], staleWhileRevalidate: parts[1], staleIfError: parts[2])
+    }
+
+    /// Unique per lock attempt: whoever did not take the lock cannot delete it.
+    static func token() -> String {
+        String(UInt64.random(in: 1...UInt64.max), radix: 16) + String(UInt64.random(in: 1...UInt64.max), radix: 16)
+    }
+}

@@ -1,0 +1,88 @@
+/// The miss path with a shared tier (L2): consult it before the upstream, and let
+/// exactly one replica fetch a key while the others serve their stale copy or wait
+/// for that replica's result (bounded), then fetch themselves. Any tier failure
+/// falls back to this process's own behaviour.
+extension ResponseCache {
+    func load(_ key: String, _ loader: Loader) async -> FlightResult {
+        guard let shared else { return await loader().map { ($0, .upstream) } }
+        var stale = usableStale(peek(key))
+        switch await shared.get(key) {
+        case .found(let entry, let age):
+            let found = entry.restamped(storedAt: clock() - age)
+            if age < entry.policy.ttl {
+                sharedObserver?(.hit)
+                return .success((found, .sharedHit))
+            }
+            if let candidate = usableStale(found), candidate.storedAt > (stale?.storedAt ?? -.infinity) { stale = candidate }
+            sharedObserver?(.miss)
+        case .absent:
+            sharedObserver?(.miss)
+        case .unavailable:
+            return await fetchHere(key, loader)
+        }
+        return await fetchOnce(key, loader, stale: stale, shared: shared)
+    }
+
+    /// One replica at a time fetches: take the lock, or serve stale, or poll for the holder's result.
+    private func fetchOnce(_ key: String, _ loader: Loader, stale: CachedResponse?, shared: any SharedCacheTier) async -> FlightResult {
+        let deadline = clock() + sharedPolicy.waitLimit
+        var interval = sharedPolicy.pollInterval
+        while true {
+            switch await shared.lock(key, ttl: sharedPolicy.waitLimit + 1) {
+            case .acquired(let token):
+                return await fetchHere(key, loader, unlocking: token)
+            case .unavailable:
+                return await fetchHere(key, loader)
+            case .heldElsewhere:
+                if let stale {
+                    sharedObserver?(.staleServed)
+                    return .success((stale, .staleWhileOtherRefreshes))
+                }
+                if clock() >= deadline {
+                    sharedObserver?(.waitTimedOut)
+                    return await fetchHere(key, loader)
+                }
+                try? await Task.sleep(for: .seconds(min(interval, max(0.001, deadline - clock()))))
+                interval = min(interval * 2, sharedPolicy.maxPollInterval)
+                if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                    sharedObserver?(.wait)
+                    return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                }
+            }
+        }
+    }
+
+    /// Fetches from the upstream here; the result (or a negative entry) is published to
+    /// the tier and the lock released afterwards, off the request's path, in that order
+    /// so a waiter sees the value before the lock disappears.
+    private func fetchHere(_ key: String, _ loader: Loader, unlocking token: String? = nil) async -> FlightResult {
+        let result = await loader()
+        let publish: CachedResponse?
+        switch result {
+        case .success(let response): publish = response
+        case .failure(let error): publish = error.negativeEntry
+        }
+        if let shared, publish != nil || token != nil {
+            let policy = sharedPolicy, observer = sharedObserver, now = clock()
+            Task {
+                if let entry = publish {
+                    if entry.body.count + (entry.gzippedBody?.count ?? 0) > policy.maxValueBytes {
+                        observer?(.skippedTooLarge)
+                    } else {
+                        await shared.put(key, entry, age: entry.age(at: now))
+                        observer?(.stored)
+                    }
+                }
+                if let token { await shared.unlock(key, token: token) }
+            }
+        }
+        return result.map { ($0, .upstream) }
+    }
+
+    /// A good entry still inside its stale-while-revalidate window.
+    private func usableStale(_ entry: CachedResponse?) -> CachedResponse? {
+        guard let entry, entry.status == 200 else { return nil }
+        let age = entry.age(at: clock())
+        return age < entry.policy.ttl + entry.policy.staleWhileRevalidate ? entry : nil
+    }
+}

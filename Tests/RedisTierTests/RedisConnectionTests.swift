@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import RedisTier
+
+func connection(_ url: String, timeoutMs: Int = 25, scripts: [String] = RedisConnection.tierScripts) throws -> RedisConnection {
+    var settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url))
+    settings.commandTimeoutMs = timeoutMs
+    settings.scripts = scripts
+    return RedisConnection(settings: settings)
+}
+
+/// Waits (bounded) until the connection reports `up`.
+func waitUntil(_ timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+@Suite(.serialized) struct RedisConnectionTests {
+    @Test func binarySafeRoundTripAndPipelining() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let value: [UInt8] = [0, 0xFF, 0x0D, 0x0A, 0x24, 0x2A] + Array(repeating: 0x41, count: 9000)
+        #expect(await c.command([Array("SET".utf8), Array("k".utf8), value], operation: "t") == .success(.status("OK")))
+        #expect(await c.command(["GET", "k"], operation: "t") == .success(.bulk(value)))
+        // Many concurrent commands share the connection (pipelined) and each gets its own reply.
+        let replies = await withTaskGroup(of: Bool.self) { group in
+            for i in 0..<500 {
+                group.addTask { await c.command(["ECHO", "n\(i)"], operation: "t") == .success(.bulk(Array("n\(i)".utf8))) }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(replies == 500)
+        #expect(await c.command(["INCR", "k"], operation: "t") == .failure(.error("ERR value is not an integer or out of range")))
+    }
+
+    @Test func urlsParseAndBadOnesAreRefused() throws {
+        let e = try RedisEndpoint(url: "redis://user:secret@cache.internal:6380/3")
+        #expect(e.host == "cache.internal" && e.port == 6380 && e.database == 3 && e.username == "user" && e.password == "secret")
+        #expect(try RedisEndpoint(url: "redis://10.0.0.5").port == 6379)
+        #expect(try RedisEndpoint(url: "redis://[::1]:7000/").host == "::1")
+        for bad in ["rediss://x:6379", "http://x", "redis://", "redis://x:0", "redis://x:99999", "redis://x/abc"] {
+            #expect(throws: RedisEndpoint.InvalidURL.self) { try RedisEndpoint(url: bad) }
+        }
+    }
+
+    @Test func nothingListeningIsUnavailableAtOnce() async throws {
+        let c = try connection("redis://127.0.0.1:\(try RedisServerProcess.freePort())")
+        defer { c.stop() }
+        let start = Date()
+        #expect(await c.command(["PING"], operation: "t") == .failure(.unavailable))
+        #expect(Date().timeIntervalSince(start) < 0.05)
+    }
+
+    @Test func aStoppedServerTimesOutWithinTheDeadlineThenRecovers() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url, timeoutMs: 25)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        redis.pause()
+        let start = Date()
+        #expect(await c.command(["PING"], operation: "t") == .failure(.timeout))
+        #expect(Date().timeIntervalSince(start) < 0.2)
+        // Down now: later commands fail at once instead of each waiting for the deadline.
+        let next = Date()
+        #expect(await c.command(["PING"], operation: "t") == .failure(.unavailable))
+        #expect(Date().timeIntervalSince(next) < 0.02)
+        redis.resume()
+        #expect(waitUntil(4) { c.isUp })
+        #expect(await c.command(["PING"], operation: "t") == .success(.status("PONG")))
+    }
+
+    @Test func aRestartedEmptyServerIsReconnectedAndScriptsReloaded() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        redis.kill9()
+        #expect(waitUntil(3) { !c.isUp })
+        try redis.start()
+        #expect(waitUntil(3) { c.isUp })
+        let budget = RedisRateBudget(connection: c)
+        #expect(await budget.take("itunes", perMinute: 60, burst: 2)?.granted == true)
+    }
+
+    @Test func aStallingSocketIsATimeoutAndAClosingOneUnavailable() async throws {
+        let stall = try FakeRedis(.stall)
+        defer { stall.stop() }
+        // The handshake (SCRIPT LOAD) itself stalls: the connection never comes up.
+        let c = try connection(stall.url, timeoutMs: 30)
+        defer { c.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!c.isUp)
+        #expect(await c.command(["PING"], operation: "t") == .failure(.unavailable))
+
+        let noScripts = try connection(stall.url, timeoutMs: 30, scripts: [])
+        defer { noScripts.stop() }
+        #expect(waitUntil { noScripts.isUp })
+        let start = Date()
+        #expect(await noScripts.command(["GET", "x"], operation: "t") == .failure(.timeout))
+        #expect(Date().timeIntervalSince(start) < 0.2)
+
+        let closer = try FakeRedis(.close)
+        defer { closer.stop() }
+        let d = try connection(closer.url, scripts: [])
+        defer { d.stop() }
+        #expect(waitUntil { d.isUp })
+        #expect(await d.command(["GET", "x"], operation: "t") == .failure(.unavailable))
+    }
+
+    @Test func noscriptFallsBackToEval() async throws {
+        let fake = try FakeRedis(.lostScripts)
+        defer { fake.stop() }
+        let c = try connection(fake.url, scripts: ["return 7"])
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        #expect(await c.script(0, keys: [], args: [], operation: "t") == .success(.integer(7)))
+        let names = fake.commands.withLock { $0.map { $0.first ?? "" } }
+        #expect(names.suffix(2) == ["EVALSHA", "EVAL"])
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Locking
+import ResponseCache
+import Synchronization
+import Testing
+import TestSupport
+@testable import RedisTier
+
+private let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 3600)
+
+private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = [1, 2, 3]) -> CachedResponse {
+    CachedResponse(status: status, body: Array(text.utf8), gzippedBody: gzip, storedAt: 0, policy: policy)
+}
+
+@Suite(.serialized) struct RedisSharedCacheTests {
+    @Test func entriesRoundTripWithTheirAgeOnRedisClockAndExpireThemselves() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f1")
+        guard case .absent = await tier.get("k") else { Issue.record("expected absent"); return }
+        await tier.put("k", entry("{\"a\":1}"), age: 5)
+        guard case .found(let found, let age) = await tier.get("k") else { Issue.record("expected found"); return }
+        #expect(found.body == Array("{\"a\":1}".utf8))
+        #expect(found.gzippedBody == [1, 2, 3])
+        #expect(found.policy == policy)
+        #expect(found.etag == entry("{\"a\":1}").etag)  // the same content gives the same ETag everywhere
+        #expect(age >= 5 && age < 5.5)
+        // Redis drops it once nobody could use it: TTL + the longer stale window.
+        let pttl = Int(try redis.cli("PTTL", "feedproxy:f1:c:k")) ?? 0
+        #expect(pttl > 3_600_000 && pttl <= 3_660_000)
+        // Another fingerprint (another schema or configuration) does not see it.
+        guard case .absent = await RedisSharedCache(connection: c, fingerprint: "f2").get("k") else { Issue.record("fingerprint leak"); return }
+    }
+
+    @Test func newerWinsSoASlowOlderFillNeverOverwrites() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f")
+        await tier.put("k", entry("new"), age: 1)
+        await tier.put("k", entry("old"), age: 30)  // fetched earlier, arriving later
+        guard case .found(let e, _) = await tier.get("k") else { Issue.record("missing"); return }
+        #expect(e.body == Array("new".utf8))
+        await tier.put("k", entry("newer"), age: 0)
+        guard case .found(let e2, _) = await tier.get("k") else { Issue.record("missing"); return }
+        #expect(e2.body == Array("newer".utf8))
+    }
+
+    @Test func fetchLockIsExclusiveReleasedOnlyByItsHolderAndExpires() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f")
+        guard case .acquired(let token) = await tier.lock("k", ttl: 0.3) else { Issue.record("not acquired"); return }
+        #expect(await tier.lock("k", ttl: 0.3) == .heldElsewhere)
+        await tier.unlock("k", token: "someone-else")
+        #expect(await tier.lock("k", ttl: 0.3) == .heldElsewhere)
+        await tier.unlock("k", token: token)
+        guard case .acquired = await tier.lock("k", ttl: 0.3) else { Issue.record("not released"); return }
+        try await Task.sleep(for: .milliseconds(400))  // the holder "died": the lock expires by itself
+        guard case .acquired = await tier.lock("k", ttl: 0.3) else { Issue.record("did not expire"); return }
+    }
+
+    @Test func rateBudgetIsOneForAllReplicas() async throws {
+        let redis = try RedisServerProcess()
+        let a = try connection(redis.url), b = try connection(redis.url)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(waitUntil { a.isUp && b.isUp })
+        let replicas = [RedisRateBudget(connection: a), RedisRateBudget(connection: b)]
+        var granted = 0
+        var retryAfter = 0.0
+        for i in 0..<20 {
+            let d = await replicas[i % 2].take("itunes", perMinute: 60, burst: 10)
+            if d?.granted == true { granted += 1 } else { retryAfter = d?.retryAfter ?? -1 }
+        }
+        #expect(granted == 10)
+        #expect(retryAfter > 0 && retryAfter <= 1.0)
+        #expect(await replicas[0].take("kiva", perMinute: 60, burst: 10)?.granted == true)  // budgets are per upstream
+    }
+
+    @Test func twoCachesShareOneFetchThroughRedis() async throws {
+        let redis = try RedisServerProcess()
+        let c1 = try connection(redis.url), c2 = try connection(redis.url)
+        defer {
+            c1.stop()
+            c2.stop()
+        }
+        #expect(waitUntil { c1.isUp && c2.isUp })
+        let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        let shared = SharedTierPolicy(waitLimit: 2, maxValueBytes: 1 << 20)
+        let replicas = [c1, c2].map {
+            ResponseCache(maxBytes: 1 << 20, clock: clock, shared: RedisSharedCache(connection: $0, fingerprint: "f"), sharedPolicy: shared)
+        }
+        let fetches = Atomic<Int>(0)
+        let loader: ResponseCache.Loader = {
+            fetches.add(1, ordering: .relaxed)
+            try? await Task.sleep(for: .milliseconds(150))
+            return .success(CachedResponse(body: Array("shared".utf8), gzippedBody: nil, storedAt: clock(), policy: policy))
+        }
+        let outcomes = await withTaskGroup(of: (Bool, LoadOrigin?).self) { group in
+            for i in 0..<20 {
+                group.addTask {
+                    if case .loaded(let e, let origin) = await replicas[i % 2].fetch("key", loader: loader) { return (e.body == Array("shared".utf8), origin) }
+                    return (false, nil)
+                }
+            }
+            return await group.reduce(into: [(Bool, LoadOrigin?)]()) { $0.append($1) }
+        }
+        #expect(fetches.load(ordering: .relaxed) == 1)
+        #expect(outcomes.allSatisfy { $0.0 })
+        #expect(outcomes.contains { $0.1 == .sharedWait })
+        // A third replica starting cold finds it in L2 without fetching.
+        let cold = ResponseCache(maxBytes: 1 << 20, clock: clock, shared: RedisSharedCache(connection: c1, fingerprint: "f"), sharedPolicy: shared)
+        try await Task.sleep(for: .milliseconds(50))  // the holder's put runs after its flight
+        guard case .loaded(_, .sharedHit) = await cold.fetch("key", loader: loader) else { Issue.record("expected an L2 hit"); return }
+        #expect(fetches.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func tooLargeValuesStayLocalAndRedisDownMeansFetchHere() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let events = Locked<[SharedTierEvent]>([])
+        let cache = ResponseCache(
+            maxBytes: 1 << 20, clock: { Date().timeIntervalSince1970 }, shared: RedisSharedCache(connection: c, fingerprint: "f"),
+            sharedPolicy: SharedTierPolicy(waitLimit: 1, maxValueBytes: 100), sharedObserver: { e in events.withLock { $0.append(e) } })
+        let big: ResponseCache.Loader = {
+            .success(CachedResponse(body: Array(repeating: 0x41, count: 500), gzippedBody: nil, storedAt: Date().timeIntervalSince1970, policy: policy))
+        }
+        guard case .loaded(_, .upstream) = await cache.fetch("big", loader: big) else { Issue.record("expected upstream"); return }
+        #expect(waitUntil(1) { events.withLock { $0.contains(.skippedTooLarge) } })
+        #expect(try redis.cli("EXISTS", "feedproxy:f:c:big") == "0")
+        redis.kill9()
+        #expect(waitUntil(3) { !c.isUp })
+        guard case .loaded(_, .upstream) = await cache.fetch("other", loader: big) else { Issue.record("expected a local fetch"); return }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+
+/// A real `redis-server` on a free loopback port, without persistence, for one test.
+public final class RedisServerProcess: @unchecked Sendable {
+    public let port: Int
+    public private(set) var pid: Int32 = 0
+    private let extraArguments: [String]
+
+    public enum Failure: Error { case notInstalled, didNotStart }
+
+    public init(arguments: [String] = []) throws {
+        extraArguments = arguments
+        port = try Self.freePort()
+        try start()
+    }
+
+    public var url: String { "redis://127.0.0.1:\(port)/0" }
+
+    /// (Re)starts the server on the same port, empty.
+    public func start() throws {
+        let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let binary else { throw Failure.notInstalled }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"] + extraArguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        pid = p.processIdentifier
+        for _ in 0..<100 {
+            if (try? cli("PING")) == "PONG" { return }
+            usleep(20_000)
+        }
+        throw Failure.didNotStart
+    }
+
+    public func kill9() {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    public func pause() { kill(pid, SIGSTOP) }
+    public func resume() { kill(pid, SIGCONT) }
+
+    /// Runs redis-cli against this server and returns its trimmed output.
+    @discardableResult
+    public func cli(_ args: String...) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        p.arguments = ["-p", "\(port)"] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    deinit {
+        kill(pid, SIGCONT)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Bool in
+                bind(fd, p, len) == 0 && getsockname(fd, p, &len) == 0
+            }
+        }
+        guard bound else { throw Failure.didNotStart }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
