@@ -45,7 +45,8 @@ api-check: deps
 	scripts/api-check.sh
 
 # deploy/ offline: yamllint, kubernetes-validate --strict, check-jsonschema (compose-spec),
-# nginx -t, scripts/deploy-policy.py, and a broken copy each must reject. No Swift build.
+# nginx -t, redis-server on both Redis configurations, scripts/deploy-policy.py, and a
+# broken copy each must reject. No Swift build.
 deploy-check:
 	scripts/deploy-check.sh
 
