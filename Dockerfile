@@ -9,7 +9,7 @@
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev \
+ && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libhiredis-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -26,7 +26,7 @@ LABEL org.opencontainers.image.title="FeedProxy" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.source="https://example.invalid/feedproxy"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libxml2 \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libxml2 libhiredis0.14 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin feedproxy
 COPY --from=build /out/feedproxy /usr/local/bin/feedproxy

@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libxml2-dev libhiredis-dev redis-server curl
 
-.PHONY: run build release test test-tsan deps bench fuzz container-check api-check lint format ci clean
+.PHONY: run build release test test-tsan deps bench fuzz container-check api-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -44,6 +44,12 @@ container-check: deps
 api-check: deps
 	scripts/api-check.sh
 
+# deploy/ offline: yamllint, kubernetes-validate --strict, check-jsonschema (compose-spec),
+# nginx -t, redis-server on both Redis configurations, scripts/deploy-policy.py, and a
+# broken copy each must reject. No Swift build.
+deploy-check:
+	scripts/deploy-check.sh
+
 # swift format with the repository's .swift-format (4 spaces, 160 columns).
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz Package.swift
@@ -51,8 +57,8 @@ lint:
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz Package.swift
 
-# Everything CI runs: tests, ThreadSanitizer, API conformance, a short fuzz, the container stage.
-ci: lint test test-tsan api-check container-check
+# Everything CI runs: tests, deployment files, ThreadSanitizer, API conformance, a short fuzz, the container stage.
+ci: lint test deploy-check test-tsan api-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:
