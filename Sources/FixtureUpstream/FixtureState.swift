@@ -21,6 +21,10 @@ final class FixtureState: Sendable {
 
     var requests: Int { counts.withLock { $0.values.reduce(0, +) } }
     func count(_ upstream: String) -> Int { counts.withLock { $0[upstream] ?? 0 } }
+    var countsJSON: String {
+        let all = counts.withLock { $0 }.sorted { $0.key < $1.key }
+        return "{" + all.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+    }
     func setMode(_ m: FixtureUpstream.Mode) { mode.withLock { $0 = m } }
     func setFeedURL(_ url: String?, id: String) { feedOverrides.withLock { $0[id] = .some(url) } }
 

@@ -29,6 +29,16 @@ public final class FixtureUpstream: Sendable {
             return .response(r)
         }
         router.get("/__fixture/requests") { _ in .response(.json(Array("{\"requests\":\(state.requests)}".utf8))) }
+        // For scripts driving a standalone fixture upstream (scale-out test): counts per
+        // upstream, and the fault mode switched over HTTP.
+        router.get("/__fixture/counts") { _ in .response(.json(Array(state.countsJSON.utf8))) }
+        router.add("POST", "/__fixture/mode/:mode") { req in
+            guard let mode = Mode(rawValue: req.pathParameters["mode"] ?? "") else {
+                return .response(.error(status: 400, code: "bad_mode", message: "mode is normal, fail, slow or garbage"))
+            }
+            state.setMode(mode)
+            return .response(Response(status: 204))
+        }
         var config = ServerConfiguration()
         config.host = host
         config.port = port
