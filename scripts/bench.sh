@@ -101,6 +101,38 @@ PY
 echo "cache hit, ${BYTES}-byte JSON body, wrk -t2 -c$CONNS -d${DURATION}s, keep-alive, 2 cores shared with wrk"
 compare "access log off on both sides" "$FP_PORT" "$NGINX_PORT"
 compare "access log on on both sides (feedproxy JSON lines to a file; nginx buffer=64k flush=1s)" "$FP_LOG_PORT" "$NGINX_LOG_PORT"
+# An L2 hit: a replica whose own cache is too small to keep the answer (CACHE_MAX_BYTES
+# 4096 keeps nothing over 512 bytes) finds it in Redis on every request.
+need redis-server redis-server
+REDIS_PORT=18184
+FP_L2_PORT=18185
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --loglevel warning >"$OUT/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+FX=$(grep -o '"fixtures_upstream":"[^"]*"' "$OUT/feedproxy-access.log" | head -1 | cut -d'"' -f4)
+LOG_LEVEL=warn REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" CACHE_MAX_BYTES=4096 FLICKR_FEED_URL="$FX/services/feeds/photos_public.gne" \
+  "$BIN/feedproxy" --port "$FP_L2_PORT" --threads 2 >"$OUT/feedproxy-l2.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$FP_L2_PORT/healthz" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$FP_L2_PORT/photos" -o /dev/null
+sleep 0.2
+cmp <(curl -s "http://127.0.0.1:$FP_L2_PORT/photos") "$OUT/www/photos"
+l1=$(run l1 "http://127.0.0.1:$FP_PORT/photos")
+l2=$(run l2 "http://127.0.0.1:$FP_L2_PORT/photos")
+L2_HITS=$(curl -s "http://127.0.0.1:$FP_L2_PORT/metrics" | awk '/feedproxy_l2_events_total\{event="hit"\}/ {print $2}')
+python3 - $l1 $l2 "$L2_HITS" <<'PY'
+import sys
+def ms(v):
+    for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if v.endswith(unit): return float(v[: -len(unit)]) * f
+    return float(v)
+l1, l2 = sys.argv[1:4], sys.argv[4:7]
+print("L1 hit vs L2 hit (Redis on loopback), same wrk settings")
+print(f"  L1 hit    {float(l1[0]):>9.0f} req/s  p50 {ms(l1[1]):5.2f} ms  p99 {ms(l1[2]):5.2f} ms")
+print(f"  L2 hit    {float(l2[0]):>9.0f} req/s  p50 {ms(l2[1]):5.2f} ms  p99 {ms(l2[2]):5.2f} ms  ({sys.argv[7]} L2 hits)")
+print(f"  L2 adds {ms(l2[2]) - ms(l1[2]):+.2f} ms at p99")
+PY
+
 LOGGED=$(wc -l <"$OUT/feedproxy-access.log")
 echo "  feedproxy access-log lines written: $LOGGED"
 RSS_KB=$(awk '/VmRSS/ {print $2}' "/proc/$FP_PID/status")
