@@ -1,3 +1,4 @@
+import Feeds
 import Glibc
 
 /// Renders log lines as bytes straight into a buffer: no Foundation formatting,
@@ -19,36 +20,7 @@ enum LogLine {
         out.append(UInt8(ascii: ":"))
     }
 
-    static func appendString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { bytes in
-            var clean = 0
-            for (i, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<i]))
-                appendEscape(b, into: &out)
-                clean = i + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean...]))
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static func appendEscape(_ b: UInt8, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\\"))
-        switch b {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(b)
-        case 0x0A: out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(UInt8(ascii: "t"))
-        default:
-            out.append(contentsOf: "u00".utf8)
-            out.append(hexDigit(b >> 4))
-            out.append(hexDigit(b & 0xF))
-        }
-    }
-
-    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x57 + v }
+    static func appendString(_ s: String, into out: inout [UInt8]) { JSONBytes.appendQuoted(s, to: &out) }
 
     static func appendInt(_ value: Int, into out: inout [UInt8]) {
         if value < 0 {
