@@ -10,9 +10,10 @@ let package = Package(
         .executable(name: "ParserFuzzer", targets: ["ParserFuzzer"]),
     ],
     targets: [
-        // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl.
+        // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl, libexpat for feeds.
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),
 
         // A pthread-backed lock ThreadSanitizer understands (see Locked.swift).
         .target(name: "Locking"),
@@ -20,7 +21,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CSystem", "Locking"]),
         .target(name: "Upstream", dependencies: ["CCurl", "Locking"]),
         .target(name: "ResponseCache", dependencies: ["Locking"]),
-        .target(name: "Feeds", dependencies: ["Upstream"]),
+        .target(name: "Feeds", dependencies: ["Upstream", "CExpat"]),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Locking"]),
         .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"]),
         .executableTarget(name: "FeedProxy", dependencies: ["Service"]),
