@@ -14,7 +14,7 @@ struct XMLEncoding: Equatable {
         if bytes.starts(with: [0x00, 0x3C]) || bytes.starts(with: [0x3C, 0x00]) { return XMLEncoding(parserArgument: nil, name: "UTF-16") }
         if let declared = declaredEncoding(bytes) {
             let known = canonical(declared)
-            return XMLEncoding(parserArgument: known.name == declared ? nil : known.argument, name: known.name)
+            return XMLEncoding(parserArgument: known.argument == declared ? nil : known.argument, name: known.name)
         }
         if let charset = contentType.flatMap(charset(fromContentType:)) {
             let known = canonical(charset)

@@ -16,6 +16,8 @@ final class FixtureState: Sendable {
         for name in ["flickr/photos_public.json", "itunes/search.json", "kiva/graphql.json", "kiva/newest.json"] {
             files[name] = Array(try Data(contentsOf: self.directory.appendingPathComponent(name)))
         }
+        // Podcasts only reachable by id (their feeds exercise encodings), so searches stay as recorded.
+        files["itunes/lookup.json"] = (try? Data(contentsOf: self.directory.appendingPathComponent("itunes/lookup.json"))).map { Array($0) }
         self.files = files
     }
 
@@ -77,8 +79,11 @@ final class FixtureState: Sendable {
     func itunesLookup(_ req: Request) -> Response {
         let id = req.query("id") ?? ""
         guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
-            let results = all["results"] as? [[String: Any]]
+            var results = all["results"] as? [[String: Any]]
         else { return .error(status: 500, code: "fixture", message: "bad fixture") }
+        if let more = files["itunes/lookup.json"], let extra = try? JSONSerialization.jsonObject(with: Data(more)) as? [String: Any] {
+            results += extra["results"] as? [[String: Any]] ?? []
+        }
         var matching = results.filter { ($0["collectionId"] as? Int).map(String.init) == id }
         if let override = feedOverrides.withLock({ $0[id] }), var first = matching.first {
             if let url = override { first["feedUrl"] = url } else { first.removeValue(forKey: "feedUrl") }
@@ -119,7 +124,10 @@ final class FixtureState: Sendable {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
         var r = Response(status: 200, body: Array(data))
-        r.headers.add("Content-Type", "application/rss+xml")
+        // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.
+        let recorded = (try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name + ".content-type")))
+            .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        r.headers.add("Content-Type", recorded ?? "application/rss+xml")
         return r
     }
 }
