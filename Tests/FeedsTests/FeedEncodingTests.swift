@@ -57,15 +57,18 @@ import Testing
         var bytes = Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?><rss version=\"2.0\"><channel><title>x".utf8)
         bytes.append(0x81)  // one of the five bytes 1252 leaves undefined
         bytes += Array("</title></channel></rss>".utf8)
-        #expect(throws: FeedError(status: 502, code: "bad_upstream_response", message: "the podcast feed is not valid windows-1252: undecodable bytes at line 1, column 82"))
-        {
+        #expect(
+            throws: FeedError(
+                status: 502, code: "bad_upstream_response", message: "the podcast feed is not valid windows-1252: undecodable bytes at line 1, column 82")
+        ) {
             try RSSParser.parse(bytes, limit: 10)
         }
     }
 
     @Test func unknownEncodingIs502() {
         let xml = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><rss version=\"2.0\"><channel><title>x</title></channel></rss>"
-        #expect(throws: FeedError(status: 502, code: "bad_upstream_response", message: "the podcast feed is in an encoding that cannot be decoded (Shift_JIS)")) {
+        #expect(throws: FeedError(status: 502, code: "bad_upstream_response", message: "the podcast feed is in an encoding that cannot be decoded (Shift_JIS)"))
+        {
             try RSSParser.parse(Array(xml.utf8), limit: 10)
         }
     }
@@ -75,7 +78,8 @@ import Testing
         ("KOI8-R", [0xC1], "а"), ("latin1", [0xE9, 0x92], "é’"), ("ISO-8859-1", [0x80], "€"), ("utf8", [0xC3, 0xA9], "é"),
     ])
     func declaredSingleByteCharsets(_ label: String, _ high: [UInt8], _ text: String) throws {
-        let bytes = Array("<?xml version=\"1.0\" encoding=\"\(label)\"?><rss version=\"2.0\"><channel><title>".utf8) + high + Array("</title></channel></rss>".utf8)
+        let bytes =
+            Array("<?xml version=\"1.0\" encoding=\"\(label)\"?><rss version=\"2.0\"><channel><title>".utf8) + high + Array("</title></channel></rss>".utf8)
         #expect(try RSSParser.parse(bytes, limit: 10).title == text)
     }
 
