@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import Synchronization
 import Locking
@@ -24,7 +23,7 @@ public final class Server: Sendable {
     public func start() throws(ServerError) {
         Self.raiseFileLimit()
         let cfg = context.configuration
-        let count = cfg.threads > 0 ? cfg.threads : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let count = cfg.threads > 0 ? cfg.threads : NativeThread.processorCount
         var port = cfg.port
         var created: [EventLoop] = []
         for _ in 0..<count {
@@ -35,13 +34,11 @@ public final class Server: Sendable {
         boundPort.store(port, ordering: .relaxed)
         loops.withLock { $0 = created }
         for (i, loop) in created.enumerated() {
-            let thread = Thread { [self] in
+            let started = NativeThread.start(name: "http-loop-\(i)", stackSize: 1 << 20) { [self] in
                 loop.run()
                 finished.withLock { $0 += 1 }
             }
-            thread.name = "http-loop-\(i)"
-            thread.stackSize = 1 << 20
-            thread.start()
+            if !started { throw .system("pthread_create", EAGAIN) }
         }
     }
 

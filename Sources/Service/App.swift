@@ -1,7 +1,7 @@
 import Feeds
 import FixtureUpstream
-import Foundation
 import HTTPServer
+import Locking
 import ResponseCache
 import Upstream
 
@@ -46,7 +46,7 @@ public final class App: Sendable {
         let upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
-        let cache = ResponseCache(maxBytes: c.cacheMaxBytes, clock: { ProcessInfo.processInfo.systemUptime })
+        let cache = ResponseCache(maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() })
 
         func policy(_ ttl: Double) -> FreshnessPolicy {
             FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
@@ -94,7 +94,7 @@ public final class App: Sendable {
     /// Graceful: readiness goes 503, listeners close, in-flight requests finish.
     public func shutdown() {
         draining.begin()
-        if configuration.shutdownDelay > 0 { Thread.sleep(forTimeInterval: configuration.shutdownDelay) }
+        if configuration.shutdownDelay > 0 { NativeThread.sleep(seconds: configuration.shutdownDelay) }
         server.shutdown()
         fixtures?.stop()
     }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Every setting, from environment variables with matching `--flags` (flags win).
 public struct Configuration: Sendable {
