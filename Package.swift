@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "ResponseCache", dependencies: ["Locking"]),
         .target(name: "Feeds", dependencies: ["Upstream", "CExpat"], swiftSettings: strictImports),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Locking"], swiftSettings: strictImports),
-        .target(name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"], swiftSettings: strictImports),
+        .target(
+            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "FixtureUpstream", "Locking"], swiftSettings: strictImports),
         .executableTarget(name: "FeedProxy", dependencies: ["Service"], swiftSettings: strictImports),
         .executableTarget(name: "FeedBench", dependencies: ["Feeds"], path: "Benchmarks/FeedBench"),
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),

@@ -1,4 +1,3 @@
-
 /// Every setting, from environment variables with matching `--flags` (flags win).
 public struct Configuration: Sendable {
     public static let version = "1.0.0"
