@@ -64,7 +64,7 @@ final class ExpatParser {
     }
 
     private let parser: XML_Parser
-    private unowned let handler: any XMLStreamHandler
+    private let handler: any XMLStreamHandler
     private var refusedEntities = false
 
     init?(encoding: String?, handler: any XMLStreamHandler) {
@@ -139,8 +139,8 @@ final class ExpatParser {
         XML_SetSkippedEntityHandler(parser) { userData, name, isParameter in
             guard let driver = ExpatParser.driver(userData), let name, isParameter == 0 else { return }
             let entity = String(cString: name)
-            var text = Array((HTMLEntities.value(named: entity + ";") ?? "&\(entity);").utf8)
-            text.withUnsafeMutableBufferPointer { driver.handler.characters(UnsafeBufferPointer($0)) }
+            let text = Array((HTMLEntities.value(named: entity + ";") ?? "&\(entity);").utf8)
+            text.withUnsafeBufferPointer { driver.handler.characters($0) }
         }
         XML_SetUnknownEncodingHandler(
             parser,
