@@ -1,15 +1,13 @@
 # syntax=docker/dockerfile:1
 # FeedProxy: build with the official Swift image, run on slim Debian with only the
-# shared libraries the binary needs: libcurl4 and ca-certificates, plus libxml2 (which
-# FoundationXML, used for podcast RSS, links dynamically even with --static-swift-stdlib).
-# Expected image size: about 230 MB = debian:bookworm-slim 75 MB + libcurl4/libxml2 and
-# their dependencies (ICU alone is 36 MB) ~90 MB + feedproxy ~60 MB stripped (the static
-# Foundation carries ICU data). `make container-check` verifies this stage without Docker.
+# shared libraries the binary needs: libcurl4 and ca-certificates for upstream fetches,
+# libexpat1 for podcast RSS/Atom (FoundationXML, and with it libxml2, is gone).
+# `make container-check` verifies this stage without Docker.
 
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libhiredis-dev \
+ && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libexpat1-dev libhiredis-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -26,7 +24,7 @@ LABEL org.opencontainers.image.title="FeedProxy" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.source="https://example.invalid/feedproxy"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libxml2 libhiredis0.14 \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libhiredis0.14 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin feedproxy
 COPY --from=build /out/feedproxy /usr/local/bin/feedproxy

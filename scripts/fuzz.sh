@@ -11,6 +11,6 @@ BIN=$("$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)/Parse
 mkdir -p fuzz/out/corpus fuzz/out/crashes
 # Seeds are copied so the committed corpus stays small; discoveries go to fuzz/out.
 cp Fuzz/corpus/* fuzz/out/corpus/
-LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" "$BIN" fuzz/out/corpus -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
+"$BIN" fuzz/out/corpus -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
   -artifact_prefix=fuzz/out/crashes/ -print_final_stats=1 2>&1 | tail -n 15
 echo "fuzz: no crash in ${SECONDS_TO_RUN}s"

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <sched.h>
 
 int csys_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -83,3 +85,16 @@ long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out) {
 }
 
 int csys_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+void csys_set_thread_name(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof(short_name) - 1);
+    short_name[sizeof(short_name) - 1] = 0;
+    pthread_setname_np(pthread_self(), short_name);
+}
+
+int csys_affinity_cpu_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+    return CPU_COUNT(&set);
+}

@@ -1,13 +1,19 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Service
 
 // Thin entry point: configuration, wiring, signals.
+func writeToStandardError(_ message: String) {
+    let bytes = Array(message.utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
 let outcome: ConfigurationParser.Outcome
 do {
     outcome = try ConfigurationParser.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 } catch {
-    FileHandle.standardError.write(Data("feedproxy: \(error.description)\n".utf8))
+    writeToStandardError("feedproxy: \(error.description)\n")
     exit(2)
 }
 
@@ -27,7 +33,7 @@ case .run(let configuration):
         app = try App(configuration: configuration)
         port = try app.start()
     } catch {
-        FileHandle.standardError.write(Data("feedproxy: cannot start: \(error)\n".utf8))
+        writeToStandardError("feedproxy: cannot start: \(error)\n")
         exit(1)
     }
     var fields: [(String, LogValue)] = [("host", .string(app.configuration.host)), ("port", .int(port)), ("version", .string(Configuration.version))]

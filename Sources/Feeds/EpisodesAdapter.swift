@@ -28,7 +28,8 @@ public struct EpisodesAdapter: FeedAdapter {
                 upstream: "episodes", url: found.feedURL,
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
                 maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
-            let parsed = try RSSParser.parse(try await client.send(feed).body, limit: limit)
+            let response = try await client.send(feed)
+            let parsed = try RSSParser.parse(response.body, limit: limit, contentType: response.header("Content-Type"))
             let envelope = FeedEnvelope(
                 source: "rss", title: parsed.title ?? found.title, updated: parsed.episodes.first?.published,
                 items: parsed.episodes, page: nil)
@@ -58,8 +59,8 @@ public struct EpisodesAdapter: FeedAdapter {
 
 extension EpisodesAdapter {
     /// Parses a podcast feed body (for benchmarks and tools).
-    public static func parseFeed(_ body: [UInt8], limit: Int) throws(FeedError) -> (title: String?, episodes: [Episode]) {
-        let result = try RSSParser.parse(body, limit: limit)
+    public static func parseFeed(_ body: [UInt8], limit: Int, contentType: String? = nil) throws(FeedError) -> (title: String?, episodes: [Episode]) {
+        let result = try RSSParser.parse(body, limit: limit, contentType: contentType)
         return (result.title, result.episodes)
     }
 }

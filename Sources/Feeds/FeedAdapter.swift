@@ -1,4 +1,3 @@
-import Foundation
 import Upstream
 
 /// Everything the service needs to answer one validated feed request:

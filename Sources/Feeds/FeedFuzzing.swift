@@ -9,5 +9,7 @@ public enum FeedFuzzing {
         _ = try? KivaREST.normalise(bytes)
         _ = try? EpisodesAdapter.feedURL(fromLookup: bytes)
         _ = try? RSSParser.parse(bytes, limit: 50)
+        // The same bytes through the unknown-encoding handler, as a Content-Type charset would.
+        _ = try? RSSParser.parse(bytes, limit: 50, contentType: "application/rss+xml; charset=windows-1252")
     }
 }

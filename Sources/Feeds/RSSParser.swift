@@ -1,11 +1,6 @@
-import Foundation
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
-/// Streaming (SAX) parser for podcast feeds: RSS 2.0 with the iTunes namespace, and Atom.
-/// External entities are never resolved.
-final class RSSParser: NSObject, XMLParserDelegate {
+/// Streaming parser for podcast feeds on libexpat: RSS 2.0 with the iTunes namespace, and Atom.
+/// Reads any encoding XMLEncoding resolves; no DTD or external entity is ever loaded.
+final class RSSParser: XMLStreamHandler {
     struct Result {
         var title: String?
         var imageUrl: String?
@@ -13,15 +8,22 @@ final class RSSParser: NSObject, XMLParserDelegate {
     }
 
     private enum Kind { case unknown, rss, atom }
+    private enum Namespace { case none, itunes, content, atom, other }
 
-    private static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
-    private static let content = "http://purl.org/rss/1.0/modules/content/"
-    private static let atom = "http://www.w3.org/2005/Atom"
+    private struct Element {
+        let namespace: Namespace
+        let name: String
+    }
+
+    private static let itunes = Array("http://www.itunes.com/dtds/podcast-1.0.dtd".utf8)
+    private static let content = Array("http://purl.org/rss/1.0/modules/content/".utf8)
+    private static let atom = Array("http://www.w3.org/2005/Atom".utf8)
 
     private let limit: Int
     private var kind = Kind.unknown
-    private(set) var stack: [String] = []
-    private var text = ""
+    private var stack: [Element] = []
+    /// Character data since the last start or end tag, as UTF-8 (expat's output).
+    private var text: [UInt8] = []
     private var result = Result(title: nil, imageUrl: nil, episodes: [])
     private var current: Episode?
     private var itemDescription: String?
@@ -29,49 +31,56 @@ final class RSSParser: NSObject, XMLParserDelegate {
     private var contentEncoded: String?
     private var reachedLimit = false
     private var notAFeed = false
-    private var sawError = false
 
     private init(limit: Int) {
         self.limit = limit
+        text.reserveCapacity(4096)
     }
 
     /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
-    static func parse(_ data: [UInt8], limit: Int) throws(FeedError) -> Result {
-        // FoundationXML traps on element names that are not valid UTF-8 (found by `make fuzz`),
-        // and these bytes come from third parties: only well-formed UTF-8 goes in.
-        guard String(validating: data, as: UTF8.self) != nil else { throw .badUpstreamResponse("the podcast feed") }
-        let delegate = RSSParser(limit: limit)
-        let parser = XMLParser(data: Data(data))
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = delegate
-        let ok = parser.parse()
-        // A truncated or mismatched document must fail, even if libxml2 recovered from it.
-        let complete = delegate.reachedLimit || (ok && !delegate.sawError && delegate.stack.isEmpty)
-        guard complete, !delegate.notAFeed, delegate.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
-        var result = delegate.result
+    /// `contentType` is the HTTP header, whose charset applies when the document declares none.
+    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil) throws(FeedError) -> Result {
+        let encoding = XMLEncoding.resolve(data, contentType: contentType)
+        let handler = RSSParser(limit: limit)
+        guard let parser = ExpatParser(encoding: encoding.parserArgument, handler: handler) else {
+            throw FeedError(status: 500, code: "internal_error", message: "the XML parser could not be created")
+        }
+        let failure = parser.parse(data)
+        if let failure, !(failure == .stopped && handler.reachedLimit) {
+            throw FeedParseFailure.error(failure, encoding: encoding, bytes: data, notAFeed: handler.notAFeed)
+        }
+        guard !handler.notAFeed, handler.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
+        var result = handler.result
         // The channel image may come after the first items: fill it in at the end.
         for i in result.episodes.indices where result.episodes[i].imageUrl == nil { result.episodes[i].imageUrl = result.imageUrl }
         return result
     }
 
-    // MARK: XMLParserDelegate
+    private static func namespace(_ uri: UnsafeBufferPointer<UInt8>) -> Namespace {
+        if uri.isEmpty { return .none }
+        if uri.elementsEqual(itunes) { return .itunes }
+        if uri.elementsEqual(content) { return .content }
+        if uri.elementsEqual(atom) { return .atom }
+        return .other
+    }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI ns: String?, qualifiedName _: String?, attributes: [String: String] = [:]) {
+    // MARK: XMLStreamHandler
+
+    func startElement(_ name: XMLName, _ attributes: XMLAttributes) -> Bool {
+        let element = Element(namespace: Self.namespace(name.uri), name: String(decoding: name.local, as: UTF8.self))
         if stack.isEmpty {
-            switch name.lowercased() {
+            switch element.name.lowercased() {
             case "rss", "rdf": kind = .rss
             case "feed": kind = .atom
             default:
                 notAFeed = true
-                parser.abortParsing()
-                return
+                return false
             }
         }
-        stack.append(name)
-        text = ""
+        stack.append(element)
+        text.removeAll(keepingCapacity: true)
         let inItem = current != nil
-        switch (kind, name, ns) {
+        switch (kind, element.name, element.namespace) {
         case (.rss, "item", _), (.atom, "entry", _):
             current = Episode()
             itemDescription = nil
@@ -81,7 +90,7 @@ final class RSSParser: NSObject, XMLParserDelegate {
             current?.audioUrl = attributes["url"]
             current?.audioType = attributes["type"]
             current?.audioBytes = attributes["length"].flatMap { Int($0.trimmingWhitespace()) }.flatMap { $0 > 0 ? $0 : nil }
-        case (_, "image", Self.itunes?):
+        case (_, "image", .itunes):
             if let href = attributes["href"] {
                 if inItem { current?.imageUrl = href } else if result.imageUrl == nil || stack.count <= 3 { result.imageUrl = href }
             }
@@ -97,72 +106,79 @@ final class RSSParser: NSObject, XMLParserDelegate {
         default:
             break
         }
+        return true
     }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        sawError = true
+    func characters(_ utf8: UnsafeBufferPointer<UInt8>) {
+        text.append(contentsOf: utf8)
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        text += string
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        text += String(decoding: block, as: UTF8.self)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI ns: String?, qualifiedName _: String?) {
-        defer {
-            _ = stack.popLast()  // libxml2 may report an end tag with no start (recovery): never trap
-            text = ""
-        }
-        let value = text.trimmingWhitespace()
-        let parent = stack.count >= 2 ? stack[stack.count - 2] : ""
+    func endElement() -> Bool {
+        defer { text.removeAll(keepingCapacity: true) }
+        guard let element = stack.popLast() else { return true }
+        let parent = stack.last?.name ?? ""
+        let name = element.name, ns = element.namespace
         if current == nil {
             // Channel (or feed) level.
-            if name == "title" && ns != Self.itunes && (parent == "channel" || (kind == .atom && parent == "feed")) && result.title == nil {
-                result.title = value.isEmpty ? nil : value
+            if name == "title" && ns != .itunes && (parent == "channel" || (kind == .atom && parent == "feed")) && result.title == nil {
+                result.title = nonEmptyText()
             } else if name == "url" && parent == "image" && result.imageUrl == nil {
-                result.imageUrl = value.isEmpty ? nil : value
+                result.imageUrl = nonEmptyText()
             } else if kind == .atom && (name == "logo" || name == "icon") && result.imageUrl == nil {
-                result.imageUrl = value.isEmpty ? nil : value
+                result.imageUrl = nonEmptyText()
             }
-            return
+            return true
         }
         if (kind == .rss && name == "item") || (kind == .atom && name == "entry") {
-            finishItem(parser)
-            return
+            return finishItem()
         }
-        guard !value.isEmpty else { return }
+        itemField(name, ns)
+        return true
+    }
+
+    private func itemField(_ name: String, _ ns: Namespace) {
         switch (name, ns) {
-        case ("title", Self.itunes?):
-            if current?.title == nil { current?.title = value }
-        case ("title", _): current?.title = value
-        case ("guid", _), ("id", Self.atom?): current?.id = value
+        case ("title", .itunes):
+            if current?.title == nil, let value = nonEmptyText() { current?.title = value }
+        case ("title", _): if let value = nonEmptyText() { current?.title = value }
+        case ("guid", _), ("id", .atom): if let value = nonEmptyText() { current?.id = value }
         case ("pubDate", _), ("published", _), ("date", _):
-            current?.published = RFC822Date.parse(value).map(Timestamp.format)
-        case ("updated", Self.atom?):
-            if current?.published == nil { current?.published = Timestamp.iso8601UTC(value) }
-        case ("duration", Self.itunes?): current?.duration = EpisodeDuration.seconds(value)
-        case ("episode", Self.itunes?): current?.episode = Int(value)
-        case ("season", Self.itunes?): current?.season = Int(value)
-        case ("explicit", Self.itunes?):
-            switch value.lowercased() {
+            if let value = nonEmptyText() { current?.published = RFC822Date.parse(value).map(Timestamp.format) }
+        case ("updated", .atom):
+            if current?.published == nil, let value = nonEmptyText() { current?.published = Timestamp.iso8601UTC(value) }
+        case ("duration", .itunes): if let value = nonEmptyText() { current?.duration = EpisodeDuration.seconds(value) }
+        case ("episode", .itunes): if let value = nonEmptyText() { current?.episode = Int(value) }
+        case ("season", .itunes): if let value = nonEmptyText() { current?.season = Int(value) }
+        case ("explicit", .itunes):
+            switch nonEmptyText()?.lowercased() {
             case "yes", "true", "explicit": current?.explicit = true
             case "no", "false", "clean": current?.explicit = false
             default: break
             }
-        case ("summary", Self.itunes?): itunesSummary = value
-        case ("encoded", Self.content?): contentEncoded = value
-        case ("description", _), ("summary", Self.atom?), ("content", Self.atom?):
-            if itemDescription == nil { itemDescription = value }
-        case ("link", _) where kind == .rss: current?.link = value
+        case ("summary", .itunes): if let value = nonEmptyText() { itunesSummary = value }
+        case ("encoded", .content): if let value = nonEmptyText() { contentEncoded = value }
+        case ("description", _), ("summary", .atom), ("content", .atom):
+            if itemDescription == nil { itemDescription = nonEmptyText() }
+        case ("link", _) where kind == .rss: if let value = nonEmptyText() { current?.link = value }
         default: break
         }
     }
 
-    private func finishItem(_ parser: XMLParser) {
-        guard var episode = current else { return }
+    /// The element's text, trimmed; nil when nothing is left. ASCII whitespace is trimmed on
+    /// bytes; other Unicode whitespace at either end (rare) goes through the String path.
+    private func nonEmptyText() -> String? {
+        var start = 0, end = text.count
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
+        while start < end, isSpace(text[start]) { start += 1 }
+        while end > start, isSpace(text[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        var value = String(decoding: text[start..<end], as: UTF8.self)
+        if text[start] >= 0x80 || text[end - 1] >= 0x80 { value = value.trimmingWhitespace() }
+        return value.isEmpty ? nil : value
+    }
+
+    private func finishItem() -> Bool {
+        guard var episode = current else { return true }
         current = nil
         if episode.id == nil { episode.id = episode.audioUrl }
         // description and content:encoded carry HTML; itunes:summary is plain text by its spec.
@@ -174,7 +190,8 @@ final class RSSParser: NSObject, XMLParserDelegate {
         result.episodes.append(episode)
         if result.episodes.count >= limit {
             reachedLimit = true
-            parser.abortParsing()
+            return false
         }
+        return true
     }
 }

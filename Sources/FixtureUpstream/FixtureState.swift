@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPServer
 import Locking
 
@@ -16,6 +16,8 @@ final class FixtureState: Sendable {
         for name in ["flickr/photos_public.json", "itunes/search.json", "kiva/graphql.json", "kiva/newest.json"] {
             files[name] = Array(try Data(contentsOf: self.directory.appendingPathComponent(name)))
         }
+        // Podcasts only reachable by id (their feeds exercise encodings), so searches stay as recorded.
+        files["itunes/lookup.json"] = (try? Data(contentsOf: self.directory.appendingPathComponent("itunes/lookup.json"))).map { Array($0) }
         self.files = files
     }
 
@@ -64,55 +66,53 @@ final class FixtureState: Sendable {
     func itunesSearch(_ req: Request) -> Response {
         let term = (req.query("term") ?? "").lowercased()
         let limit = Int(req.query("limit") ?? "") ?? 50
-        guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
-            let results = all["results"] as? [[String: Any]]
-        else { return .error(status: 500, code: "fixture", message: "bad fixture") }
+        guard let results = FixtureJSON.parse(files["itunes/search.json"])?["results"]?.array else {
+            return .error(status: 500, code: "fixture", message: "bad fixture")
+        }
         let words = term.split(separator: " ").map(String.init)
         let matching = results.filter { r in
-            let haystack = [r["collectionName"], r["artistName"], r["primaryGenreName"]].compactMap { $0 as? String }.joined(separator: " ").lowercased()
+            let haystack = [r["collectionName"], r["artistName"], r["primaryGenreName"]].compactMap { $0?.string }.joined(separator: " ").lowercased()
             return !words.isEmpty && words.allSatisfy { haystack.contains($0) }
         }.prefix(limit)
-        let body = (try? JSONSerialization.data(withJSONObject: ["resultCount": matching.count, "results": Array(matching)])) ?? Data()
-        var r = Response(status: 200, body: Array("\n\n\n".utf8) + Array(body))
-        r.headers.add("Content-Type", "text/javascript; charset=utf-8")
-        return r
+        return itunesAnswer(Array(matching))
     }
 
     func itunesLookup(_ req: Request) -> Response {
         let id = req.query("id") ?? ""
-        guard let all = try? JSONSerialization.jsonObject(with: Data(files["itunes/search.json"] ?? [])) as? [String: Any],
-            let results = all["results"] as? [[String: Any]]
-        else { return .error(status: 500, code: "fixture", message: "bad fixture") }
-        var matching = results.filter { ($0["collectionId"] as? Int).map(String.init) == id }
+        guard var results = FixtureJSON.parse(files["itunes/search.json"])?["results"]?.array else {
+            return .error(status: 500, code: "fixture", message: "bad fixture")
+        }
+        results += FixtureJSON.parse(files["itunes/lookup.json"])?["results"]?.array ?? []
+        var matching = results.filter { $0["collectionId"]?.int.map(String.init) == id }
         if let override = feedOverrides.withLock({ $0[id] }), var first = matching.first {
-            if let url = override { first["feedUrl"] = url } else { first.removeValue(forKey: "feedUrl") }
+            first["feedUrl"] = override.map(FixtureJSON.string)
             matching = [first]
         } else if var first = matching.first, first["feedUrl"] != nil {
             // Recorded feeds live on this fixture host.
-            first["feedUrl"] = "http://127.0.0.1:\(req.headers["host"]?.split(separator: ":").last ?? "80")/rss/\(id).xml"
+            first["feedUrl"] = .string("http://127.0.0.1:\(req.headers["host"]?.split(separator: ":").last ?? "80")/rss/\(id).xml")
             matching = [first]
         }
-        let body = (try? JSONSerialization.data(withJSONObject: ["resultCount": matching.count, "results": matching])) ?? Data()
-        var r = Response(status: 200, body: Array("\n\n\n".utf8) + Array(body))
+        return itunesAnswer(matching)
+    }
+
+    private func itunesAnswer(_ results: [FixtureJSON]) -> Response {
+        let body = FixtureJSON.object(["resultCount": .int(results.count), "results": .array(results)]).bytes
+        var r = Response(status: 200, body: Array("\n\n\n".utf8) + body)
         r.headers.add("Content-Type", "text/javascript; charset=utf-8")
         return r
     }
 
     /// Kiva GraphQL: honours the `limit` and `offset` variables of the request body.
     func kivaGraphQL(_ req: Request) -> Response {
-        let variables = ((try? JSONSerialization.jsonObject(with: Data(req.body))) as? [String: Any])?["variables"] as? [String: Any]
-        let limit = variables?["limit"] as? Int ?? 20
-        let offset = variables?["offset"] as? Int ?? 0
-        guard var all = try? JSONSerialization.jsonObject(with: Data(files["kiva/graphql.json"] ?? [])) as? [String: Any],
-            var data = all["data"] as? [String: Any], var lend = data["lend"] as? [String: Any],
-            var loans = lend["loans"] as? [String: Any], let values = loans["values"] as? [Any]
-        else { return .error(status: 500, code: "fixture", message: "bad fixture") }
+        let variables = FixtureJSON.parse(req.body)?["variables"]
+        let limit = variables?["limit"]?.int ?? 20
+        let offset = variables?["offset"]?.int ?? 0
+        guard var all = FixtureJSON.parse(files["kiva/graphql.json"]), let values = all["data"]?["lend"]?["loans"]?["values"]?.array else {
+            return .error(status: 500, code: "fixture", message: "bad fixture")
+        }
         let start = min(offset % max(values.count, 1), values.count)
-        loans["values"] = Array(values[start...].prefix(limit))
-        lend["loans"] = loans
-        data["lend"] = lend
-        all["data"] = data
-        var r = Response(status: 200, body: Array((try? JSONSerialization.data(withJSONObject: all)) ?? Data()))
+        all["data"]?["lend"]?["loans"]?["values"] = .array(Array(values[start...].prefix(limit)))
+        var r = Response(status: 200, body: all.bytes)
         r.headers.add("Content-Type", "application/json")
         return r
     }
@@ -123,7 +123,10 @@ final class FixtureState: Sendable {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
         var r = Response(status: 200, body: Array(data))
-        r.headers.add("Content-Type", "application/rss+xml")
+        // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.
+        let recorded = (try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name + ".content-type")))
+            .map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? "" }
+        r.headers.add("Content-Type", recorded ?? "application/rss+xml")
         return r
     }
 }

@@ -1,5 +1,6 @@
 import CSystem
 import Glibc
+import Synchronization
 
 /// Per-connection I/O on the loop thread: read, parse, dispatch, write, close.
 extension EventLoop {

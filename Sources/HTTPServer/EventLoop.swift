@@ -1,6 +1,7 @@
 import CSystem
 import Glibc
 import Locking
+import Synchronization
 
 /// One epoll loop on its own thread, with its own SO_REUSEPORT listener.
 /// Connections live and die on this thread; other threads only reach it through

@@ -34,10 +34,11 @@ public final class Server: Sendable {
         boundPort.store(port, ordering: .relaxed)
         loops.withLock { $0 = created }
         for (i, loop) in created.enumerated() {
-            OSThread.start(name: "http-loop-\(i)", stackSize: 1 << 20) { [self] in
+            let started = NativeThread.start(name: "http-loop-\(i)", stackSize: 1 << 20) { [self] in
                 loop.run()
                 finished.withLock { $0 += 1 }
             }
+            if !started { throw .system("pthread_create", EAGAIN) }
         }
     }
 

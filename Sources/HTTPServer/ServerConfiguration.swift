@@ -1,4 +1,4 @@
-import Glibc
+import Locking
 
 /// Everything an operator can tune about the HTTP server.
 public struct ServerConfiguration: Sendable {
@@ -21,7 +21,7 @@ public struct ServerConfiguration: Sendable {
     public init() {}
 
     /// `threads`, with 0 resolved to the number of online cores.
-    public var resolvedThreads: Int { threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    public var resolvedThreads: Int { threads > 0 ? threads : NativeThread.processorCount }
 }
 
 /// One finished request, for access logs and metrics.

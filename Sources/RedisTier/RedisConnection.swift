@@ -49,7 +49,7 @@ public final class RedisConnection: Sendable {
     public init(settings: Settings, observer: Observer? = nil) {
         self.settings = settings
         self.observer = observer
-        OSThread.start(name: "redis") { [self] in run() }
+        _ = NativeThread.start(name: "redis") { [self] in run() }
     }
 
     public var isUp: Bool { up.load(ordering: .relaxed) }
@@ -268,9 +268,5 @@ public final class RedisConnection: Sendable {
         if up.exchange(value, ordering: .relaxed) != value { observer?(.state(up: value, reason: reason)) }
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { NativeThread.monotonicSeconds() }
 }

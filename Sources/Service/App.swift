@@ -1,7 +1,7 @@
 import Feeds
 import FixtureUpstream
-import Foundation
 import HTTPServer
+import Locking
 import RedisTier
 import ResponseCache
 import Upstream
@@ -61,7 +61,7 @@ public final class App: Sendable {
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
         let cache = ResponseCache(
-            maxBytes: c.cacheMaxBytes, clock: { ProcessInfo.processInfo.systemUptime }, shared: sharedCache,
+            maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() }, shared: sharedCache,
             sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
 
@@ -109,7 +109,7 @@ public final class App: Sendable {
     /// Graceful: readiness goes 503, listeners close, in-flight requests finish.
     public func shutdown() {
         draining.begin()
-        if configuration.shutdownDelay > 0 { Thread.sleep(forTimeInterval: configuration.shutdownDelay) }
+        if configuration.shutdownDelay > 0 { NativeThread.sleep(seconds: configuration.shutdownDelay) }
         server.shutdown()
         redis?.stop()
         fixtures?.stop()

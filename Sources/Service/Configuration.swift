@@ -1,5 +1,3 @@
-import Foundation
-
 /// Every setting, from environment variables with matching `--flags` (flags win).
 public struct Configuration: Sendable {
     public static let version = "1.0.0"
@@ -10,7 +8,7 @@ public struct Configuration: Sendable {
     public var flickrFeedURL = "https://api.flickr.com/services/feeds/photos_public.gne"
     public var itunesSearchURL = "https://itunes.apple.com/search"
     public var itunesLookupURL = "https://itunes.apple.com/lookup"
-    public var kivaGraphQLURL = "https://api.kivaws.org/graphql"
+    public var kivaGraphQLURL = "https://gateway.production.kiva.org/graphql"
     public var kivaLoansURL: String?
     public var ttlPhotos = 60.0
     public var ttlPodcasts = 3600.0

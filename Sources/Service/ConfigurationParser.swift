@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Parses environment and command line into a `Configuration`, strictly: a bad
 /// value stops startup with a message naming the setting.
@@ -81,29 +81,29 @@ public enum ConfigurationParser {
         let width = options.map { $0.flag.count + $0.env.count + 3 }.max() ?? 40
         for o in options {
             let left = "\(o.flag) (\(o.env))"
-            lines.append("  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(o.help) [default: \(o.defaultText(defaults))]")
+            lines.append("  " + left.paddedRight(to: width) + "  \(o.help) [default: \(o.defaultText(defaults))]")
         }
         lines.append(
-            "  " + "--fixtures [DIR]".padding(toLength: width, withPad: " ", startingAt: 0)
+            "  " + "--fixtures [DIR]".paddedRight(to: width)
                 + "  serve recorded payloads from DIR (default ./Fixtures) through a loopback upstream: no internet needed")
         lines.append(
-            "  " + "--healthcheck".padding(toLength: width, withPad: " ", startingAt: 0)
+            "  " + "--healthcheck".paddedRight(to: width)
                 + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")
-        lines.append("  " + "--help, --version".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help or the version")
+        lines.append("  " + "--help, --version".paddedRight(to: width) + "  print this help or the version")
         return lines.joined(separator: "\n")
     }
 
     // MARK: value parsers
 
     static func int(_ name: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        guard let v = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(v) else {
+        guard let v = Int(value.trimmingSpacesAndTabs()), range.contains(v) else {
             throw ConfigurationError(description: "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound), got \"\(value)\"")
         }
         return v
     }
 
     static func seconds(_ name: String, _ value: String, allowZero: Bool = true) throws(ConfigurationError) -> Double {
-        guard let v = Double(value.trimmingCharacters(in: .whitespaces)), v.isFinite, allowZero ? v >= 0 : v > 0 else {
+        guard let v = Double(value.trimmingSpacesAndTabs()), v.isFinite, allowZero ? v >= 0 : v > 0 else {
             throw ConfigurationError(description: "\(name) must be a \(allowZero ? "non-negative" : "positive") number of seconds, got \"\(value)\"")
         }
         return v
@@ -122,5 +122,19 @@ public enum ConfigurationParser {
         case "0", "false", "no", "off": return false
         default: throw ConfigurationError(description: "\(name) must be true or false, got \"\(value)\"")
         }
+    }
+}
+
+extension String {
+    /// Left-aligned in a column of `width` characters (help text).
+    func paddedRight(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+
+    /// Without leading and trailing spaces and tabs (configuration values).
+    func trimmingSpacesAndTabs() -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

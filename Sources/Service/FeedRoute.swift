@@ -1,5 +1,4 @@
 import Feeds
-import Foundation
 import HTTPServer
 import ResponseCache
 import Upstream

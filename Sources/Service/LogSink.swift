@@ -32,7 +32,7 @@ public final class LogSink: Sendable {
     public init(fd: Int32 = 1, lanes: Int = 1) {
         self.fd = fd
         self.lanes = (0..<max(1, lanes)).map { _ in Locked(Lane()) }
-        OSThread.start(name: "log-writer") { [self] in
+        _ = NativeThread.start(name: "log-writer") { [self] in
             while true { drain(waitingUpTo: Self.flushInterval) }
         }
     }
@@ -66,14 +66,10 @@ public final class LogSink: Sendable {
 
     /// Writes everything accepted so far (before exit), waiting at most `timeout` seconds.
     public func flush(timeout: Double = 2) {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let end = Double(deadline.tv_sec) + Double(deadline.tv_nsec) / 1e9 + timeout
+        let end = NativeThread.monotonicSeconds() + timeout
         while pendingBytes > 0 {
             wake.signal()
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 >= end { return }
+            if NativeThread.monotonicSeconds() >= end { return }
             usleep(1000)
         }
     }

@@ -1,5 +1,4 @@
 import CCurl
-import Foundation
 import Synchronization
 import Locking
 
@@ -37,9 +36,7 @@ final class CurlDriver: @unchecked Sendable {
         self.settings = settings
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, settings.maxHostConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
-        let thread = Thread { [self] in run() }
-        thread.name = "curl-driver"
-        thread.start()
+        guard NativeThread.start(name: "curl-driver", { [self] in run() }) else { throw .other("cannot start the curl driver thread") }
     }
 
     /// Live easy handles (a leak shows up here).

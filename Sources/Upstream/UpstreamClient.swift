@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// Settings for the whole client and per upstream.
@@ -37,7 +37,7 @@ public final class UpstreamClient: Sendable {
 
     public init(
         configuration: UpstreamConfiguration, observer: UpstreamObserver? = nil,
-        clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+        clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
     ) throws {
         self.configuration = configuration
         self.observer = observer

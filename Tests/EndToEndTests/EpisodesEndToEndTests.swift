@@ -24,6 +24,25 @@ import TestSupport
         #expect(atom["title"] as? String == "Swift over Coffee")
     }
 
+    @Test func feedsInEveryEncodingReadRight() throws {
+        let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+        func firstItem(_ id: String) throws -> [String: Any] {
+            let r = try h.get("/podcasts/\(id)/episodes")
+            #expect(r.status == 200, "\(id): \(r.text)")
+            return (h.json(r)["items"] as? [[String: Any]])?.first ?? [:]
+        }
+        #expect(try firstItem("1580000001")["title"] as? String == "Episodio 42: La canción de São Paulo")  // ISO-8859-1
+        #expect(try firstItem("1580000002")["title"] as? String == "Folge 118: „Der Euro“ – wer zahlt 1.000 € für Brot?")  // Windows-1252
+        #expect(try firstItem("1580000003")["title"] as? String == "Episódio 7: Ação e reação em São Paulo 🎙")  // UTF-16
+        #expect(try firstItem("1580000004")["summary"] as? String == "Julián Martínez on cartography… — and why “north” wasn’t always up.")
+        // No encoding declared: the charset of the recorded Content-Type applies.
+        #expect(try firstItem("1580000005")["title"] as? String == "Economia: o preço do café subiu 2 €")
+        let broken = try h.get("/podcasts/1580000006/episodes")
+        #expect(broken.status == 502)
+        #expect(broken.text.contains("\"code\":\"bad_upstream_response\""))
+        #expect(broken.text.contains("not valid UTF-8: undecodable bytes at line 4, column 13"))
+    }
+
     @Test func episodeErrors() throws {
         let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
         let unknown = try h.get("/podcasts/999/episodes")

@@ -97,6 +97,7 @@ import TestSupport
             #expect(result.stdout.contains("(\(env))"), "missing \(env)")
         }
         #expect(result.stdout.contains("[default: 8080]"))
+        #expect(result.stdout.contains("[default: https://gateway.production.kiva.org/graphql]"))
         #expect(result.stdout.contains("--fixtures [DIR]"))
     }
 

@@ -42,6 +42,27 @@ import Testing
         #expect(plain.items == wrapped.items)
     }
 
+    @Test func jsonpWithAnEmptyCallbackNameIsStripped() throws {
+        let plain = try FlickrAdapter.normalise(fixture("flickr/photos_public.json"), limit: 20)
+        let wrapped = try FlickrAdapter.normalise(fixture("flickr/photos_public_jsonp_empty.js"), limit: 20)
+        #expect(wrapped.count == 20)
+        #expect(plain.items == wrapped.items)
+    }
+
+    @Test(arguments: [
+        ("({\"a\":1})", "{\"a\":1}"),
+        (" \n( {\"a\":1} );\n", " {\"a\":1} "),
+        ("jsonFlickrFeed({\"a\":1})", "{\"a\":1}"),
+        ("cb ({\"a\":1})", "{\"a\":1}"),
+        ("/**/ cb({\"a\":1});", "{\"a\":1}"),
+        ("{\"a\":1}", "{\"a\":1}"),
+        ("(", "("),
+        ("()", ""),
+    ])
+    func jsonpWrappers(_ body: String, _ inner: String) {
+        #expect(String(decoding: JSONRepair.stripJSONP(Array(body.utf8)), as: UTF8.self) == inner)
+    }
+
     @Test func limitTruncates() throws {
         #expect(try FlickrAdapter.normalise(fixture("flickr/photos_public.json"), limit: 3).count == 3)
     }

@@ -1,0 +1,59 @@
+import CSystem
+import Glibc
+
+/// A detached pthread running one closure: what the event loops and the curl driver need
+/// from a thread, without Foundation's `Thread`.
+public enum NativeThread {
+    private final class Start: Sendable {
+        let name: String
+        let body: @Sendable () -> Void
+        init(name: String, body: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.body = body
+        }
+    }
+
+    /// Starts `body` on a new thread named `name` (at most 15 bytes are kept);
+    /// false if the system refused to create one.
+    public static func start(name: String, stackSize: Int = 0, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        if stackSize > 0 { pthread_attr_setstacksize(&attributes, stackSize) }
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, &attributes,
+            { argument in
+                guard let argument else { return nil }
+                let start = Unmanaged<Start>.fromOpaque(argument).takeRetainedValue()
+                csys_set_thread_name(start.name)
+                start.body()
+                return nil
+            }, start)
+        if created != 0 { Unmanaged<Start>.fromOpaque(start).release() }
+        return created == 0
+    }
+
+    /// Seconds on the monotonic clock (what `ProcessInfo.systemUptime` gave, without Foundation).
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Sleeps the calling thread.
+    public static func sleep(seconds: Double) {
+        guard seconds > 0 else { return }
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    /// Processors this process may run on (what `activeProcessorCount` gave).
+    public static var processorCount: Int {
+        let count = Int(csys_affinity_cpu_count())
+        return count > 0 ? count : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}
