@@ -138,6 +138,7 @@ extension EventLoop {
         guard var head = conn.current else { return }
         if context.isDraining { head.keepAlive = false }
         context.assignRequestID(&head.request)
+        head.request.peer = conn.peer
         conn.current = head
         let (result, route) = context.handle(head.request)
         switch result {
@@ -169,7 +170,8 @@ extension EventLoop {
         context.observer.requestCompleted(
             RequestRecord(
                 method: request.method, target: request.target, route: route, status: response.status,
-                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields))
+                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields,
+                peer: request.peer, requestHeaders: request.headers))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).

@@ -30,6 +30,10 @@ public struct RequestRecord: Sendable {
     public let durationSeconds: Double
     public let requestID: String
     public let logFields: [(String, String)]
+    /// The connection's peer (nil when unknown); the access log formats it.
+    public var peer: IPAddress? = nil
+    /// The request's header fields (shared, not copied), for observers that need one.
+    public var requestHeaders = HTTPHeaders()
 }
 
 /// Receives events from the server; called on event-loop threads, so keep it cheap.

@@ -14,6 +14,8 @@ struct FeedRoute: Sendable {
     let upstream: UpstreamClient
     let metrics: Metrics
     let logger: Logger
+    /// Who the client is and its miss quota; consulted on misses only.
+    var clients = ClientPolicy()
 
     func handle(_ request: Request) -> HandlerResult {
         let stats = metrics.caches[adapter.source]
@@ -44,8 +46,20 @@ struct FeedRoute: Sendable {
             }
         }
         stats?.misses.add()
-        let cache = self.cache
-        let load = loader(prepared)
+        // Only a miss costs the upstream, so only here is the client worked out and charged.
+        let client = clients.resolver.client(peer: request.peer, headers: request.headers).map(ClientResolver.key)
+        if let client, let limiter = clients.limiter, !cache.isRefreshing(prepared.cacheKey),
+            let retryAfter = limiter.admit(client, now: cache.now)
+        {
+            metrics.recordRejection(source: adapter.source, status: 429, reason: "client_rate_limited")
+            var response = Response.error(
+                status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
+            response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+            response.logFields = [("cache", "MISS")]
+            return .response(response)
+        }
+        let cache = self.cache, metrics = self.metrics, source = adapter.source
+        let load = loader(prepared, client: client)
         return .deferred {
             let started = cache.now
             let outcome = await cache.fetch(prepared.cacheKey, loader: load)
@@ -58,7 +72,8 @@ struct FeedRoute: Sendable {
                 response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
             case .failed(let error):
                 response = .error(status: error.status, code: error.code, message: error.message)
-                if let after = error.retryAfter { response.headers.add("Retry-After", String(Int(after.rounded(.up)))) }
+                if let after = error.retryAfter { response.headers.add("Retry-After", String(max(1, Int(after.rounded(.up))))) }
+                if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
                 response.logFields = [("cache", "MISS")]
             }
             response.logFields.append(("upstream_ms", String(Int(waited * 1000))))
@@ -74,12 +89,13 @@ struct FeedRoute: Sendable {
     }
 
     /// Fetch, normalise and encode once; the result is shared by every waiter.
-    func loader(_ prepared: PreparedFeed) -> ResponseCache.Loader {
+    /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
+    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil) -> ResponseCache.Loader {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
         return {
             let started = cache.now
             do {
-                let body = try await prepared.load(upstream)
+                let body = try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
                 logger.log(
                     .debug, "cache fill",
                     [

@@ -4,6 +4,7 @@ import HTTPServer
 struct RequestObserver: ServerObserver {
     let metrics: Metrics
     let logger: Logger
+    var clients = ClientResolver(trusted: TrustedProxies())
 
     func requestCompleted(_ r: RequestRecord) {
         metrics.recordRequest(route: r.route, status: r.status, seconds: r.durationSeconds)
@@ -13,6 +14,7 @@ struct RequestObserver: ServerObserver {
             ("route", .string(r.route)), ("status", .int(r.status)), ("bytes", .int(r.bodyBytes)),
             ("duration_ms", .double(r.durationSeconds * 1000)),
         ]
+        if let client = clients.client(peer: r.peer, headers: r.requestHeaders) { fields.append(("client", .string(client.description))) }
         for (key, value) in r.logFields {
             fields.append((key, Int(value).map { .int($0) } ?? .string(value)))
         }

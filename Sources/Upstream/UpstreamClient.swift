@@ -13,6 +13,14 @@ public struct UpstreamConfiguration: Sendable {
     public var ratePerMinute: [String: Double] = [:]
     /// Total timeout per upstream name, overriding `timeoutMs`.
     public var timeoutMsByUpstream: [String: Int] = [:]
+    /// Longest a request waits in its upstream's fair queue for a token (0: never waits).
+    /// Never past the request's own time budget.
+    public var queueWaitMs = 3000
+    /// Requests one client may have waiting per upstream.
+    public var queuePerClient = 4
+    /// Token sources by upstream name, used instead of local buckets from `ratePerMinute`
+    /// (a shared budget across replicas, or tests).
+    public var tokenSources: [String: any TokenSource] = [:]
 
     public init() {}
 }
@@ -24,7 +32,7 @@ public typealias UpstreamObserver = @Sendable (_ upstream: String, _ outcome: St
 public final class UpstreamClient: Sendable {
     private let driver: CurlDriver
     private let configuration: UpstreamConfiguration
-    private let buckets: [String: TokenBucket]
+    private let queues: [String: FairQueue]
     private let breakers = Locked<[String: CircuitBreaker]>([:])
     private let observer: UpstreamObserver?
     private let clock: @Sendable () -> Double
@@ -38,9 +46,21 @@ public final class UpstreamClient: Sendable {
         self.clock = clock
         driver = try CurlDriver(settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent))
         let now = clock()
-        buckets = configuration.ratePerMinute.mapValues { perMinute in
+        var sources: [String: any TokenSource] = configuration.ratePerMinute.mapValues { perMinute in
             TokenBucket(capacity: max(1, (perMinute / 6).rounded(.up)), perSecond: perMinute / 60, now: now)
         }
+        sources.merge(configuration.tokenSources) { _, given in given }
+        let settings = FairQueue.Settings(perClient: max(1, configuration.queuePerClient))
+        queues = sources.mapValues { FairQueue(source: $0, settings: settings, clock: clock) }
+    }
+
+    /// The client a request is made for; its upstream waits are queued fairly under this key.
+    /// Set by the caller around `send` (nil: background work, which never waits).
+    @TaskLocal public static var requester: ClientKey?
+
+    /// Fair-queue counters by upstream name, for metrics.
+    public func queueStats() -> [(upstream: String, stats: FairQueue.Stats)] {
+        queues.map { ($0.key, $0.value.stats) }.sorted { $0.upstream < $1.upstream }
     }
 
     deinit { driver.stop() }
@@ -80,17 +100,23 @@ public final class UpstreamClient: Sendable {
                 observer?(request.upstream, "circuit_open", 0)
                 throw .circuitOpen(retryAfter: admitted.retryAfter)
             }
-            if let bucket = buckets[request.upstream] {
-                let grant = bucket.take(now: now)
-                guard grant.granted else {
+            var sent = now
+            if let queue = queues[request.upstream] {
+                let leftMs = budgetMs - Int((now - start) * 1000)
+                let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
+                switch await queue.acquire(client: Self.requester, maxWait: maxWait) {
+                case .granted(let waited):
+                    if waited > 0 { sent = clock() }
+                case .rejected(let reason, let retryAfter):
                     breaker.releaseProbe()  // not the upstream's fault
+                    if reason == .cancelled { throw .cancelled }
                     observer?(request.upstream, "rate_limited", 0)
-                    throw .rateLimited(retryAfter: grant.retryAfter)
+                    throw .rateLimited(retryAfter: retryAfter)
                 }
             }
-            let remainingMs = budgetMs - Int((now - start) * 1000)
+            let remainingMs = budgetMs - Int((sent - start) * 1000)
             let result = await attemptOnce(request, timeoutMs: max(remainingMs, 1))
-            let elapsed = clock() - now
+            let elapsed = clock() - sent
             switch result {
             case .success(let response):
                 breaker.record(success: true, now: clock())
