@@ -65,7 +65,7 @@ public struct TrustedProxies: Sendable, Equatable, CustomStringConvertible {
 
     public func contains(_ ip: IPAddress) -> Bool { ranges.contains { $0.contains(ip) } }
 
-    public var description: String { ranges.isEmpty ? "none" : ranges.map(\.description).joined(separator: ",") }
+    public var description: String { ranges.map(\.description).joined(separator: ",") }
 }
 
 /// Who the client is: the peer, or behind trusted proxies the right-most untrusted

@@ -104,7 +104,7 @@ extension ConfigurationParser {
         ) { c, v throws(ConfigurationError) in c.clientStateMax = try P.int("CLIENT_STATE_MAX", v, 1...100_000_000) },
         Option(
             flag: "--trusted-proxies", env: "TRUSTED_PROXIES", help: "CIDR list of proxies whose X-Forwarded-For names the client (empty: trust nobody)",
-            defaultText: { $0.trustedProxies.description }
+            defaultText: { $0.trustedProxies.isEmpty ? "unset" : $0.trustedProxies.description }
         ) { c, v throws(ConfigurationError) in c.trustedProxies = try TrustedProxies.parse(v).get() },
         Option(
             flag: "--breaker-threshold", env: "BREAKER_THRESHOLD", help: "consecutive upstream failures that open the circuit",
