@@ -175,7 +175,8 @@ public final class Metrics: Sendable {
                 out += "feedproxy_upstream_queue_rejections_total{source=\"\(q.upstream)\",reason=\"\(reason)\"} \(n)\n"
             }
         }
-        out += "# HELP feedproxy_clients_tracked Clients whose miss quota is held in memory.\n# TYPE feedproxy_clients_tracked gauge\nfeedproxy_clients_tracked \(g.trackedClients)\n"
+        out += "# HELP feedproxy_clients_tracked Clients whose miss quota is held in memory.\n# TYPE feedproxy_clients_tracked gauge\n"
+        out += "feedproxy_clients_tracked \(g.trackedClients)\n"
         out +=
             "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
         out +=
