@@ -46,23 +46,28 @@ struct FeedRoute: Sendable {
             }
         }
         stats?.misses.add()
-        // Only a miss costs the upstream, so only here is the client worked out and charged.
+        // Only a miss costs the upstream, so only here is the client worked out (and charged
+        // its quota if it starts a fetch; joining one already in flight is free).
         let client = clients.resolver.client(peer: request.peer, headers: request.headers).map(ClientResolver.key)
-        if let client, let limiter = clients.limiter, !cache.isRefreshing(prepared.cacheKey),
-            let retryAfter = limiter.admit(client, now: cache.now)
-        {
-            metrics.recordRejection(source: adapter.source, status: 429, reason: "client_rate_limited")
-            var response = Response.error(
-                status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
-            response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
-            response.logFields = [("cache", "MISS")]
-            return .response(response)
-        }
         let cache = self.cache, metrics = self.metrics, source = adapter.source
+        let limiter = client == nil ? nil : clients.limiter
         let load = loader(prepared, client: client)
         return .deferred {
             let started = cache.now
-            let outcome = await cache.fetch(prepared.cacheKey, loader: load)
+            let outcome: ResponseCache.FetchOutcome
+            if let client, let limiter {
+                var denied: Double?
+                let admitted = await cache.fetch(
+                    prepared.cacheKey,
+                    admit: {
+                        denied = limiter.admit(client, now: cache.now)
+                        return denied == nil
+                    }, loader: load)
+                guard let admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
+                outcome = admitted
+            } else {
+                outcome = await cache.fetch(prepared.cacheKey, loader: load)
+            }
             let waited = cache.now - started
             var response: Response
             switch outcome {
@@ -79,6 +84,16 @@ struct FeedRoute: Sendable {
             response.logFields.append(("upstream_ms", String(Int(waited * 1000))))
             return response
         }
+    }
+
+    /// `429`: this client started more upstream fetches than its quota allows.
+    static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
+        metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
+        var response = Response.error(
+            status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
+        response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+        response.logFields = [("cache", "MISS")]
+        return response
     }
 
     /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.

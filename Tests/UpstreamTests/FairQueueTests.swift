@@ -26,14 +26,17 @@ final class ManualTokens: TokenSource {
     }
 }
 
-@Suite struct FairQueueTests {
+/// The pump runs on the cooperative pool, which blocking tests elsewhere in this process may
+/// hold for seconds on a 2-core machine: the checks are about order and state, with generous
+/// time limits.
+@Suite(.serialized) struct FairQueueTests {
     static let epoch = ContinuousClock.now
     static let clock: @Sendable () -> Double = { (ContinuousClock.now - FairQueueTests.epoch) / .seconds(1) }
 
     static func key(_ n: UInt64) -> ClientKey { ClientKey(high: 0, low: n) }
 
     /// Polls until `condition` holds (or fails the test after `seconds`).
-    static func eventually(_ seconds: Double = 2, _ condition: () -> Bool) async {
+    static func eventually(_ seconds: Double = 20, _ condition: () -> Bool) async {
         let deadline = clock() + seconds
         while !condition() {
             guard clock() < deadline else {
@@ -132,7 +135,7 @@ final class ManualTokens: TokenSource {
             return
         }
         let waited = Self.clock() - start
-        #expect(waited >= 0.14 && waited < 1)
+        #expect(waited >= 0.14 && waited < 10)
         #expect(after >= 1)
         #expect(queue.stats.depth == 0 && queue.stats.waitsTimedOut == 1)
         tokens.add()  // the token was not spent on the one who left
