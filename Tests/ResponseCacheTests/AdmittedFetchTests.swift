@@ -21,7 +21,8 @@ import Testing
                     let outcome = await cache.fetch(
                         "k",
                         admit: {
-                            asked.increment(); return true
+                            asked.increment()
+                            return true
                         }, loader: loader)
                     if case .loaded = outcome { return true }
                     return false

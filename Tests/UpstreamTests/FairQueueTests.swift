@@ -205,3 +205,34 @@ final class ManualTokens: TokenSource {
         #expect(queue.stats.depth == 0)
     }
 }
+
+/// The client in front of its queue: who is asking comes from a task-local.
+@Suite(.serialized) struct UpstreamClientQueueTests {
+    @Test func aClientsRequestWaitsForTheNextTokenAndBackgroundWorkDoesNot() async throws {
+        let up = try FaultUpstream()
+        defer { up.stop() }
+        let tokens = ManualTokens()
+        var c = UpstreamConfiguration()
+        c.timeoutMs = 20_000
+        c.queueWaitMs = 15_000
+        c.tokenSources = ["itunes": tokens]
+        let client = try UpstreamClient(configuration: c)
+        let request = UpstreamRequest(upstream: "itunes", url: up.url("/ok"))
+        // No requester (a background refresh): refused at once, as before the queue.
+        do {
+            _ = try await client.send(request)
+            Issue.record("background request waited or was sent")
+        } catch {
+            guard case .rateLimited = error else { throw error }
+        }
+        let waiting = Task {
+            try await UpstreamClient.$requester.withValue(ClientKey(high: 0, low: 7)) { try await client.send(request).status }
+        }
+        await FairQueueTests.eventually { client.queueStats().first { $0.upstream == "itunes" }?.stats.depth == 1 }
+        #expect(up.requestCount == 0)
+        tokens.add()
+        #expect(try await waiting.value == 200)
+        #expect(up.requestCount == 1)
+        #expect(client.queueStats().first { $0.upstream == "itunes" }?.stats.waitsGranted == 1)
+    }
+}
