@@ -87,6 +87,21 @@ import TestSupport
         #expect(h.proxy.logLines.contains { $0.contains("term=daily") && $0.contains("\"client\":\"203.0.113.2\"") })
     }
 
+    @Test func distinctPeersAreDistinctClients() throws {
+        let h = try Harness(environment: ["CLIENT_MISS_RATE_PER_MIN": "6"])
+        func get(_ target: String, from source: String) throws -> Int {
+            let c = try RawClient(port: h.port, source: source)
+            try c.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            return try c.readResponse().status
+        }
+        #expect(try get("/podcasts?term=swift", from: "127.0.0.2") == 200)
+        #expect(try get("/podcasts?term=history", from: "127.0.0.2") == 429)
+        #expect(try get("/podcasts?term=daily", from: "127.0.0.3") == 200)
+        usleep(100_000)
+        #expect(h.proxy.logLines.contains { $0.contains("term=history") && $0.contains("\"client\":\"127.0.0.2\"") })
+        #expect(h.proxy.logLines.contains { $0.contains("term=daily") && $0.contains("\"client\":\"127.0.0.3\"") })
+    }
+
     @Test func badTrustedProxiesStopStartup() throws {
         let r = try FeedProxyProcess.run(["--trusted-proxies", "10.0.0.0/8,10.0.0.0/40"])
         #expect(r.status == 2)
