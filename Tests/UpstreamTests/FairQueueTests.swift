@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 import TestSupport
 @testable import Upstream
