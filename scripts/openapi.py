@@ -23,20 +23,28 @@ cache_headers = {h: {"schema": {"type": "string"}, "description": d} for h, d in
     ("ETag", "strong validator of this representation"), ("Cache-Control", "public, max-age, stale-while-revalidate, stale-if-error"),
     ("Age", "seconds since the entry was fetched"), ("X-Cache", "HIT, MISS or STALE"), ("X-Request-ID", "the client's id or a generated one")]}
 
+retry_after = {"Retry-After": {"schema": {"type": "string", "pattern": "^[0-9]+$"}, "description": "seconds after which a retry makes sense"}}
+
+def limited(desc):
+    return dict(err(desc), headers=retry_after)
+
 def feed_op(summary, schema, params, extra_errors=None):
     responses = {
         "200": {"description": "the feed", "headers": cache_headers, "content": {"application/json": {"schema": {"$ref": schema}}}},
         "304": {"description": "not modified (If-None-Match matched)", "headers": cache_headers},
         "400": err("invalid or missing parameter"),
         "502": err("the upstream failed or answered something unreadable"),
-        "503": err("the upstream is rate limited or its circuit is open; see Retry-After"),
+        "429": limited("client_rate_limited: this client made more uncached (upstream-costing) requests than its share, CLIENT_MISS_RATE_PER_MIN; see Retry-After"),
+        "503": limited("the upstream is rate limited (its queue is full or the wait would be too long) or its circuit is open; see Retry-After"),
         "504": err("the upstream timed out"),
     }
     responses.update(extra_errors or {})
     return {"get": {"summary": summary, "parameters": params + [
         {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}},
         {"name": "X-Request-ID", "in": "header", "required": False, "schema": {"type": "string"},
-         "description": "echoed back when it is 1-128 characters of A-Z a-z 0-9 . _ : -, otherwise replaced by a generated id"}],
+         "description": "echoed back when it is 1-128 characters of A-Z a-z 0-9 . _ : -, otherwise replaced by a generated id"},
+        {"name": "X-Forwarded-For", "in": "header", "required": False, "schema": {"type": "string"},
+         "description": "names the client (for its miss quota and fair share) only when the connecting peer is in TRUSTED_PROXIES; otherwise ignored"}],
         "responses": responses}}
 
 doc = {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <sched.h>
+#include <arpa/inet.h>
 
 int csys_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -97,4 +98,23 @@ int csys_affinity_cpu_count(void) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
     return CPU_COUNT(&set);
+}
+
+int csys_accept_peer(int fd, uint64_t *high, uint64_t *low) {
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof(addr);
+    memset(&addr, 0, sizeof(addr));
+    int client = accept4(fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    *high = 0;
+    *low = 0;
+    if (client < 0) return client;
+    if (addr.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *in4 = (const struct sockaddr_in *)&addr;
+        *low = 0xffff00000000ULL | (uint64_t)ntohl(in4->sin_addr.s_addr);
+    } else if (addr.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        const uint8_t *b = ((const struct sockaddr_in6 *)&addr)->sin6_addr.s6_addr;
+        for (int i = 0; i < 8; i++) *high = (*high << 8) | b[i];
+        for (int i = 8; i < 16; i++) *low = (*low << 8) | b[i];
+    }
+    return client;
 }

@@ -32,6 +32,8 @@ final class Connection {
     var registeredEvents: UInt32 = 0
     var deadline: Double
     var deadlineKind = DeadlineKind.readingRequest
+    /// The peer's address as accepted (nil when not IP); formatted only when someone asks.
+    var peer: IPAddress?
 
     init(fd: Int32, id: UInt64, limits: ParseLimits, now: Double, headerTimeout: Double) {
         self.fd = fd

@@ -141,6 +141,7 @@ extension EventLoop {
         guard var head = conn.current else { return }
         if context.isDraining { head.keepAlive = false }
         context.assignRequestID(&head.request)
+        head.request.peer = conn.peer
         conn.current = head
         let (result, route) = context.handle(head.request)
         switch result {
@@ -172,7 +173,8 @@ extension EventLoop {
         context.observer.requestCompleted(
             RequestRecord(
                 method: request.method, target: request.target, route: route, status: response.status,
-                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields, loop: index))
+                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields, loop: index,
+                peer: request.peer, requestHeaders: request.headers))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).

@@ -123,7 +123,9 @@ final class EventLoop: @unchecked Sendable {
         let now = MonotonicClock.now()
         guard now >= acceptPausedUntil else { return }
         for _ in 0..<64 {
-            let fd = csys_accept(listenFD)
+            var peerHigh: UInt64 = 0
+            var peerLow: UInt64 = 0
+            let fd = csys_accept_peer(listenFD, &peerHigh, &peerLow)
             if fd < 0 {
                 if errno == EMFILE || errno == ENFILE {
                     // Out of descriptors: stop polling the listener briefly instead of spinning.
@@ -142,6 +144,7 @@ final class EventLoop: @unchecked Sendable {
             nextConnectionID &+= 1
             let conn = Connection(
                 fd: fd, id: nextConnectionID, limits: context.configuration.limits, now: now, headerTimeout: context.configuration.headerTimeout)
+            if peerHigh != 0 || peerLow != 0 { conn.peer = IPAddress(high: peerHigh, low: peerLow) }
             connections[fd] = conn
             conn.registeredEvents = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
             _ = csys_epoll_add(epfd, fd, conn.registeredEvents)

@@ -20,6 +20,9 @@ public struct Request: Sendable {
     public internal(set) var pathParameters: [String: String] = [:]
     /// `X-Request-ID` from the client when valid, otherwise generated.
     public internal(set) var requestID: String = ""
+    /// The address of the connection's peer (a proxy, when there is one); nil for
+    /// in-process requests. A compact value: nothing is parsed or formatted here.
+    public internal(set) var peer: IPAddress?
     /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3). Worked out
     /// once here: both the handler (to pick the validator) and the writer ask.
     public let acceptsGzip: Bool
@@ -41,8 +44,10 @@ public struct Request: Sendable {
     }
 
     /// Builds a request directly (tests and in-process callers).
-    public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Request {
-        Request(method: method, target: target, version: .http11, headers: HTTPHeaders(headers), body: body)
+    public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = [], peer: IPAddress? = nil) -> Request {
+        var request = Request(method: method, target: target, version: .http11, headers: HTTPHeaders(headers), body: body)
+        request.peer = peer
+        return request
     }
 
     /// Query items in order, `+` decoded as space, repeated keys kept.

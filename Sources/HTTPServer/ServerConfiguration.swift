@@ -37,6 +37,10 @@ public struct RequestRecord: Sendable {
     public let logFields: [(String, String)]
     /// Which event loop (0..<threads) served it, so observers can keep per-loop state.
     public let loop: Int
+    /// The connection's peer (nil when unknown); the access log formats it.
+    public var peer: IPAddress? = nil
+    /// The request's header fields (shared, not copied), for observers that need one.
+    public var requestHeaders = HTTPHeaders()
 }
 
 /// Receives events from the server; called on event-loop threads, so keep it cheap.

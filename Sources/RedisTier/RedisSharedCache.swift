@@ -26,7 +26,8 @@ public final class RedisSharedCache: SharedCacheTier {
         return .found(entry, age: Double(max(0, now - stored)) / 1000)
     }
 
-    public func put(_ key: String, _ entry: CachedResponse, age: Double) async {
+    @discardableResult
+    public func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool {
         let p = entry.policy
         // Redis drops the entry once no replica could use it, even stale.
         let expiry = Int(((p.ttl + max(p.staleWhileRevalidate, p.staleIfError)) * 1000).rounded(.up))
@@ -34,7 +35,8 @@ public final class RedisSharedCache: SharedCacheTier {
             Array(String(Int(age * 1000)).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
             entry.gzippedBody ?? [], Array(String(max(1, expiry)).utf8),
         ]
-        _ = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
+        let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
+        return reply == .success(.integer(1))
     }
 
     public func lock(_ key: String, ttl: Double) async -> SharedLock {

@@ -30,6 +30,13 @@ extension ResponseCache {
         while true {
             switch await shared.lock(key, ttl: sharedPolicy.waitLimit + 1) {
             case .acquired(let token):
+                // The previous holder may have stored its answer and let go between our
+                // lookup and this lock: look once more before spending an upstream request.
+                if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                    await shared.unlock(key, token: token)
+                    sharedObserver?(.wait)
+                    return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                }
                 return await fetchHere(key, loader, unlocking: token)
             case .unavailable:
                 return await fetchHere(key, loader)
@@ -69,8 +76,7 @@ extension ResponseCache {
                     if entry.body.count + (entry.gzippedBody?.count ?? 0) > policy.maxValueBytes {
                         observer?(.skippedTooLarge)
                     } else {
-                        await shared.put(key, entry, age: entry.age(at: now))
-                        observer?(.stored)
+                        if await shared.put(key, entry, age: entry.age(at: now)) { observer?(.stored) }
                     }
                 }
                 if let token { await shared.unlock(key, token: token) }

@@ -98,7 +98,23 @@ public final class ResponseCache: Sendable {
     /// Loads through a single flight per key: concurrent callers share one upstream fetch.
     /// On failure, a previous good entry inside its stale-if-error window is offered.
     public func fetch(_ key: String, loader: @escaping Loader) async -> FetchOutcome {
-        let task = flight(for: key, loader: loader)
+        await outcome(of: flight(for: key, loader: loader), key: key)
+    }
+
+    /// Like `fetch`, but a new upstream fetch starts only if `admit()` allows it. It is asked
+    /// under the same lock that finds a running flight, so joining one (which costs the
+    /// upstream nothing) is never charged, however many callers race. nil: not admitted.
+    public func fetch(_ key: String, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
+        let task = state.withLock { s -> Task<FlightResult, Never>? in
+            if let running = s.flights[key] { return running }
+            guard admit() else { return nil }
+            return startFlight(key, loader: loader, in: &s)
+        }
+        guard let task else { return nil }
+        return await outcome(of: task, key: key)
+    }
+
+    private func outcome(of task: Task<FlightResult, Never>, key: String) async -> FetchOutcome {
         switch await task.value {
         case .success(let (response, origin)):
             return .loaded(response, origin)
@@ -124,14 +140,18 @@ public final class ResponseCache: Sendable {
     private func flight(for key: String, loader: @escaping Loader) -> Task<FlightResult, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }
-            let task = Task<FlightResult, Never> { [self] in
-                let result = await load(key, loader)
-                finish(key, result.map { $0.0 })
-                return result
-            }
-            s.flights[key] = task
-            return task
+            return startFlight(key, loader: loader, in: &s)
         }
+    }
+
+    private func startFlight(_ key: String, loader: @escaping Loader, in s: inout State) -> Task<FlightResult, Never> {
+        let task = Task<FlightResult, Never> { [self] in
+            let result = await load(key, loader)
+            finish(key, result.map { $0.0 })
+            return result
+        }
+        s.flights[key] = task
+        return task
     }
 
     /// Stores the result and ends the flight under one lock, so a caller arriving

@@ -7,7 +7,9 @@ public protocol SharedCacheTier: Sendable {
     /// The entry and its age in seconds on the tier's clock.
     func get(_ key: String) async -> SharedLookup
     /// Stores unless the tier holds a newer entry (newer wins); `age` as of now.
-    func put(_ key: String, _ entry: CachedResponse, age: Double) async
+    /// True when this entry was stored.
+    @discardableResult
+    func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool
     /// Takes the key's fetch lock for `ttl` seconds (it expires by itself if its holder dies).
     func lock(_ key: String, ttl: Double) async -> SharedLock
     func unlock(_ key: String, token: String) async

@@ -57,6 +57,11 @@ public final class App: Sendable {
             upstreamConfig.fallbackReplicas = c.rateFallbackReplicas
             sharedCache = RedisSharedCache(connection: redis, fingerprint: SchemaFingerprint.compute(c))
         }
+        upstreamConfig.queueWaitMs = c.upstreamQueueWaitMs
+        upstreamConfig.queuePerClient = c.upstreamQueuePerClient
+        let clients = ClientPolicy(
+            resolver: ClientResolver(trusted: c.trustedProxies),
+            limiter: c.clientMissRatePerMinute > 0 ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil)
         let upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
@@ -69,7 +74,9 @@ public final class App: Sendable {
             FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
         }
         func route(_ adapter: any FeedAdapter, ttl: Double) -> FeedRoute {
-            FeedRoute(adapter: adapter, policy: policy(ttl), negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, logger: logger)
+            FeedRoute(
+                adapter: adapter, policy: policy(ttl), negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, logger: logger,
+                clients: clients)
         }
         let photos = route(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos)
         let podcasts = route(ITunesAdapter(searchURL: c.itunesSearchURL), ttl: c.ttlPodcasts)
@@ -94,9 +101,12 @@ public final class App: Sendable {
         serverConfig.maxConnections = c.maxConnections
         serverConfig.corsOrigin = c.corsOrigin.isEmpty ? nil : c.corsOrigin
         let counter = ConnectionCounter()
-        OperationalRoutes(metrics: metrics, cache: cache, upstream: upstream, draining: draining, logger: logger, openConnections: { counter.value })
-            .register(on: &router)
-        server = Server(configuration: serverConfig, router: router, observer: RequestObserver(metrics: metrics, logger: logger))
+        OperationalRoutes(
+            metrics: metrics, cache: cache, upstream: upstream, draining: draining, logger: logger, openConnections: { counter.value },
+            trackedClients: { clients.limiter?.trackedClients ?? 0 }
+        )
+        .register(on: &router)
+        server = Server(configuration: serverConfig, router: router, observer: RequestObserver(metrics: metrics, logger: logger, clients: clients.resolver))
         counter.server = server
     }
 

@@ -25,6 +25,16 @@ public struct Configuration: Sendable {
     public var rateITunesPerMinute = 20.0
     public var rateKivaPerMinute = 60.0
     public var rateFlickrPerMinute = 60.0
+    /// Longest a cache miss waits in its upstream's fair queue for a token.
+    public var upstreamQueueWaitMs = 3000
+    /// Misses one client may have waiting per upstream.
+    public var upstreamQueuePerClient = 4
+    /// Upstream-costing requests per minute per client before `429` (0: off).
+    public var clientMissRatePerMinute = 30.0
+    /// Clients whose quota is tracked at once (least recently seen forgotten first).
+    public var clientStateMax = 100_000
+    /// Peers whose `X-Forwarded-For` names the client (empty: trust nobody).
+    public var trustedProxies = TrustedProxies()
     public var breakerThreshold = 5
     public var breakerCooldown = 30.0
     /// The optional shared tier; nil keeps everything in this process.

@@ -13,6 +13,8 @@ struct FeedRoute: Sendable {
     let upstream: UpstreamClient
     let metrics: Metrics
     let logger: Logger
+    /// Who the client is and its miss quota; consulted on misses only.
+    var clients = ClientPolicy()
 
     func handle(_ request: Request) -> HandlerResult {
         let stats = metrics.caches[adapter.source]
@@ -43,11 +45,28 @@ struct FeedRoute: Sendable {
             }
         }
         stats?.misses.add()
-        let cache = self.cache
-        let load = loader(prepared)
+        // Only a miss costs the upstream, so only here is the client worked out (and charged
+        // its quota if it starts a fetch; joining one already in flight is free).
+        let client = clients.resolver.client(peer: request.peer, headers: request.headers).map(ClientResolver.key)
+        let cache = self.cache, metrics = self.metrics, source = adapter.source
+        let limiter = client == nil ? nil : clients.limiter
+        let load = loader(prepared, client: client)
         return .deferred {
             let started = cache.now
-            let outcome = await cache.fetch(prepared.cacheKey, loader: load)
+            let outcome: ResponseCache.FetchOutcome
+            if let client, let limiter {
+                var denied: Double?
+                let admitted = await cache.fetch(
+                    prepared.cacheKey,
+                    admit: {
+                        denied = limiter.admit(client, now: cache.now)
+                        return denied == nil
+                    }, loader: load)
+                guard let admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
+                outcome = admitted
+            } else {
+                outcome = await cache.fetch(prepared.cacheKey, loader: load)
+            }
             let waited = cache.now - started
             var response: Response
             switch outcome {
@@ -57,12 +76,23 @@ struct FeedRoute: Sendable {
                 response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
             case .failed(let error):
                 response = .error(status: error.status, code: error.code, message: error.message)
-                if let after = error.retryAfter { response.headers.add("Retry-After", String(Int(after.rounded(.up)))) }
+                if let after = error.retryAfter { response.headers.add("Retry-After", String(max(1, Int(after.rounded(.up))))) }
+                if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
                 response.logFields = CachedRendering.CacheStatus.miss.logFields
             }
             response.logFields.append(("upstream_ms", String(Int(waited * 1000))))
             return response
         }
+    }
+
+    /// `429`: this client started more upstream fetches than its quota allows.
+    static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
+        metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
+        var response = Response.error(
+            status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
+        response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+        response.logFields = [("cache", "MISS")]
+        return response
     }
 
     /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.
@@ -73,12 +103,13 @@ struct FeedRoute: Sendable {
     }
 
     /// Fetch, normalise and encode once; the result is shared by every waiter.
-    func loader(_ prepared: PreparedFeed) -> ResponseCache.Loader {
+    /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
+    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil) -> ResponseCache.Loader {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
         return {
             let started = cache.now
             do {
-                let body = try await prepared.load(upstream)
+                let body = try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
                 logger.log(
                     .debug, "cache fill",
                     [

@@ -1,5 +1,6 @@
-import Synchronization
 import Locking
+import Synchronization
+import Upstream
 
 /// A counter that many threads bump without a lock.
 final class Counter: Sendable {
@@ -45,7 +46,7 @@ final class Histogram: Sendable {
 
 /// Request counters and latency for one route, keyed by status without locks.
 final class RouteStats: Sendable {
-    static let statuses = [200, 204, 304, 400, 404, 405, 408, 413, 414, 417, 431, 500, 501, 502, 503, 504, 505]
+    static let statuses = [200, 204, 304, 400, 404, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504, 505]
     private let byStatus: [Counter]
     private let other = Counter()
     let latency = Histogram()
@@ -81,6 +82,8 @@ public final class Metrics: Sendable {
     private let upstreamCounts = Locked<[String: Int]>([:])
     private let upstreamLatency: [String: Histogram]
     let shared = SharedTierMetrics()
+    /// 429s and 503s by source and reason (error paths only, so a lock is fine).
+    private let rejections = Locked<[String: Int]>([:])
 
     public init(routes: [String], sources: [String]) {
         var r: [String: RouteStats] = [:]
@@ -105,6 +108,10 @@ public final class Metrics: Sendable {
         if outcome != "rate_limited" && outcome != "circuit_open" { upstreamLatency[source]?.observe(seconds) }
     }
 
+    func recordRejection(source: String, status: Int, reason: String) {
+        rejections.withLock { $0["source=\"\(source)\",status=\"\(status)\",reason=\"\(reason)\"", default: 0] += 1 }
+    }
+
     struct Gauges {
         var openConnections: Int
         var cacheBytes: Int
@@ -112,6 +119,8 @@ public final class Metrics: Sendable {
         var breakers: [(host: String, state: Int)]
         var draining: Bool
         var droppedLogLines: Int
+        var queues: [(upstream: String, stats: FairQueue.Stats)] = []
+        var trackedClients = 0
     }
 
     func render(_ g: Gauges) -> String {
@@ -143,6 +152,32 @@ public final class Metrics: Sendable {
         for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
             h.render("feedproxy_upstream_request_duration_seconds", labels: "source=\"\(source)\"", into: &out)
         }
+        out += "# HELP feedproxy_rejected_requests_total 429 and 503 answers by source and reason.\n# TYPE feedproxy_rejected_requests_total counter\n"
+        for (labels, n) in rejections.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "feedproxy_rejected_requests_total{\(labels)} \(n)\n"
+        }
+        out +=
+            "# HELP feedproxy_upstream_queue_depth Cache misses waiting for an upstream token, by upstream.\n# TYPE feedproxy_upstream_queue_depth gauge\n"
+        for q in g.queues { out += "feedproxy_upstream_queue_depth{source=\"\(q.upstream)\"} \(q.stats.depth)\n" }
+        out +=
+            "# HELP feedproxy_upstream_queue_waits_total Waits in an upstream's fair queue by result.\n# TYPE feedproxy_upstream_queue_waits_total counter\n"
+        for q in g.queues {
+            out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"granted\"} \(q.stats.waitsGranted)\n"
+            out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"timeout\"} \(q.stats.waitsTimedOut)\n"
+            out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"cancelled\"} \(q.stats.waitsCancelled)\n"
+        }
+        out +=
+            "# HELP feedproxy_upstream_queue_wait_seconds_total Seconds granted waiters spent queued, by upstream.\n# TYPE feedproxy_upstream_queue_wait_seconds_total counter\n"
+        for q in g.queues { out += "feedproxy_upstream_queue_wait_seconds_total{source=\"\(q.upstream)\"} \(q.stats.waitSeconds)\n" }
+        out +=
+            "# HELP feedproxy_upstream_queue_rejections_total Requests the fair queue refused, by upstream and reason.\n# TYPE feedproxy_upstream_queue_rejections_total counter\n"
+        for q in g.queues {
+            for (reason, n) in q.stats.rejected.sorted(by: { $0.key < $1.key }) {
+                out += "feedproxy_upstream_queue_rejections_total{source=\"\(q.upstream)\",reason=\"\(reason)\"} \(n)\n"
+            }
+        }
+        out += "# HELP feedproxy_clients_tracked Clients whose miss quota is held in memory.\n# TYPE feedproxy_clients_tracked gauge\n"
+        out += "feedproxy_clients_tracked \(g.trackedClients)\n"
         out +=
             "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
         out +=

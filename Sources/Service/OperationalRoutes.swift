@@ -11,6 +11,7 @@ struct OperationalRoutes: Sendable {
     let draining: Draining
     let logger: Logger
     let openConnections: @Sendable () -> Int
+    var trackedClients: @Sendable () -> Int = { 0 }
 
     func register(on router: inout Router) {
         // A shared cache must never keep "ready" while this replica drains.
@@ -30,7 +31,8 @@ struct OperationalRoutes: Sendable {
             let text = metrics.render(
                 .init(
                     openConnections: openConnections(), cacheBytes: cache.byteCount, cacheEntries: cache.entryCount,
-                    breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines))
+                    breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines,
+                    queues: upstream.queueStats(), trackedClients: trackedClients()))
             var r = Response(status: 200, body: Array(text.utf8), compressible: true)
             r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return .response(Self.uncacheable(r))

@@ -89,6 +89,26 @@ extension ConfigurationParser {
             defaultText: { "\(Int($0.rateFlickrPerMinute))" }
         ) { c, v throws(ConfigurationError) in c.rateFlickrPerMinute = try P.seconds("RATE_LIMIT_FLICKR_PER_MIN", v, allowZero: false) },
         Option(
+            flag: "--upstream-queue-wait-ms", env: "UPSTREAM_QUEUE_WAIT_MS",
+            help: "longest a cache miss waits for its turn at an upstream's rate limit (0: fail at once)", defaultText: { "\($0.upstreamQueueWaitMs)" }
+        ) { c, v throws(ConfigurationError) in c.upstreamQueueWaitMs = try P.int("UPSTREAM_QUEUE_WAIT_MS", v, 0...600_000) },
+        Option(
+            flag: "--upstream-queue-per-client", env: "UPSTREAM_QUEUE_PER_CLIENT", help: "misses one client may have waiting per upstream",
+            defaultText: { "\($0.upstreamQueuePerClient)" }
+        ) { c, v throws(ConfigurationError) in c.upstreamQueuePerClient = try P.int("UPSTREAM_QUEUE_PER_CLIENT", v, 1...1000) },
+        Option(
+            flag: "--client-miss-rate", env: "CLIENT_MISS_RATE_PER_MIN", help: "upstream-costing requests per minute per client before 429 (0 = off)",
+            defaultText: { "\(Int($0.clientMissRatePerMinute))" }
+        ) { c, v throws(ConfigurationError) in c.clientMissRatePerMinute = try P.seconds("CLIENT_MISS_RATE_PER_MIN", v) },
+        Option(
+            flag: "--client-state-max", env: "CLIENT_STATE_MAX", help: "clients whose quota is remembered (LRU, about 100 bytes each)",
+            defaultText: { "\($0.clientStateMax)" }
+        ) { c, v throws(ConfigurationError) in c.clientStateMax = try P.int("CLIENT_STATE_MAX", v, 1...100_000_000) },
+        Option(
+            flag: "--trusted-proxies", env: "TRUSTED_PROXIES", help: "CIDR list of proxies whose X-Forwarded-For names the client (empty: trust nobody)",
+            defaultText: { $0.trustedProxies.isEmpty ? "unset" : $0.trustedProxies.description }
+        ) { c, v throws(ConfigurationError) in c.trustedProxies = try TrustedProxies.parse(v).get() },
+        Option(
             flag: "--breaker-threshold", env: "BREAKER_THRESHOLD", help: "consecutive upstream failures that open the circuit",
             defaultText: { "\($0.breakerThreshold)" }
         ) { c, v throws(ConfigurationError) in c.breakerThreshold = try P.int("BREAKER_THRESHOLD", v, 1...1000) },

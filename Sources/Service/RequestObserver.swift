@@ -5,6 +5,7 @@ import HTTPServer
 struct RequestObserver: ServerObserver {
     let metrics: Metrics
     let logger: Logger
+    var clients = ClientResolver(trusted: TrustedProxies())
 
     func requestCompleted(_ r: RequestRecord) {
         metrics.recordRequest(route: r.route, status: r.status, seconds: r.durationSeconds)
@@ -24,6 +25,10 @@ struct RequestObserver: ServerObserver {
             LogLine.appendInt(r.bodyBytes, into: &out)
             out.append(contentsOf: #","duration_ms":"#.utf8)
             LogLine.appendMillis(r.durationSeconds * 1000, into: &out)
+            if let client = clients.client(peer: r.peer, headers: r.requestHeaders) {
+                out.append(contentsOf: #","client":"#.utf8)
+                LogLine.appendString(client.description, into: &out)
+            }
             for (key, value) in r.logFields {
                 LogLine.appendKey(key, into: &out)
                 if let n = Int(value) { LogLine.appendInt(n, into: &out) } else { LogLine.appendString(value, into: &out) }

@@ -18,6 +18,13 @@ public struct UpstreamConfiguration: Sendable {
     public var sharedBudget: (any SharedRateBudget)?
     public var fallbackReplicas = 1
     public var rateObserver: RateDecisionObserver?
+    /// Longest a request waits in its upstream's fair queue for a token (0: never waits).
+    /// Never past the request's own time budget.
+    public var queueWaitMs = 3000
+    /// Requests one client may have waiting per upstream.
+    public var queuePerClient = 4
+    /// Token sources by upstream name, used instead of local buckets from `ratePerMinute` (tests).
+    public var tokenSources: [String: any TokenSource] = [:]
 
     public init() {}
 }
@@ -29,8 +36,10 @@ public typealias UpstreamObserver = @Sendable (_ upstream: String, _ outcome: St
 public final class UpstreamClient: Sendable {
     private let driver: CurlDriver
     private let configuration: UpstreamConfiguration
-    /// Local buckets: the budget itself without a shared one, the fallback share with one.
-    private let buckets: [String: TokenBucket]
+    /// Per upstream: the fair queue (local pacing, and the whole budget without Redis).
+    private let queues: [String: FairQueue]
+    /// With a shared budget: the local share used while it cannot be reached.
+    private let fallbacks: [String: TokenBucket]
     private let breakers = Locked<[String: CircuitBreaker]>([:])
     private let observer: UpstreamObserver?
     private let clock: @Sendable () -> Double
@@ -44,10 +53,28 @@ public final class UpstreamClient: Sendable {
         self.clock = clock
         driver = try CurlDriver(settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent))
         let now = clock()
-        let share = configuration.sharedBudget == nil ? 1 : Double(max(1, configuration.fallbackReplicas))
-        buckets = configuration.ratePerMinute.mapValues { perMinute in
-            TokenBucket(capacity: Double(Self.burst(perMinute / share)), perSecond: perMinute / share / 60, now: now)
+        var sources: [String: any TokenSource] = configuration.ratePerMinute.mapValues { perMinute in
+            TokenBucket(capacity: Double(Self.burst(perMinute)), perSecond: perMinute / 60, now: now)
         }
+        let share = Double(max(1, configuration.fallbackReplicas))
+        fallbacks =
+            configuration.sharedBudget == nil
+            ? [:]
+            : configuration.ratePerMinute.mapValues { perMinute in
+                TokenBucket(capacity: Double(Self.burst(perMinute / share)), perSecond: perMinute / share / 60, now: now)
+            }
+        sources.merge(configuration.tokenSources) { _, given in given }
+        let settings = FairQueue.Settings(perClient: max(1, configuration.queuePerClient))
+        queues = sources.mapValues { FairQueue(source: $0, settings: settings, clock: clock) }
+    }
+
+    /// The client a request is made for; its upstream waits are queued fairly under this key.
+    /// Set by the caller around `send` (nil: background work, which never waits).
+    @TaskLocal public static var requester: ClientKey?
+
+    /// Fair-queue counters by upstream name, for metrics.
+    public func queueStats() -> [(upstream: String, stats: FairQueue.Stats)] {
+        queues.map { ($0.key, $0.value.stats) }.sorted { $0.upstream < $1.upstream }
     }
 
     deinit { driver.stop() }
@@ -87,17 +114,36 @@ public final class UpstreamClient: Sendable {
                 observer?(request.upstream, "circuit_open", 0)
                 throw .circuitOpen(retryAfter: admitted.retryAfter)
             }
-            if let perMinute = configuration.ratePerMinute[request.upstream] {
-                let grant = await takeToken(request.upstream, perMinute: perMinute, now: now)
-                guard grant.granted else {
+            var sent = now
+            if let queue = queues[request.upstream] {
+                let leftMs = budgetMs - Int((now - start) * 1000)
+                let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
+                switch await queue.acquire(client: Self.requester, maxWait: maxWait) {
+                case .granted(let waited):
+                    if waited > 0 { sent = clock() }
+                case .rejected(let reason, let retryAfter):
                     breaker.releaseProbe()  // not the upstream's fault
+                    if reason == .cancelled { throw .cancelled }
+                    configuration.rateObserver?(request.upstream, "local", false)
+                    observer?(request.upstream, "rate_limited", 0)
+                    throw .rateLimited(retryAfter: retryAfter)
+                }
+                configuration.rateObserver?(request.upstream, "local", true)
+            }
+            if configuration.sharedBudget != nil, let perMinute = configuration.ratePerMinute[request.upstream] {
+                let leftMs = budgetMs - Int((clock() - start) * 1000)
+                let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
+                let grant = await sharedToken(request.upstream, perMinute: perMinute, maxWait: maxWait)
+                guard grant.granted else {
+                    breaker.releaseProbe()
                     observer?(request.upstream, "rate_limited", 0)
                     throw .rateLimited(retryAfter: grant.retryAfter)
                 }
+                sent = clock()
             }
-            let remainingMs = budgetMs - Int((now - start) * 1000)
+            let remainingMs = budgetMs - Int((sent - start) * 1000)
             let result = await attemptOnce(request, timeoutMs: max(remainingMs, 1))
-            let elapsed = clock() - now
+            let elapsed = clock() - sent
             switch result {
             case .success(let response):
                 breaker.record(success: true, now: clock())
@@ -118,15 +164,23 @@ public final class UpstreamClient: Sendable {
     /// Up to a tenth of a minute's budget at once (20/min → 4), at least one.
     static func burst(_ perMinute: Double) -> Int { max(1, Int((perMinute / 6).rounded(.up))) }
 
-    private func takeToken(_ upstream: String, perMinute: Double, now: Double) async -> RateDecision {
-        if let shared = configuration.sharedBudget, let decision = await shared.take(upstream, perMinute: perMinute, burst: Self.burst(perMinute)) {
+    /// A token from the budget all replicas share, after this replica's fair queue: waits
+    /// for it up to `maxWait`; while the shared budget cannot be reached, this replica's
+    /// fallback share decides at once.
+    private func sharedToken(_ upstream: String, perMinute: Double, maxWait: Double) async -> RateDecision {
+        guard let shared = configuration.sharedBudget else { return RateDecision(granted: true, retryAfter: 0) }
+        let deadline = clock() + maxWait
+        while true {
+            guard let decision = await shared.take(upstream, perMinute: perMinute, burst: Self.burst(perMinute)) else {
+                guard let bucket = fallbacks[upstream] else { return RateDecision(granted: true, retryAfter: 0) }
+                let grant = bucket.take(now: clock())
+                configuration.rateObserver?(upstream, "fallback", grant.granted)
+                return RateDecision(granted: grant.granted, retryAfter: grant.retryAfter)
+            }
             configuration.rateObserver?(upstream, "shared", decision.granted)
-            return decision
+            if decision.granted || clock() + decision.retryAfter > deadline || Task.isCancelled { return decision }
+            try? await Task.sleep(for: .seconds(decision.retryAfter))
         }
-        guard let bucket = buckets[upstream] else { return RateDecision(granted: true, retryAfter: 0) }
-        let grant = bucket.take(now: clock())
-        configuration.rateObserver?(upstream, configuration.sharedBudget == nil ? "local" : "fallback", grant.granted)
-        return RateDecision(granted: grant.granted, retryAfter: grant.retryAfter)
     }
 
     private func attemptOnce(_ request: UpstreamRequest, timeoutMs: Int) async -> Result<UpstreamResponse, UpstreamError> {

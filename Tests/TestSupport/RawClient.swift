@@ -19,8 +19,23 @@ public final class RawClient: @unchecked Sendable {
 
     public enum ClientError: Error { case connect(Int32), closed, malformed(String), timeout }
 
-    public init(port: Int, timeout: Double = 5) throws {
+    /// `source` binds the client's end to that loopback address first (127.0.0.2, …), so
+    /// one test can be several distinct peers.
+    public init(port: Int, timeout: Double = 5, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound != 0 {
+                let e = errno
+                Glibc.close(fd)
+                throw ClientError.connect(e)
+            }
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
