@@ -25,7 +25,6 @@ import concurrent.futures as cf
 import http.client
 import json
 import os
-import re
 import shutil
 import signal
 import socket
@@ -449,6 +448,8 @@ def s1_single_flight(c, s):
     for d in doubles:
         s.note(d)
     if doubles:
+        s.note("known issue (README, Scaling): the lock is taken without a second L2 lookup, so a replica whose lookup "
+               "missed just before the holder's put, and whose SET NX lands just after the holder's unlock, fetches again")
         s.note("after the extra bursts: " + "; ".join(f"replica{i + 1} {shared_events(c, i)}" for i in range(REPLICAS)))
 
 
@@ -545,6 +546,9 @@ def s3_redis_killed(c, s):
     # Nothing can be stored while Redis is dead: a count here means the metric counts attempts.
     s.check("L2 'stored' events counted while Redis was dead (all replicas saw it down)", f"+{stored_before - stored_at_down:.0f}",
             stored_before == stored_at_down, "+0")
+    if stored_before != stored_at_down:
+        s.note("known issue (README, Scaling): the 'stored' event is counted after put() whatever its outcome; "
+               "writes resuming is shown by the keys in the new Redis")
 
 
 def s4_redis_stopped(c, s):
