@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libexpat1-dev libhiredis-dev redis-server curl
 
-.PHONY: run build release test test-tsan deps bench fuzz container-check api-check deploy-check lint format ci clean
+.PHONY: run build release test test-tsan scaleout-test deps bench fuzz container-check api-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -25,6 +25,16 @@ run: release
 
 test: deps
 	SWIFT=$(SWIFT) scripts/test.sh
+
+# Three replicas sharing one Redis behind nginx, against the counting fixture upstream, on
+# loopback (scripts/scaleout-test.py): single-flight across replicas, one rate budget, Redis
+# killed/stopped/absent/full, a lock holder killed. Installs nginx-light when missing.
+scaleout-test: deps
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; \
+	  else echo "missing nginx (run as root or: sudo apt-get install nginx-light)"; exit 1; fi; }
+	$(SWIFT) build
+	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy python3 scripts/scaleout-test.py
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --no-parallel

@@ -1,0 +1,784 @@
+#!/usr/bin/env python3
+"""make scaleout-test: three FeedProxy replicas sharing one Redis, nginx in front, and the
+counting fixture upstream, all on loopback. Seven scenarios, each from a clean state
+(replicas restarted, Redis flushed), each printing its figures and failing the run when
+an expectation is not met:
+
+  1 one upstream fetch per key across replicas (50 cold concurrent requests per route),
+    then identical body and ETag on every replica with no new fetch;
+  2 one shared rate budget (60/min: burst 10) for 60 distinct searches across replicas;
+  3 Redis killed (-9) under mixed load and restarted empty: no 5xx, reconnect within 3 s,
+    L2 writes resume;
+  4 Redis stopped (SIGSTOP) for 3 s: no miss slower than the healthy miss time plus
+    2 x REDIS_TIMEOUT_MS + 10 ms;
+  5 Redis down the whole run: each replica keeps to limit / RATE_LIMIT_FALLBACK_REPLICAS;
+  6 the replica holding a fetch lock killed mid-fetch: another replica answers within
+    UPSTREAM_TIMEOUT_MS + 0.5 s;
+  7 a Redis at maxmemory 1mb with allkeys-lru evicts, and clients only see 200s.
+
+Python 3.11 standard library only. Needs redis-server, redis-cli and nginx (the Makefile
+target installs them) and the debug binary (FEEDPROXY_BIN overrides). Everything it starts
+it stops, by PID. Exit status 0 only when every scenario passed.
+"""
+
+import concurrent.futures as cf
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("FEEDPROXY_BIN", os.path.join(ROOT, ".build", "debug", "feedproxy"))
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+REPLICAS = 3
+UPSTREAM_TIMEOUT_MS = 2000
+REDIS_TIMEOUT_MS = 25
+HIGH_LIMITS = {"RATE_LIMIT_ITUNES_PER_MIN": "100000", "RATE_LIMIT_KIVA_PER_MIN": "100000", "RATE_LIMIT_FLICKR_PER_MIN": "100000"}
+# A fair queue being added elsewhere may make rate-limited misses wait for a token; the
+# rate-limit scenarios want the immediate answer. Unknown variables are ignored today
+# (ConfigurationParser reads only the variables of known options).
+NO_QUEUE = {"UPSTREAM_QUEUE_WAIT_MS": "0", "CLIENT_MISS_RATE_PER_MIN": "0"}
+UPSTREAM_OF = {"/photos": "flickr", "/podcasts": "itunes", "/loans": "kiva"}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout, interval=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            if predicate():
+                return True
+        except Exception:
+            pass
+        time.sleep(interval)
+    return False
+
+
+class Reply:
+    def __init__(self, status, headers, body, ms, error=None):
+        self.status, self.headers, self.body, self.ms, self.error = status, headers, body, ms, error
+
+
+def get(port, path, headers=None, method="GET", timeout=15, conn=None):
+    """One request; status 0 for a connection error. Client-side time in ms."""
+    start = time.monotonic()
+    own = conn is None
+    c = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        c.request(method, path, headers=headers or {})
+        r = c.getresponse()
+        body = r.read()
+        reply = Reply(r.status, {k.lower(): v for k, v in r.getheaders()}, body, (time.monotonic() - start) * 1000)
+        reply.start = start
+        return reply
+    except Exception as e:  # refused, reset, timeout: a failure the scenario counts
+        if not own:
+            c.close()
+        return Reply(0, {}, b"", (time.monotonic() - start) * 1000, error=f"{type(e).__name__}: {e}")
+    finally:
+        if own:
+            c.close()
+
+
+def burst(port, paths, request_ids=None):
+    """All requests released at once, one connection each."""
+    n = len(paths)
+    gate = threading.Barrier(n)
+    out = [None] * n
+
+    def one(i):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        try:
+            c.connect()
+        except Exception:
+            pass
+        gate.wait()
+        headers = {"X-Request-ID": request_ids[i]} if request_ids else {}
+        out[i] = get(port, paths[i], headers=headers, conn=c)
+        c.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+class Cluster:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.procs = {}  # name -> Popen
+        self.redis_port = free_port()
+        self.dead_redis_port = free_port()  # nothing listens there
+        self.ports = [free_port() for _ in range(REPLICAS)]
+        self.nginx_port = free_port()
+        self.upstream = None
+        self.replica_env = {}
+
+    # processes
+
+    def spawn(self, name, argv, env=None, stdout_path=None):
+        out = open(stdout_path or os.path.join(self.tmp, name + ".log"), "ab")
+        p = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True)
+        out.close()
+        self.procs[name] = p
+        return p
+
+    def stop(self, name, sig=signal.SIGTERM, grace=5):
+        p = self.procs.pop(name, None)
+        if p is None or p.poll() is not None:
+            return
+        try:
+            os.kill(p.pid, signal.SIGCONT)
+            os.kill(p.pid, sig)
+            p.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+
+    def stop_all(self):
+        for name in list(self.procs):
+            self.stop(name, grace=3)
+
+    @staticmethod
+    def base_env(extra):
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+        env.update(extra)
+        return env
+
+    # redis
+
+    def start_redis(self):
+        argv = [REDIS_SERVER, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", self.tmp, "--protected-mode", "yes"]
+        self.spawn("redis", argv)
+        if not wait_until(lambda: self.redis("PING") == "PONG", 10):
+            raise RuntimeError("redis-server did not start")
+
+    def redis(self, *args):
+        r = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(self.redis_port), *args], capture_output=True, text=True, timeout=5)
+        return r.stdout.strip()
+
+    def redis_info(self, section):
+        info = {}
+        for line in self.redis("INFO", section).splitlines():
+            if ":" in line:
+                k, v = line.split(":", 1)
+                info[k] = v.strip()
+        return info
+
+    # fixture upstream
+
+    def start_upstream(self):
+        path = os.path.join(self.tmp, "upstream.log")
+        self.spawn("upstream", [BIN, "--fixtures", "Fixtures", "--port", "0"], env=self.base_env({"THREADS": "1", "LOG_LEVEL": "info"}),
+                   stdout_path=path)
+        found = {}
+
+        def listening():
+            with open(path) as f:
+                for line in f:
+                    if '"msg":"listening"' in line:
+                        found["url"] = json.loads(line)["fixtures_upstream"]
+                        return True
+            return False
+
+        if not wait_until(listening, 20):
+            raise RuntimeError("fixture upstream did not start")
+        self.upstream = found["url"]
+        self.upstream_port = int(self.upstream.rsplit(":", 1)[1])
+
+    def counts(self):
+        r = get(self.upstream_port, "/__fixture/counts")
+        return json.loads(r.body)
+
+    def set_mode(self, mode):
+        r = get(self.upstream_port, f"/__fixture/mode/{mode}", method="POST")
+        assert r.status == 204, f"mode {mode}: {r.status}"
+
+    # replicas
+
+    def start_replicas(self, extra=None, redis_url=None, expect_redis=True):
+        u = self.upstream
+        for i, port in enumerate(self.ports):
+            self.start_replica(i, extra, redis_url, u)
+        for i, port in enumerate(self.ports):
+            if not wait_until(lambda: get(port, "/healthz", timeout=2).status == 200, 20):
+                raise RuntimeError(f"replica {i + 1} did not start (log: {self.replica_log(i)})")
+            if expect_redis and not wait_until(lambda: self.metric(i, "feedproxy_redis_up") == 1, 10):
+                raise RuntimeError(f"replica {i + 1} did not connect to Redis")
+
+    def start_replica(self, i, extra, redis_url, u=None):
+        u = u or self.upstream
+        env = {
+            "HOST": "127.0.0.1", "PORT": str(self.ports[i]), "THREADS": "1", "LOG_LEVEL": "info",
+            "REDIS_URL": redis_url or f"redis://127.0.0.1:{self.redis_port}", "UPSTREAM_TIMEOUT_MS": str(UPSTREAM_TIMEOUT_MS),
+            "REDIS_TIMEOUT_MS": str(REDIS_TIMEOUT_MS),
+            "FLICKR_FEED_URL": f"{u}/services/feeds/photos_public.gne", "ITUNES_SEARCH_URL": f"{u}/search",
+            "ITUNES_LOOKUP_URL": f"{u}/lookup", "KIVA_GRAPHQL_URL": f"{u}/graphql", "ALLOW_PRIVATE_FEED_HOSTS": "true",
+        }
+        env.update(extra or {})
+        with open(self.replica_log(i), "ab") as f:
+            f.write(f"--- start {time.strftime('%H:%M:%S')} {' '.join(f'{k}={v}' for k, v in sorted((extra or {}).items()))}\n".encode())
+        self.spawn(f"replica{i + 1}", [BIN], env=self.base_env(env), stdout_path=self.replica_log(i))
+
+    def stop_replicas(self):
+        for i in range(REPLICAS):
+            self.stop(f"replica{i + 1}")
+
+    def restart(self, extra=None, redis_url=None, expect_redis=True, flush=True):
+        self.stop_replicas()
+        if flush:
+            self.redis("FLUSHALL")
+        self.start_replicas(extra, redis_url, expect_redis)
+
+    def replica_log(self, i):
+        return os.path.join(self.tmp, f"replica{i + 1}.log")
+
+    def metrics(self, i):
+        r = get(self.ports[i], "/metrics", timeout=3)
+        out = {}
+        for line in r.body.decode().splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                out[name] = float(value)
+        return out
+
+    def metric(self, i, name):
+        return self.metrics(i).get(name)
+
+    def access_log(self, i):
+        lines = []
+        with open(self.replica_log(i)) as f:
+            for line in f:
+                if line.startswith("{") and '"msg":"request"' in line:
+                    try:
+                        lines.append(json.loads(line))
+                    except ValueError:
+                        pass
+        return lines
+
+    def tails(self, n=15):
+        for i in range(REPLICAS):
+            log(f"    --- tail of replica{i + 1}.log")
+            try:
+                with open(self.replica_log(i)) as f:
+                    for line in f.readlines()[-n:]:
+                        log("    " + line.rstrip()[:400])
+            except OSError:
+                pass
+
+    # nginx
+
+    def start_nginx(self):
+        d = os.path.join(self.tmp, "nginx")
+        for sub in ("", "logs", "temp"):
+            os.makedirs(os.path.join(d, sub), exist_ok=True)
+        servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=3 fail_timeout=10s;" for p in self.ports)
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        conf = f"""# generated by scripts/scaleout-test.py from deploy/nginx/nginx.conf
+{user}worker_processes 1;
+daemon off;
+error_log {d}/logs/error.log warn;
+pid {d}/nginx.pid;
+events {{ worker_connections 1024; }}
+http {{
+    server_tokens off;
+    client_body_temp_path {d}/temp/body;
+    proxy_temp_path {d}/temp/proxy;
+    fastcgi_temp_path {d}/temp/fastcgi;
+    uwsgi_temp_path {d}/temp/uwsgi;
+    scgi_temp_path {d}/temp/scgi;
+    map $http_x_request_id $feedproxy_request_id {{
+        ""      $request_id;
+        default $http_x_request_id;
+    }}
+    log_format upstream '$remote_addr [$time_iso8601] "$request" $status $body_bytes_sent '
+                        'rt=$request_time upstream=$upstream_addr us=$upstream_status '
+                        'urt=$upstream_response_time id=$feedproxy_request_id';
+    access_log {d}/logs/access.log upstream;
+    upstream feedproxy {{
+        zone feedproxy 64k;
+        least_conn;
+{servers}
+        keepalive 64;
+        keepalive_requests 10000;
+        keepalive_timeout 50s;
+    }}
+    server {{
+        listen 127.0.0.1:{self.nginx_port};
+        location / {{
+            proxy_pass http://feedproxy;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_set_header X-Request-ID $feedproxy_request_id;
+            proxy_next_upstream error timeout;
+            proxy_next_upstream_tries 2;
+            proxy_next_upstream_timeout 10s;
+            proxy_connect_timeout 1s;
+            proxy_send_timeout 15s;
+            proxy_read_timeout 15s;
+        }}
+    }}
+}}
+"""
+        path = os.path.join(d, "nginx.conf")
+        with open(path, "w") as f:
+            f.write(conf)
+        self.spawn("nginx", [NGINX, "-p", d, "-c", path, "-e", f"{d}/logs/error.log"])
+        if not wait_until(lambda: get(self.nginx_port, "/healthz", timeout=2).status == 200, 10):
+            raise RuntimeError("nginx did not start: " + open(f"{d}/logs/error.log").read()[-2000:])
+
+
+class Scenario:
+    """Collects the figures of one scenario and whether each met its expectation."""
+
+    def __init__(self, number, title):
+        self.number, self.title, self.checks, self.notes = number, title, [], []
+
+    def check(self, label, value, ok, expect):
+        self.checks.append((label, value, bool(ok), expect))
+        log(f"  [{'ok' if ok else 'FAIL'}] {label}: {value}   (expected {expect})")
+
+    def note(self, text):
+        self.notes.append(text)
+        log(f"  note: {text}")
+
+    @property
+    def passed(self):
+        return bool(self.checks) and all(c[2] for c in self.checks)
+
+
+def statuses(replies):
+    out = {}
+    for r in replies:
+        out[r.status] = out.get(r.status, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def rate_limited(r):
+    """A 503 from our own rate limit: Retry-After and the upstream_rate_limited code."""
+    try:
+        code = json.loads(r.body)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        code = None
+    return r.status == 503 and bool(r.headers.get("retry-after")) and code == "upstream_rate_limited"
+
+
+def fmt_statuses(replies):
+    return ", ".join(f"{k if k else 'conn-error'}: {v}" for k, v in statuses(replies).items())
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def shared_events(c, i):
+    """L2 events and Redis command outcomes other than ok, from a replica's /metrics."""
+    out = {}
+    for k, v in c.metrics(i).items():
+        if k.startswith("feedproxy_l2_events_total"):
+            out[k.split('"')[1]] = int(v)
+        elif k.startswith("feedproxy_redis_commands_total") and 'outcome="ok"' not in k:
+            out["redis " + k.split('operation="')[1].split('"')[0] + " " + k.split('outcome="')[1].split('"')[0]] = int(v)
+    return out
+
+
+def s1_single_flight(c, s):
+    c.restart(HIGH_LIMITS)
+    for path in ["/photos", "/podcasts?term=swift", "/loans"]:
+        upstream = UPSTREAM_OF[path.split("?")[0]]
+        before = c.counts().get(upstream, 0)
+        replies = burst(c.nginx_port, [path] * 50)
+        fetched = c.counts().get(upstream, 0) - before
+        s.check(f"upstream fetches for 50 cold concurrent {path} through nginx", fetched, fetched == 1, "1")
+        s.check(f"statuses of those 50", fmt_statuses(replies), all(r.status == 200 for r in replies), "all 200")
+        before = c.counts().get(upstream, 0)
+        direct = [get(p, path) for p in c.ports]
+        fetched = c.counts().get(upstream, 0) - before
+        s.check(f"new upstream fetches for {path} asked on each of the {REPLICAS} replicas directly", fetched, fetched == 0, "0")
+        bodies = {r.body for r in direct} | {r.body for r in replies if r.status == 200}
+        etags = {r.headers.get("etag") for r in direct} | {r.headers.get("etag") for r in replies if r.status == 200}
+        caches = ",".join(r.headers.get("x-cache", "-") for r in direct)
+        if any(c[2] is False for c in s.checks):
+            s.note(f"after {path}: " + "; ".join(f"replica{i + 1} {shared_events(c, i)}" for i in range(REPLICAS)))
+        s.check(f"distinct bodies / ETags for {path} across replicas and nginx", f"{len(bodies)} / {len(etags)} (X-Cache {caches})",
+                len(bodies) == 1 and len(etags) == 1 and None not in etags and all(r.status == 200 for r in direct), "1 / 1, all 200")
+
+
+    # The same on fresh keys, more times: a double fetch is a race (one replica's lookup
+    # misses just before the holder publishes, its lock attempt lands just after the
+    # holder unlocks), so one burst per route rarely shows it.
+    doubles = []
+    rounds = 10
+    for n in range(rounds):
+        for path in (f"/photos?tags=sf{n}", f"/podcasts?term=swift&limit={n + 1}", f"/loans?page={n + 2}"):
+            upstream = UPSTREAM_OF[path.split("?")[0]]
+            before = c.counts().get(upstream, 0)
+            replies = burst(c.nginx_port, [path] * 50)
+            fetched = c.counts().get(upstream, 0) - before
+            if fetched != 1 or any(r.status != 200 for r in replies):
+                doubles.append(f"{path}: {fetched} fetches, {fmt_statuses(replies)}")
+    s.check(f"bursts of 50 cold concurrent requests (through nginx) on {3 * rounds} more keys with other than exactly 1 fetch and 50 x 200",
+            f"{len(doubles)} of {3 * rounds}", not doubles, "0")
+    for d in doubles:
+        s.note(d)
+    if doubles:
+        s.note("known issue (README, Scaling): the lock is taken without a second L2 lookup, so a replica whose lookup "
+               "missed just before the holder's put, and whose SET NX lands just after the holder's unlock, fetches again")
+        s.note("after the extra bursts: " + "; ".join(f"replica{i + 1} {shared_events(c, i)}" for i in range(REPLICAS)))
+
+
+def s2_shared_budget(c, s):
+    env = dict(HIGH_LIMITS, RATE_LIMIT_ITUNES_PER_MIN="60", **NO_QUEUE)
+    c.restart(env)
+    before = c.counts().get("itunes", 0)
+    tag = int(time.time())
+    replies = burst(c.nginx_port, [f"/podcasts?term=budget{tag}x{i}" for i in range(60)])
+    fetched = c.counts().get("itunes", 0) - before
+    s.check("upstream itunes fetches for 60 distinct concurrent searches across 3 replicas (60/min, burst 10)", fetched, fetched <= 11,
+            "<= 11 (burst 10 + 1 refill), not 3x")
+    ok = sum(r.status == 200 for r in replies)
+    refused = [r for r in replies if r.status != 200]
+    s.check("answers 200 / 503", f"{ok} / {sum(r.status == 503 for r in replies)} ({fmt_statuses(replies)})",
+            all(rate_limited(r) for r in refused) and ok >= 1,
+            "every non-200 is a 503 upstream_rate_limited with Retry-After")
+    served = []
+    for i in range(REPLICAS):
+        m = c.metrics(i)
+        modes = {k.split('mode="')[1].split('"')[0] + "/" + k.split('decision="')[1].split('"')[0]: int(v)
+                 for k, v in m.items() if k.startswith('feedproxy_rate_limit_decisions_total{upstream="itunes"')}
+        served.append(f"replica{i + 1} {modes}")
+    s.note("rate decisions: " + "; ".join(served))
+
+
+def s3_redis_killed(c, s):
+    c.restart(HIGH_LIMITS)
+    hits = ["/photos", "/podcasts?term=swift", "/loans", "/podcasts/1200361736/episodes"]
+    for p in hits:
+        get(c.nginx_port, p)
+    replies = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    duration, kill_at, down_for = 20.0, 4.0, 7.0
+
+    def worker(t):
+        conn = http.client.HTTPConnection("127.0.0.1", c.nginx_port, timeout=15)
+        n = 0
+        while not stop.is_set():
+            n += 1
+            kind = n % 4
+            miss = [f"/photos?tags=k{t}x{n}", f"/podcasts?term=k{t}x{n}", f"/loans?page={t * 1500 + n}",
+                    f"/podcasts/1200361736/episodes?limit={(t * 80 + n) % 500 + 1}"][kind]
+            for path in (hits[n % len(hits)], miss):
+                r = get(c.nginx_port, path, conn=conn)
+                if r.status == 0:
+                    conn = http.client.HTTPConnection("127.0.0.1", c.nginx_port, timeout=15)
+                with lock:
+                    replies.append((time.monotonic(), path, r))
+            time.sleep(0.01)
+        conn.close()
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(kill_at)
+    redis = c.procs["redis"]
+    os.kill(redis.pid, signal.SIGKILL)
+    redis.wait()
+    c.procs.pop("redis")
+    killed = time.monotonic()
+    down_seen = wait_until(lambda: all(c.metric(i, "feedproxy_redis_up") == 0 for i in range(REPLICAS)), 3)
+    stored_at_down = sum(c.metrics(i).get('feedproxy_l2_events_total{event="stored"}', 0) for i in range(REPLICAS))
+    time.sleep(max(0, killed + down_for - time.monotonic()))
+    stored_before = sum(c.metrics(i).get('feedproxy_l2_events_total{event="stored"}', 0) for i in range(REPLICAS))
+    c.start_redis()
+    restarted = time.monotonic()
+    up_after = [None] * REPLICAS
+    while time.monotonic() - restarted < 5 and None in up_after:
+        for i in range(REPLICAS):
+            if up_after[i] is None and c.metric(i, "feedproxy_redis_up") == 1:
+                up_after[i] = time.monotonic() - restarted
+        time.sleep(0.05)
+    time.sleep(max(0, start + duration - time.monotonic()))
+    stop.set()
+    for t in threads:
+        t.join()
+    stored_after = sum(c.metrics(i).get('feedproxy_l2_events_total{event="stored"}', 0) for i in range(REPLICAS))
+    keys = int(c.redis("DBSIZE") or 0)
+    rs = [r for _, _, r in replies]
+    bad = [(p, r.status, r.error) for _, p, r in replies if r.status >= 500 or r.status == 0]
+    s.check(f"responses >= 500 (or connection errors) of {len(rs)} under mixed load through nginx, Redis killed at {kill_at:.0f} s "
+            f"and restarted {down_for:.0f} s later", len(bad), not bad, "0")
+    s.note(f"statuses: {fmt_statuses(rs)}; replicas saw Redis down: {down_seen}")
+    if bad:
+        s.note(f"first failures: {bad[:5]}")
+    shown = ", ".join("never" if u is None else f"{u:.2f} s" for u in up_after)
+    s.check("feedproxy_redis_up back to 1 after the restart, per replica", shown,
+            all(u is not None and u <= 3 for u in up_after), "each within 3 s")
+    s.check("L2 stored events after the restart / keys in the new Redis", f"+{stored_after - stored_before:.0f} / {keys}",
+            stored_after > stored_before and keys > 0, "> 0 / > 0")
+    # Nothing can be stored while Redis is dead: a count here means the metric counts attempts.
+    s.check("L2 'stored' events counted while Redis was dead (all replicas saw it down)", f"+{stored_before - stored_at_down:.0f}",
+            stored_before == stored_at_down, "+0")
+    if stored_before != stored_at_down:
+        s.note("known issue (README, Scaling): the 'stored' event is counted after put() whatever its outcome; "
+               "writes resuming is shown by the keys in the new Redis")
+
+
+def s4_redis_stopped(c, s):
+    c.restart(HIGH_LIMITS)
+    tag = int(time.time())
+    seq = [0]
+
+    def miss_batch(label, seconds, threads=3):
+        out = []
+        lock = threading.Lock()
+        end = time.monotonic() + seconds
+
+        def worker(t):
+            while time.monotonic() < end:
+                with lock:
+                    seq[0] += 1
+                    n = seq[0]
+                rid = f"s4-{label}-{n}"
+                path = [f"/podcasts?term=st{tag}x{n}", f"/photos?tags=st{tag}x{n}", f"/loans?page={n}"][n % 3]
+                r = get(c.ports[n % REPLICAS], path, headers={"X-Request-ID": rid})
+                with lock:
+                    out.append((rid, path, r))
+                time.sleep(0.02)
+
+        ts = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]
+        for t in ts:
+            t.start()
+        return ts, out
+
+    # Healthy Redis: the miss time (Redis lookups, lock, budget, upstream fetch, render).
+    ts, healthy = miss_batch("healthy", 3.0, threads=1)
+    for t in ts:
+        t.join()
+    redis = c.procs["redis"]
+    before = [shared_events(c, i) for i in range(REPLICAS)]
+    ts, stopped = miss_batch("stopped", 5.0)
+    time.sleep(1.0)
+    os.kill(redis.pid, signal.SIGSTOP)
+    paused = time.monotonic()
+    time.sleep(3.0)
+    os.kill(redis.pid, signal.SIGCONT)
+    resumed = time.monotonic()
+    for t in ts:
+        t.join()
+    after = [shared_events(c, i) for i in range(REPLICAS)]
+    felt = {}
+    for b, a in zip(before, after):
+        for k, v in a.items():
+            if k.startswith("redis ") and v - b.get(k, 0):
+                felt[k[6:]] = felt.get(k[6:], 0) + v - b.get(k, 0)
+    s.note(f"Redis command outcomes other than ok during the stop phase, all replicas: {felt}")
+    time.sleep(0.4)  # the access log is flushed every 100 ms
+    server = {}
+    for i in range(REPLICAS):
+        for line in c.access_log(i):
+            server[line.get("request_id")] = line
+    def server_ms(rid):
+        line = server.get(rid)
+        return float(line["duration_ms"]) if line and "duration_ms" in line else None
+    healthy_ms = [server_ms(rid) for rid, _, r in healthy if r.status == 200 and server.get(rid, {}).get("cache") == "MISS"]
+    healthy_ms = [x for x in healthy_ms if x is not None]
+    if not healthy_ms:
+        s.check("healthy MISS requests measured", 0, False, "> 0")
+        return
+    base = statistics.median(healthy_ms)
+    base_client = statistics.median(r.ms for _, _, r in healthy if r.status == 200)
+    limit = base + 2 * REDIS_TIMEOUT_MS + 10
+    during = [(rid, p, r) for rid, p, r in stopped]
+    measured = [(server_ms(rid), rid, p, r) for rid, p, r in during]
+    missing = [rid for ms, rid, _, _ in measured if ms is None]
+    worst = max((m for m in measured if m[0] is not None), key=lambda m: m[0], default=None)
+    slow = [m for m in measured if m[0] is not None and m[0] > limit]
+    s.note(f"healthy misses: {len(healthy_ms)}, median {base:.1f} ms server-side (access log duration_ms), {base_client:.1f} ms client-side")
+    s.check(f"slowest of {len(during)} misses while Redis was SIGSTOPped for {resumed - paused:.1f} s "
+            f"(server-side duration_ms)", f"{worst[0]:.1f} ms ({worst[2]})" if worst else "-",
+            not slow and not missing and during, f"<= {base:.1f} + 2 x {REDIS_TIMEOUT_MS} + 10 = {limit:.1f} ms")
+    client_worst = max(r.ms for _, _, r in during)
+    inside = sum(1 for _, _, r in during if paused <= getattr(r, "start", 0) <= resumed)
+    s.note(f"{inside} of the {len(during)} misses started while Redis was stopped")
+    s.note(f"client-side slowest of those: {client_worst:.1f} ms (includes Python and loopback); "
+           f"statuses: {fmt_statuses([r for _, _, r in during])}")
+    if slow:
+        s.note("over the limit: " + "; ".join(f"{ms:.1f} ms {p} {server[rid].get('cache')}" for ms, rid, p, _ in sorted(slow, key=lambda m: -m[0])[:8]))
+    s.check("non-200 answers while Redis was stopped", sum(r.status != 200 for _, _, r in during),
+            all(r.status == 200 for _, _, r in during), "0")
+
+
+def s5_redis_absent(c, s):
+    env = dict(RATE_LIMIT_ITUNES_PER_MIN="60", RATE_LIMIT_FALLBACK_REPLICAS="3", **NO_QUEUE)
+    c.restart(env, redis_url=f"redis://127.0.0.1:{c.dead_redis_port}", expect_redis=False)
+    tag = int(time.time())
+    per = []
+    allr = []
+    for i in range(REPLICAS):
+        before = c.counts().get("itunes", 0)
+        replies = burst(c.ports[i], [f"/podcasts?term=down{tag}r{i}x{n}" for n in range(20)])
+        fetched = c.counts().get("itunes", 0) - before
+        per.append(fetched)
+        allr += replies
+        s.note(f"replica{i + 1}: {fetched} upstream fetches, {fmt_statuses(replies)}, redis_up={c.metric(i, 'feedproxy_redis_up')}")
+    s.check("upstream itunes fetches per replica for 20 distinct searches each, Redis down (60/min over 3 replicas: burst 4)",
+            " / ".join(map(str, per)), all(f <= 5 for f in per) and all(f >= 1 for f in per), "each <= 4 (+1), >= 1")
+    wrong = [r for r in allr if r.status != 200 and not rate_limited(r)]
+    s.check("answers other than 200 or 503 upstream_rate_limited with Retry-After (500/502, connection errors)", len(wrong), not wrong, "0")
+
+
+def s6_lock_holder_killed(c, s):
+    c.restart(HIGH_LIMITS)
+    path = f"/podcasts?term=lockholder{int(time.time())}"
+    c.set_mode("slow")
+    try:
+        holder = threading.Thread(target=lambda: get(c.ports[0], path, timeout=10))
+        holder.start()
+        time.sleep(0.3)
+        locks = c.redis("--scan", "--pattern", "feedproxy:*:l:*").split()
+        p = c.procs.pop("replica1")
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+    finally:
+        c.set_mode("normal")
+    holder.join()
+    s.note(f"fetch locks in Redis when replica1 was killed: {len(locks)}")
+    r = get(c.ports[1], path)
+    limit = UPSTREAM_TIMEOUT_MS + 500
+    s.check("replica2's answer for the key whose lock holder was killed (client-side)",
+            f"{r.status} in {r.ms:.0f} ms (X-Cache {r.headers.get('x-cache', '-')})",
+            r.status == 200 and r.ms <= limit and len(locks) >= 1, f"200 within {limit} ms; a lock was held")
+
+
+def s7_eviction(c, s):
+    c.restart(HIGH_LIMITS)
+    baseline = int(c.redis_info("memory").get("used_memory", "0"))
+    maxmemory = max(1 << 20, baseline + (512 << 10))
+    c.redis("CONFIG", "SET", "maxmemory", str(maxmemory))
+    c.redis("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+    tag = int(time.time())
+    paths = [f"/podcasts?term=a&limit={n}&country={cc}" for cc in ("us", "gb") for n in range(1, 151)]
+    paths += [f"/photos?tags=ev{tag}x{n}" for n in range(150)]
+    with cf.ThreadPoolExecutor(6) as pool:
+        replies = list(pool.map(lambda p: get(c.nginx_port, p), paths))
+    stats = c.redis_info("stats")
+    mem = c.redis_info("memory")
+    evicted = int(stats.get("evicted_keys", "0"))
+    s.note(f"Redis used_memory at start {baseline} B; maxmemory {maxmemory} B (allkeys-lru); used_memory after {mem.get('used_memory')} B; "
+           f"keys {c.redis('DBSIZE')}")
+    s.check(f"Redis evicted_keys after {len(paths)} distinct requests", evicted, evicted > 0, "> 0")
+    s.check("client answers", fmt_statuses(replies), all(r.status == 200 for r in replies), "all 200")
+    c.redis("CONFIG", "SET", "maxmemory", "0")
+
+
+SCENARIOS = [
+    (1, "one upstream fetch per key across replicas", s1_single_flight),
+    (2, "one shared rate budget", s2_shared_budget),
+    (3, "Redis killed under load and restarted empty", s3_redis_killed),
+    (4, "Redis stopped (SIGSTOP) for 3 s", s4_redis_stopped),
+    (5, "Redis down from the start: fallback budget per replica", s5_redis_absent),
+    (6, "fetch-lock holder killed mid-fetch", s6_lock_holder_killed),
+    (7, "Redis at maxmemory evicts (allkeys-lru)", s7_eviction),
+]
+
+
+def main():
+    only = {int(a) for a in sys.argv[1:] if a.isdigit()}
+    for tool in (BIN, NGINX, REDIS_SERVER, REDIS_CLI):
+        if not os.path.exists(tool):
+            log(f"scaleout: missing {tool}")
+            return 2
+    tmp = tempfile.mkdtemp(prefix="feedproxy-scaleout-")
+    c = Cluster(tmp)
+
+    def on_signal(signum, _frame):
+        c.stop_all()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    t0 = time.monotonic()
+    results = []
+    try:
+        c.start_redis()
+        c.start_upstream()
+        c.start_replicas(HIGH_LIMITS)
+        c.start_nginx()
+        log(f"scaleout: redis :{c.redis_port}, upstream {c.upstream}, replicas :{', :'.join(map(str, c.ports))}, nginx :{c.nginx_port}; "
+            f"logs in {tmp}")
+        for number, title, fn in SCENARIOS:
+            if only and number not in only:
+                continue
+            s = Scenario(number, title)
+            log(f"\n[{number}] {title}")
+            started = time.monotonic()
+            try:
+                if "redis" not in c.procs:
+                    c.start_redis()
+                for i in range(REPLICAS):
+                    if f"replica{i + 1}" not in c.procs:
+                        c.start_replica(i, HIGH_LIMITS, None)
+                fn(c, s)
+            except Exception as e:
+                import traceback
+                traceback.print_exc()
+                s.check("scenario ran", f"{type(e).__name__}: {e}", False, "no error")
+            finally:
+                try:
+                    c.set_mode("normal")
+                except Exception:
+                    pass
+            s.seconds = time.monotonic() - started
+            if not s.passed:
+                c.tails()
+            results.append(s)
+    finally:
+        c.stop_all()
+    total = time.monotonic() - t0
+    log("\n=== scale-out summary " + "=" * 60)
+    for s in results:
+        log(f"[{s.number}] {'PASS' if s.passed else 'FAIL'}  {s.title}  ({s.seconds:.1f} s)")
+        for label, value, ok, expect in s.checks:
+            log(f"      {'ok  ' if ok else 'FAIL'} {label}: {value}   (expected {expect})")
+        for n in s.notes:
+            log(f"      ..   {n}")
+    passed = sum(s.passed for s in results)
+    failed = len(results) - passed
+    log(f"scaleout: {passed} passed, {failed} failed ({total:.0f} s)")
+    if failed == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        log(f"scaleout: logs kept in {tmp}")
+    return 0 if failed == 0 and results else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
