@@ -2,9 +2,10 @@
 # FeedProxy: build with the official Swift image, run on slim Debian with only the
 # shared libraries the binary needs: libcurl4 and ca-certificates, plus libxml2 (which
 # FoundationXML, used for podcast RSS, links dynamically even with --static-swift-stdlib).
-# Expected image size: about 230 MB = debian:bookworm-slim 75 MB + libcurl4/libxml2 and
-# their dependencies (ICU alone is 36 MB) ~90 MB + feedproxy ~60 MB stripped (the static
-# Foundation carries ICU data). `make container-check` verifies this stage without Docker.
+# Image size: 194 MB measured by podman = debian:bookworm-slim + libcurl4/libxml2 and their
+# dependencies (ICU alone is 36 MB) + feedproxy stripped (the static Foundation carries ICU
+# data). `make image` builds this file with podman (--format docker keeps the HEALTHCHECK);
+# `make container-check` runs the image and checks it (README, "Container").
 
 FROM swift:6.3-bookworm AS build
 WORKDIR /src

