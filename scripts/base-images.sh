@@ -64,7 +64,7 @@ build_debian() {
   command -v debootstrap >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
   mkdir -p "$WORK"
   rm -rf "$root"
-  debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 \
+  timeout 900 debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 \
     || { tail -20 "$WORK/debootstrap.log"; exit 1; }
   # The slim variant: dpkg leaves these paths out of every later install, and what the
   # first install put there goes now.
@@ -127,13 +127,13 @@ EOF
 
 build_swift() {
   local start=$SECONDS
-  podman build --pull=never --network host --layers \
+  timeout 1800 podman build --pull=never --network host --layers \
     --file scripts/base-images/swift.Containerfile \
     --label "$LABEL_KEY=$SWIFT_KEY" \
     --label "org.opencontainers.image.description=$SWIFT_IMAGE made locally by scripts/base-images.sh: $DEBIAN_IMAGE + the official image's packages + Swift $SWIFT_VERSION from $TOOLCHAIN" \
     --tag "$SWIFT_IMAGE" "$TOOLCHAIN" >"$WORK/swift-image.log" 2>&1 \
     || { tail -30 "$WORK/swift-image.log"; exit 1; }
-  echo "base-images: $SWIFT_IMAGE built in $((SECONDS - start)) s, $(podman image inspect --format '{{.Size}}' "$SWIFT_IMAGE" | awk '{printf "%.1f MB", $1/1e6}'), $(podman run --rm --network host "$SWIFT_IMAGE" swift --version 2>&1 | head -1)"
+  echo "base-images: $SWIFT_IMAGE built in $((SECONDS - start)) s, $(podman image inspect --format '{{.Size}}' "$SWIFT_IMAGE" | awk '{printf "%.1f MB", $1/1e6}'), $(timeout 60 podman run --rm --network host "$SWIFT_IMAGE" swift --version 2>&1 | head -1)"
 }
 
 mkdir -p "$WORK"

@@ -80,7 +80,7 @@ if ss -Hltn "( sport = :$PORT or sport = :$DRAIN_PORT or sport = :$SLOW_PORT or 
 fi
 
 # --- 3. the image as it ships, --fixtures, read-only, non-root, host network on loopback
-podman run -d --name "$NAME" --network host --read-only --read-only-tmpfs=false --health-interval disable \
+timeout 60 podman run -d --name "$NAME" --network host --read-only --read-only-tmpfs=false --health-interval disable \
   -e HOST=127.0.0.1 -e PORT="$PORT" -e DRAIN_TIMEOUT_S="$DRAIN_TIMEOUT_S" \
   "$IMAGE" --fixtures >/dev/null 2>"$WORK/run.err" || { cat "$WORK/run.err"; fail "podman run"; }
 wait_for "http://127.0.0.1:$PORT/healthz" || fail "no /healthz answer within 10 s"
@@ -89,7 +89,7 @@ pid=$(podman inspect --format '{{.State.Pid}}' "$NAME")
 uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")
 if [ -z "$user" ] || [ "$user" = 0 ] || [ "$user" = root ] || [ "$uid" != "$user" ]; then fail "runs as uid $uid (image USER '$user')"; fi
 [ "$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$NAME")" = true ] || fail "root file system is not read-only"
-podman exec "$NAME" sh -c ': >/probe' 2>/dev/null && fail "a file could be written to the root file system"
+timeout 10 podman exec "$NAME" sh -c ': >/probe' 2>/dev/null && fail "a file could be written to the root file system"
 echo "container-check: $IMAGE runs as uid $uid, read-only root file system (no tmpfs), host network on 127.0.0.1:$PORT"
 expect "http://127.0.0.1:$PORT/healthz" '"status":"ok"'
 expect "http://127.0.0.1:$PORT/photos?limit=3" '"source":"flickr"'
@@ -103,6 +103,7 @@ expect "http://127.0.0.1:$PORT/loans?limit=2" '"source":"kiva"'
 timeout 30 podman healthcheck run "$NAME" >/dev/null 2>"$WORK/healthcheck.err" || { cat "$WORK/healthcheck.err"; fail "HEALTHCHECK failed"; }
 [ "$(podman inspect --format '{{.State.Health.Status}}' "$NAME")" = healthy ] || fail "health status is not healthy"
 echo "container-check: HEALTHCHECK (podman healthcheck run): healthy"
+[[ "$(podman inspect --format '{{.Config.StopSignal}}' "$NAME")" =~ ^(15|SIGTERM)$ ]] || fail "stop signal is not SIGTERM"
 t=$(now)
 timeout $((DRAIN_TIMEOUT_S + 20)) podman stop -t $((DRAIN_TIMEOUT_S + 5)) "$NAME" >/dev/null 2>>"$WORK/podman.err"
 stopped=$(since "$t")
@@ -139,7 +140,7 @@ while time.time() < deadline:
 PY
 SLOW_PID=$!
 for _ in $(seq 50); do ss -Hltn "( sport = :$SLOW_PORT )" | grep -q . && break; sleep 0.1; done
-podman run -d --name "$DRAIN_NAME" --network host --read-only --read-only-tmpfs=false --health-interval disable \
+timeout 60 podman run -d --name "$DRAIN_NAME" --network host --read-only --read-only-tmpfs=false --health-interval disable \
   -e HOST=127.0.0.1 -e PORT="$DRAIN_PORT" -e DRAIN_TIMEOUT_S="$DRAIN_TIMEOUT_S" \
   -e FLICKR_FEED_URL="http://127.0.0.1:$SLOW_PORT/services/feeds/photos_public.gne" \
   -e UPSTREAM_TIMEOUT_MS=$(((SLOW_UPSTREAM_S + 5) * 1000)) \
@@ -160,6 +161,8 @@ code=$(exit_code "$DRAIN_NAME")
   || fail "the in-flight request was not completed across SIGTERM (HTTP '$http', $(wc -c <"$WORK/inflight.body") bytes)"
 [ "$code" = 0 ] || fail "drain: exit code $code after podman stop (137 = SIGKILL: SIGTERM did not stop it)"
 awk -v s="$stopped" -v d="$DRAIN_TIMEOUT_S" 'BEGIN {exit !(s < d)}' || fail "drain: podman stop took $stopped s (drain timeout $DRAIN_TIMEOUT_S s)"
+# SIGTERM came while the upstream still held the request: the exit waited for it.
+awk -v s="$stopped" -v u="$SLOW_UPSTREAM_S" 'BEGIN {exit !(s >= u / 2)}' || fail "drain: the container stopped after $stopped s, before the in-flight request could have finished"
 grep -qi '^connection: close' "$WORK/inflight.head" || fail "drain: the in-flight answer did not carry Connection: close"
 echo "container-check: podman stop (SIGTERM) with a /photos request in flight (upstream answers after ${SLOW_UPSTREAM_S} s): request completed 200 ($(wc -c <"$WORK/inflight.body") bytes, Connection: close), exit 0 in $stopped s (drain timeout $DRAIN_TIMEOUT_S s)"
 podman rm "$DRAIN_NAME" >/dev/null 2>>"$WORK/podman.err"
@@ -207,7 +210,7 @@ kube_play_check() {
       case "$how" in
         http) curl -sf --max-time 2 -o /dev/null "http://127.0.0.1$target" && ok=1 ;;
         tcp) (exec 3<>"/dev/tcp/127.0.0.1/$target") 2>/dev/null && ok=1 ;;
-        exec) eval "podman exec $ctr $target" >/dev/null 2>&1 && ok=1 ;;
+        exec) eval "timeout 5 podman exec $ctr $target" >/dev/null 2>&1 && ok=1 ;;
       esac
       [ -n "$ok" ] && break
       sleep 0.2
