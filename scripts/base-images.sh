@@ -12,7 +12,9 @@
 # the suite and mirror, the toolchain's version); an image with the same hash is kept, so
 # a rebuild happens only when an input changes. An image of that name WITHOUT the label is
 # taken to be the real upstream image (pulled on a machine with registry access) and is
-# never replaced. BASE_IMAGES_REBUILD=1 forces a rebuild.
+# never replaced. BASE_IMAGES_REBUILD=1 forces a rebuild. On a machine with registry
+# access, BASE_IMAGES=pull pulls the real upstream images instead (and drops local ones of
+# the same names), and nothing else changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/podman-setup.sh
@@ -135,6 +137,17 @@ build_swift() {
     || { tail -30 "$WORK/swift-image.log"; exit 1; }
   echo "base-images: $SWIFT_IMAGE built in $((SECONDS - start)) s, $(podman image inspect --format '{{.Size}}' "$SWIFT_IMAGE" | awk '{printf "%.1f MB", $1/1e6}'), $(timeout 60 podman run --rm --network host "$SWIFT_IMAGE" swift --version 2>&1 | head -1)"
 }
+
+if [ "${BASE_IMAGES:-auto}" = pull ]; then
+  for image in "$DEBIAN_IMAGE" "$SWIFT_IMAGE"; do
+    timeout 1800 podman pull "docker.io/library/$image"
+    case "$(label_of "localhost/$image")" in
+      "" | "<no value>") ;;
+      *) podman untag "localhost/$image" ;;
+    esac
+  done
+  exit 0
+fi
 
 mkdir -p "$WORK"
 if stale "$DEBIAN_IMAGE" "$DEBIAN_KEY"; then build_debian; fi

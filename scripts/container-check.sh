@@ -140,7 +140,7 @@ while time.time() < deadline:
     server.handle_request()
 PY
 SLOW_PID=$!
-for _ in $(seq 50); do ss -Hltn "( sport = :$SLOW_PORT )" | grep -q . && break; sleep 0.1; done
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$SLOW_PORT") 2>/dev/null && break; sleep 0.1; done
 timeout 60 podman run -d --name "$DRAIN_NAME" --network host --read-only --read-only-tmpfs=false --health-interval disable \
   -e HOST=127.0.0.1 -e PORT="$DRAIN_PORT" -e DRAIN_TIMEOUT_S="$DRAIN_TIMEOUT_S" \
   -e FLICKR_FEED_URL="http://127.0.0.1:$SLOW_PORT/services/feeds/photos_public.gne" \
