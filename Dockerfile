@@ -1,8 +1,10 @@
 # syntax=docker/dockerfile:1
 # FeedProxy: build with the official Swift image, run on slim Debian with only the
 # shared libraries the binary needs: libcurl4 and ca-certificates for upstream fetches,
-# libexpat1 for podcast RSS/Atom (FoundationXML, and with it libxml2, is gone).
-# `make container-check` verifies this stage without Docker.
+# libexpat1 for podcast RSS/Atom (FoundationXML, and with it libxml2 and ICU, is gone),
+# libhiredis0.14 for the optional Redis tier. `make image` builds this file with podman
+# (--format docker keeps the HEALTHCHECK); `make container-check` runs the image, checks
+# it and prints its size (README, "Container").
 
 FROM swift:6.3-bookworm AS build
 WORKDIR /src

@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libexpat1-dev libhiredis-dev redis-server curl
 
-.PHONY: run build release test test-tsan scaleout-test deps bench fuzz container-check api-check deploy-check lint format ci clean
+.PHONY: run build release test test-tsan scaleout-test deps bench fuzz base-images image container-check api-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -46,8 +46,18 @@ bench: deps
 fuzz: deps
 	scripts/fuzz.sh $(or $(FUZZ_SECONDS),60)
 
-# hadolint + the runtime stage rebuilt with debootstrap and run in a chroot.
-container-check: deps
+# The two images the Dockerfile starts FROM, made locally when no registry is reachable
+# (kept while their inputs are unchanged; an upstream image of the same name is never replaced).
+base-images:
+	scripts/base-images.sh
+
+# podman build of the Dockerfile (both stages), tagged feedproxy:<version>.
+image:
+	scripts/image.sh
+
+# hadolint, make image, then the image run by podman: routes, HEALTHCHECK, read-only root,
+# SIGTERM drain with a request in flight, size budget; podman kube play when deploy/kubernetes/ exists.
+container-check:
 	scripts/container-check.sh
 
 # schemathesis against /openapi.json with the service in --fixtures mode.

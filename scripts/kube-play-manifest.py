@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Adapts the repository's Kubernetes manifests for `podman kube play` on a CI machine.
+
+usage: kube-play-manifest.py DIR IMAGE PORT OUT.yaml   (probes to check on stdout)
+
+Keeps the FeedProxy Deployment (the one whose container image names feedproxy) and the
+ConfigMaps in DIR; everything else (Services, PDBs, HPAs, ...) has no podman meaning and
+is left out. In the Deployment, only what this machine needs changes: hostNetwork: true
+(no bridge networks here), one replica, the locally built IMAGE with imagePullPolicy
+Never (no registry), HOST=127.0.0.1 and PORT as the listening port (loopback only,
+a free test port), probes moved to PORT with it, containerPorts dropped (podman 4.3
+refuses them on the host network), and --fixtures added to the arguments (no upstreams
+reachable). Prints one line per probe for the caller:
+  <kind> http :PORT/path | <kind> tcp PORT | <kind> exec <shell-quoted command>
+"""
+import pathlib
+import shlex
+import sys
+
+import yaml
+
+src, image, port, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+docs = []
+for path in sorted(pathlib.Path(src).rglob("*")):
+    if path.suffix in (".yaml", ".yml") and path.is_file():
+        docs += [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind")]
+
+
+def feedproxy_container(deployment):
+    for c in deployment.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+        if "feedproxy" in str(c.get("image", "")):
+            return c
+    return None
+
+
+deployments = [d for d in docs if d["kind"] == "Deployment" and feedproxy_container(d)]
+if not deployments:
+    sys.exit(f"kube-play-manifest: no Deployment with a feedproxy image in {src}")
+deployment = deployments[0]
+pod = deployment["spec"]["template"]["spec"]
+container = feedproxy_container(deployment)
+
+# The port the manifest serves on: the PORT env, else the first containerPort, else 8080.
+env = container.setdefault("env", [])
+named = {p.get("name"): p.get("containerPort") for p in container.get("ports", []) if p.get("name")}
+old_port = next((int(e["value"]) for e in env if e.get("name") == "PORT" and str(e.get("value", "")).isdigit()), None)
+if old_port is None:
+    old_port = int((container.get("ports") or [{}])[0].get("containerPort", 8080))
+
+
+def set_env(name, value):
+    for e in env:
+        if e.get("name") == name:
+            e.clear()
+            e.update(name=name, value=value)
+            return
+    env.append({"name": name, "value": value})
+
+
+deployment["spec"]["replicas"] = 1
+pod["hostNetwork"] = True
+container["image"] = image
+container["imagePullPolicy"] = "Never"
+set_env("PORT", str(port))
+set_env("HOST", "127.0.0.1")
+if "--fixtures" not in (container.get("command") or []) + (container.get("args") or []):
+    container["args"] = (container.get("args") or []) + ["--fixtures"]
+
+probes = []
+for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
+    probe = container.get(kind)
+    if not probe:
+        continue
+    name = kind.removesuffix("Probe")
+    for how in ("httpGet", "tcpSocket"):
+        if how in probe:
+            action = probe[how]
+            p = action.get("port")
+            if isinstance(p, str) and not p.isdigit():
+                p = named.get(p)
+            if p is None or int(p) != old_port:
+                sys.exit(f"kube-play-manifest: {kind} uses port {action.get('port')}, not the serving port {old_port}")
+            action["port"] = port
+            action.pop("host", None)
+            if how == "httpGet":
+                probes.append(f"{name} http :{port}{action.get('path', '/')}")
+            else:
+                probes.append(f"{name} tcp {port}")
+    if "exec" in probe:
+        probes.append(f"{name} exec {shlex.join(probe['exec']['command'])}")
+
+# With hostNetwork, podman 4.3 turns containerPorts into port mappings and then refuses
+# them ("PortMappings can only be used with Bridge or slirp4netns networking"); on the host
+# network they mean nothing anyway (the probes above already have numeric ports).
+for c in pod.get("containers", []):
+    c.pop("ports", None)
+
+# podman 4.3 names a Deployment's pod <name>-pod-0 and its containers <pod>-<container>.
+print(f"container {deployment['metadata']['name']}-pod-0-{container['name']}")
+print("\n".join(probes))
+keep = [d for d in docs if d["kind"] == "ConfigMap"] + [deployment]
+pathlib.Path(out).write_text(yaml.safe_dump_all(keep, sort_keys=False))
