@@ -238,6 +238,8 @@ class Cluster:
             "REDIS_TIMEOUT_MS": str(REDIS_TIMEOUT_MS),
             "FLICKR_FEED_URL": f"{u}/services/feeds/photos_public.gne", "ITUNES_SEARCH_URL": f"{u}/search",
             "ITUNES_LOOKUP_URL": f"{u}/lookup", "KIVA_GRAPHQL_URL": f"{u}/graphql", "ALLOW_PRIVATE_FEED_HOSTS": "true",
+            # One load generator is one client: its own miss quota would turn the load into 429s.
+            "CLIENT_MISS_RATE_PER_MIN": "0", "TRUSTED_PROXIES": "127.0.0.1/32",
         }
         env.update(extra or {})
         with open(self.replica_log(i), "ab") as f:
