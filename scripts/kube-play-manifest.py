@@ -63,8 +63,10 @@ container["image"] = image
 container["imagePullPolicy"] = "Never"
 set_env("PORT", str(port))
 set_env("HOST", "127.0.0.1")
-if "--fixtures" not in (container.get("command") or []) + (container.get("args") or []):
-    container["args"] = (container.get("args") or []) + ["--fixtures"]
+# Podman 4.3 lets envFrom (the ConfigMap's PORT) override env, unlike Kubernetes; flags
+# win over both in FeedProxy, so the loopback port and address are passed as flags too.
+args = [a for a in (container.get("args") or []) if a != "--fixtures"]
+container["args"] = args + ["--fixtures", "--port", str(port), "--host", "127.0.0.1"]
 
 probes = []
 for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
