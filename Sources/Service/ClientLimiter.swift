@@ -68,6 +68,15 @@ final class ClientLimiter: Sendable {
         }
     }
 
+    /// Gives back a token taken by `admit` for a fetch that cost the upstream nothing
+    /// (another replica's answer found in the shared cache).
+    func refund(_ key: ClientKey) {
+        state.withLock { s in
+            guard let slot = s.index[key] else { return }
+            s.nodes[Int(slot)].tokens = min(burst, s.nodes[Int(slot)].tokens + 1)
+        }
+    }
+
     private func unlink(_ slot: Int32, in s: inout State) {
         let node = s.nodes[Int(slot)]
         if node.newer >= 0 { s.nodes[Int(node.newer)].older = node.older } else { s.newest = node.older }

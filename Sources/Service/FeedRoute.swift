@@ -56,13 +56,17 @@ struct FeedRoute: Sendable {
             let outcome: ResponseCache.FetchOutcome
             if let client, let limiter {
                 var denied: Double?
+                var charged = false
                 let admitted = await cache.fetch(
                     prepared.cacheKey,
                     admit: {
                         denied = limiter.admit(client, now: cache.now)
-                        return denied == nil
+                        charged = denied == nil
+                        return charged
                     }, loader: load)
                 guard let admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
+                // Answered from the shared cache (or another replica's fetch): no upstream cost.
+                if charged, case .loaded(_, let origin) = admitted, origin != .upstream { limiter.refund(client) }
                 outcome = admitted
             } else {
                 outcome = await cache.fetch(prepared.cacheKey, loader: load)

@@ -101,6 +101,13 @@ import Upstream
         #expect(limiter.admit(b, now: 100) == nil)
         #expect(limiter.admit(a, now: 102.1) == nil)
         #expect(limiter.admit(a, now: 102.1) != nil)
+        // A fetch answered from the shared cache gives its token back, up to the burst.
+        limiter.refund(a)
+        #expect(limiter.admit(a, now: 102.1) == nil)
+        #expect(limiter.admit(a, now: 102.1) != nil)
+        for _ in 0..<20 { limiter.refund(b) }
+        for _ in 0..<5 { #expect(limiter.admit(b, now: 100) == nil) }
+        #expect(limiter.admit(b, now: 100) != nil)
     }
 
     @Test func clientStateIsABoundedLRU() {
