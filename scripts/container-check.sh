@@ -13,8 +13,11 @@
 #     podman stop sends SIGTERM, and must still get its full 200 answer, with the
 #     container exiting 0 before the drain timeout. A SIGTERM that dropped in-flight work
 #     fails this (curl gets no answer); one that was ignored fails it too (SIGKILL, 137);
-#  5. the image's size (podman image inspect) is printed and held to IMAGE_SIZE_BUDGET_MB;
-#  6. kube_play_check: only when deploy/kubernetes/ exists (see the function).
+#  5. every library the binary links (readelf NEEDED) comes from a package the runtime
+#     stage installs or from its base image (dpkg -S inside the image), so the Dockerfile
+#     names exactly what the binary needs;
+#  6. the image's size (podman image inspect) is printed and held to IMAGE_SIZE_BUDGET_MB;
+#  7. kube_play_check: only when deploy/kubernetes/ exists (see the function).
 # No bridge network is ever created: every container uses --network host and binds
 # 127.0.0.1. Everything started here is removed by name on exit, each step time-bounded.
 set -euo pipefail
@@ -172,7 +175,41 @@ kill "$SLOW_PID" 2>/dev/null || true
 wait "$SLOW_PID" 2>/dev/null || true
 SLOW_PID=
 
-# --- 5. size
+# --- 5. runtime packages: every library the binary links comes from a package the
+# Dockerfile's runtime stage installs, or from the base image it starts from.
+RUNTIME_PACKAGES=$(awk '/^FROM .* AS runtime/ {r=1} r && /apt-get install/ {
+  for (i = 1; i <= NF; i++) if ($i !~ /^-/ && $i != "apt-get" && $i != "install" && $i != "&&" && $i != "\\") print $i }' Dockerfile)
+[ -n "$RUNTIME_PACKAGES" ] || fail "no apt-get install line in the Dockerfile's runtime stage"
+timeout 30 podman run --rm --network host --entrypoint /bin/cat "$IMAGE" /usr/local/bin/feedproxy >"$WORK/feedproxy.bin" 2>/dev/null
+NEEDED=$(readelf -d "$WORK/feedproxy.bin" | awk -F'[][]' '/NEEDED/ {print $2}')
+[ -n "$NEEDED" ] || fail "could not read the binary's NEEDED libraries"
+# shellcheck disable=SC2016,SC2086  # $… expand inside the image; one argument per library
+OWNERS=$(timeout 30 podman run --rm --network host --entrypoint /bin/sh "$IMAGE" -c '
+  for so in "$@"; do
+    # "libx.so => /path (addr)", or the loader itself as "/path/ld-linux….so (addr)".
+    path=$(ldd /usr/local/bin/feedproxy | awk -v so="$so" "\$1 == so {print \$3} \$2 ~ /^\\(/ && \$1 ~ (\"/\" so \"\$\") {print \$1}")
+    [ -n "$path" ] || { echo "$so MISSING"; continue; }
+    pkg=$(dpkg -S "$path" 2>/dev/null || dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "/usr$path" 2>/dev/null)
+    pkg=${pkg%%:*}
+    echo "$so $pkg"
+  done' sh $NEEDED 2>/dev/null)
+BASE=$(awk '/^FROM .* AS runtime/ {print $2}' Dockerfile)
+# shellcheck disable=SC2016  # a dpkg-query format, not shell
+BASE_PACKAGES=$(timeout 30 podman run --rm --network host --entrypoint /usr/bin/dpkg-query "$BASE" -W -f '${Package}\n' 2>/dev/null)
+[ -n "$BASE_PACKAGES" ] || fail "could not list the packages of $BASE"
+while read -r so pkg; do
+  [ "$pkg" != MISSING ] || fail "$so is not in the image"
+  if grep -qx "$pkg" <<<"$RUNTIME_PACKAGES"; then
+    echo "container-check: $so <- $pkg (Dockerfile runtime stage)"
+  elif grep -qx "$pkg" <<<"$BASE_PACKAGES"; then
+    echo "container-check: $so <- $pkg ($BASE)"
+  else
+    fail "$so comes from $pkg, which the Dockerfile's runtime stage does not install"
+  fi
+done <<<"$OWNERS"
+echo "container-check: runtime stage installs: $(tr '\n' ' ' <<<"$RUNTIME_PACKAGES")"
+
+# --- 6. size
 bytes=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 mb=$(awk -v b="$bytes" 'BEGIN {printf "%.1f", b / 1e6}')
 awk -v m="$mb" -v l="$IMAGE_SIZE_BUDGET_MB" 'BEGIN {exit !(m <= l)}' || fail "image is $mb MB, over the $IMAGE_SIZE_BUDGET_MB MB budget"
@@ -183,7 +220,7 @@ bin_mb=$(awk -v b="$bin_bytes" 'BEGIN {printf "%.1f", b / 1e6}')
 awk -v m="$bin_mb" -v l="$BINARY_SIZE_BUDGET_MB" 'BEGIN {exit !(m <= l)}' || fail "binary is $bin_mb MB, over the $BINARY_SIZE_BUDGET_MB MB budget"
 echo "container-check: stripped binary $bin_mb MB ($bin_bytes bytes), budget $BINARY_SIZE_BUDGET_MB MB"
 
-# --- 6. Kubernetes manifests, when the repository has them.
+# --- 7. Kubernetes manifests, when the repository has them.
 # kube_play_check: podman kube play runs the FeedProxy Deployment from $KUBE_DIR (default
 # deploy/kubernetes) and its readiness and liveness probes must pass. Runs only if the
 # directory exists; on its own: `scripts/container-check.sh` (it is part of the full
