@@ -27,12 +27,21 @@ enum CachedRendering {
         }
 
         /// Shared arrays, so a hit allocates none for its access-log field.
-        private static let fields: [CacheStatus: [(String, String)]] = [
-            .hit: [("cache", "HIT")], .miss: [("cache", "MISS")], .stale: [("cache", "STALE")],
-            .sharedHit: [("cache", "L2_HIT")], .sharedWait: [("cache", "L2_WAIT")],
-        ]
+        private static let hitFields = [("cache", "HIT")]
+        private static let missFields = [("cache", "MISS")]
+        private static let staleFields = [("cache", "STALE")]
+        private static let sharedHitFields = [("cache", "L2_HIT")]
+        private static let sharedWaitFields = [("cache", "L2_WAIT")]
 
-        var logFields: [(String, String)] { Self.fields[self] ?? [] }
+        var logFields: [(String, String)] {
+            switch self {
+            case .hit: return Self.hitFields
+            case .miss: return Self.missFields
+            case .stale: return Self.staleFields
+            case .sharedHit: return Self.sharedHitFields
+            case .sharedWait: return Self.sharedWaitFields
+            }
+        }
     }
 
     static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {

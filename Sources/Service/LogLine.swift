@@ -1,5 +1,6 @@
 import Feeds
 import Glibc
+import HTTPServer
 
 /// Renders log lines as bytes straight into a buffer: no Foundation formatting,
 /// no intermediate strings. One JSON object per line.
@@ -21,6 +22,21 @@ enum LogLine {
     }
 
     static func appendString(_ s: String, into out: inout [UInt8]) { JSONBytes.appendQuoted(s, to: &out) }
+
+    /// A quoted address; IPv4 (the common case) digit by digit, without a String.
+    static func appendAddress(_ ip: IPAddress, into out: inout [UInt8]) {
+        guard ip.isIPv4 else { return appendString(ip.description, into: &out) }
+        let v = UInt(UInt32(truncatingIfNeeded: ip.low))
+        out.append(UInt8(ascii: "\""))
+        appendUnsigned(v >> 24, into: &out)
+        out.append(UInt8(ascii: "."))
+        appendUnsigned(v >> 16 & 0xff, into: &out)
+        out.append(UInt8(ascii: "."))
+        appendUnsigned(v >> 8 & 0xff, into: &out)
+        out.append(UInt8(ascii: "."))
+        appendUnsigned(v & 0xff, into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
 
     static func appendInt(_ value: Int, into out: inout [UInt8]) {
         if value < 0 {

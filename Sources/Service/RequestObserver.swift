@@ -27,7 +27,7 @@ struct RequestObserver: ServerObserver {
             LogLine.appendMillis(r.durationSeconds * 1000, into: &out)
             if let client = clients.client(peer: r.peer, headers: r.requestHeaders) {
                 out.append(contentsOf: #","client":"#.utf8)
-                LogLine.appendString(client.description, into: &out)
+                LogLine.appendAddress(client, into: &out)
             }
             for (key, value) in r.logFields {
                 LogLine.appendKey(key, into: &out)

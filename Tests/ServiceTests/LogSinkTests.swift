@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPServer
 import Testing
 @testable import Service
 
@@ -122,6 +123,9 @@ import Testing
         #expect(render { LogLine.appendInt(0, into: &$0) } == "0")
         #expect(render { LogLine.appendInt(1_234_567, into: &$0) } == "1234567")
         #expect(render { LogLine.appendString("a\u{0}b\u{1f}\t\"é", into: &$0) } == #""a\u0000b\u001f\t\"é""#)
+        #expect(render { LogLine.appendAddress(IPAddress(ipv4: 0xC000_0207), into: &$0) } == #""192.0.2.7""#)
+        #expect(render { LogLine.appendAddress(IPAddress(ipv4: 0xFFFF_FF00), into: &$0) } == #""255.255.255.0""#)
+        #expect(render { LogLine.appendAddress(IPAddress("2001:db8::1") ?? IPAddress(ipv4: 0), into: &$0) } == #""2001:db8::1""#)
     }
 }
 
