@@ -85,7 +85,6 @@ long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out) {
     return produced;
 }
 
-int csys_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
 void csys_set_thread_name(const char *name) {
     char short_name[16];

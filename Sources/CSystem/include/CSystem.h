@@ -24,10 +24,9 @@ int csys_epoll_del(int epfd, int fd);
 /// Waits for events and copies them into `out`; returns the count or -1.
 int csys_epoll_wait(int epfd, csys_event *out, int max, int timeout_ms);
 
-/// accept4 with SOCK_NONBLOCK and SOCK_CLOEXEC (a GNU extension Swift does not see).
-int csys_accept(int fd);
-/// csys_accept that also returns the peer address as 128 bits, most significant half
-/// first (IPv4 mapped into ::ffff:0:0/96); both halves are 0 when it is not IP.
+/// accept4 with SOCK_NONBLOCK and SOCK_CLOEXEC (a GNU extension Swift does not see),
+/// also returning the peer address as 128 bits, most significant half first (IPv4
+/// mapped into ::ffff:0:0/96); both halves are 0 when it is not IP.
 int csys_accept_peer(int fd, uint64_t *high, uint64_t *low);
 int csys_eventfd(void);
 int csys_eventfd_signal(int fd);
