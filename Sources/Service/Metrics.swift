@@ -79,11 +79,10 @@ final class CacheStats: Sendable {
 public final class Metrics: Sendable {
     let routes: [String: RouteStats]
     let caches: [String: CacheStats]
-    private let upstreamCounts = Locked<[String: Int]>([:])
+    /// Upstream outcomes and rejections (error and miss paths only, so a lock is fine).
+    private let counters = LabelledCounters()
     private let upstreamLatency: [String: Histogram]
     let shared = SharedTierMetrics()
-    /// 429s and 503s by source and reason (error paths only, so a lock is fine).
-    private let rejections = Locked<[String: Int]>([:])
 
     public init(routes: [String], sources: [String]) {
         var r: [String: RouteStats] = [:]
@@ -104,12 +103,12 @@ public final class Metrics: Sendable {
     }
 
     func recordUpstream(source: String, outcome: String, seconds: Double) {
-        upstreamCounts.withLock { $0["source=\"\(source)\",outcome=\"\(outcome)\"", default: 0] += 1 }
+        counters.add("feedproxy_upstream_requests_total", "source=\"\(source)\",outcome=\"\(outcome)\"")
         if outcome != "rate_limited" && outcome != "circuit_open" { upstreamLatency[source]?.observe(seconds) }
     }
 
     func recordRejection(source: String, status: Int, reason: String) {
-        rejections.withLock { $0["source=\"\(source)\",status=\"\(status)\",reason=\"\(reason)\"", default: 0] += 1 }
+        counters.add("feedproxy_rejected_requests_total", "source=\"\(source)\",status=\"\(status)\",reason=\"\(reason)\"")
     }
 
     struct Gauges {
@@ -143,19 +142,13 @@ public final class Metrics: Sendable {
         out += "# HELP feedproxy_cache_bytes Bytes held by the response cache.\n# TYPE feedproxy_cache_bytes gauge\nfeedproxy_cache_bytes \(g.cacheBytes)\n"
         out +=
             "# HELP feedproxy_cache_entries Entries in the response cache.\n# TYPE feedproxy_cache_entries gauge\nfeedproxy_cache_entries \(g.cacheEntries)\n"
-        out += "# HELP feedproxy_upstream_requests_total Upstream attempts by source and outcome.\n# TYPE feedproxy_upstream_requests_total counter\n"
-        for (labels, n) in upstreamCounts.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            out += "feedproxy_upstream_requests_total{\(labels)} \(n)\n"
-        }
+        counters.render("feedproxy_upstream_requests_total", help: "Upstream attempts by source and outcome.", into: &out)
         out +=
             "# HELP feedproxy_upstream_request_duration_seconds Upstream attempt duration by source.\n# TYPE feedproxy_upstream_request_duration_seconds histogram\n"
         for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
             h.render("feedproxy_upstream_request_duration_seconds", labels: "source=\"\(source)\"", into: &out)
         }
-        out += "# HELP feedproxy_rejected_requests_total 429 and 503 answers by source and reason.\n# TYPE feedproxy_rejected_requests_total counter\n"
-        for (labels, n) in rejections.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            out += "feedproxy_rejected_requests_total{\(labels)} \(n)\n"
-        }
+        counters.render("feedproxy_rejected_requests_total", help: "429 and 503 answers by source and reason.", into: &out)
         out +=
             "# HELP feedproxy_upstream_queue_depth Cache misses waiting for an upstream token, by upstream.\n# TYPE feedproxy_upstream_queue_depth gauge\n"
         for q in g.queues { out += "feedproxy_upstream_queue_depth{source=\"\(q.upstream)\"} \(q.stats.depth)\n" }
