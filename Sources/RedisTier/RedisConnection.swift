@@ -196,25 +196,24 @@ public final class RedisConnection: Sendable {
     }
 
     private static func append(_ args: [[UInt8]], to c: UnsafeMutablePointer<redisContext>) -> Bool {
-        var pointers: [UnsafePointer<CChar>?] = []
-        var lengths: [Int] = []
-        pointers.reserveCapacity(args.count)
-        lengths.reserveCapacity(args.count)
-        // hiredis copies the arguments into its output buffer during the call.
-        let storage = args.map { arg -> UnsafeMutableBufferPointer<CChar> in
-            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(arg.count, 1))
-            arg.withUnsafeBytes { raw in
-                if let base = raw.baseAddress, let dst = buffer.baseAddress { memcpy(dst, base, arg.count) }
+        // One contiguous copy of the arguments; hiredis copies them again into its
+        // output buffer during the call, so nothing has to outlive it.
+        let joined: [UInt8] = Array(args.joined()) + [0]  // never empty, so it always has an address
+        var offsets: [Int] = []
+        offsets.reserveCapacity(args.count)
+        var offset = 0
+        for arg in args {
+            offsets.append(offset)
+            offset += arg.count
+        }
+        let lengths = args.map(\.count)
+        return joined.withUnsafeBufferPointer { bytes in
+            guard let start = bytes.baseAddress else { return false }
+            let base = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+            var pointers: [UnsafePointer<CChar>?] = offsets.map { base + $0 }
+            return pointers.withUnsafeMutableBufferPointer { p in
+                lengths.withUnsafeBufferPointer { l in redisAppendCommandArgv(c, Int32(args.count), p.baseAddress, l.baseAddress) == REDIS_OK }
             }
-            return buffer
-        }
-        defer { storage.forEach { $0.deallocate() } }
-        for (i, arg) in args.enumerated() {
-            pointers.append(UnsafePointer(storage[i].baseAddress))
-            lengths.append(arg.count)
-        }
-        return pointers.withUnsafeMutableBufferPointer { p in
-            lengths.withUnsafeBufferPointer { l in redisAppendCommandArgv(c, Int32(args.count), p.baseAddress, l.baseAddress) == REDIS_OK }
         }
     }
 
