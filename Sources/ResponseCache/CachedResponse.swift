@@ -7,7 +7,7 @@ public struct CachedResponse: Sendable {
     public let etag: String
     /// The gzip representation is a different representation, so it has its own validator.
     public let gzipETag: String
-    public let storedAt: Double
+    public private(set) var storedAt: Double
     public let policy: FreshnessPolicy
     /// The full lifetime, sent as is with an honest `Age` (RFC 9111 §4.2.3: the
     /// remaining freshness is `max-age − Age`); built once, not per hit.
@@ -30,7 +30,9 @@ public struct CachedResponse: Sendable {
 
     /// The same response as stored at another time (an entry read from the shared tier).
     public func restamped(storedAt: Double) -> CachedResponse {
-        CachedResponse(status: status, body: body, gzippedBody: gzippedBody, storedAt: storedAt, policy: policy)
+        var copy = self  // bodies and validators shared, not recomputed
+        copy.storedAt = storedAt
+        return copy
     }
 
     /// Approximate memory held, for the byte budget.
