@@ -117,3 +117,47 @@ int csys_accept_peer(int fd, uint64_t *high, uint64_t *low) {
     }
     return client;
 }
+
+#include <linux/filter.h>
+
+int csys_reuseport_by_cpu(int fd, const int *cpus, int n) {
+    // The listener of a reuseport group is chosen by the CPU that handles the SYN:
+    // A = cpu; "if A == cpus[i] return i" for each loop; anything else returns an index
+    // past the group, which makes the kernel fall back to its hash.
+    if (n < 1 || n > 1024) return -1;
+    struct sock_filter code[2 * 1024 + 2];
+    int k = 0;
+    code[k++] = (struct sock_filter){BPF_LD | BPF_W | BPF_ABS, 0, 0, (uint32_t)(SKF_AD_OFF + SKF_AD_CPU)};
+    for (int i = 0; i < n; i++) {
+        code[k++] = (struct sock_filter){BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (uint32_t)cpus[i]};
+        code[k++] = (struct sock_filter){BPF_RET | BPF_K, 0, 0, (uint32_t)i};
+    }
+    code[k++] = (struct sock_filter){BPF_RET | BPF_K, 0, 0, 0xffffffffu};
+    struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog));
+}
+
+int csys_allowed_cpus(int *out, int max) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    int n = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++) {
+        if (CPU_ISSET(cpu, &set)) out[n++] = cpu;
+    }
+    return n;
+}
+
+int csys_pin_thread(int cpu) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return -1;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof(one), &one);
+}
+
+int csys_incoming_cpu(int fd) {
+    int cpu = -1;
+    socklen_t len = sizeof(cpu);
+    if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &len) != 0) return -1;
+    return cpu;
+}

@@ -37,6 +37,7 @@ case .run(let configuration):
         exit(1)
     }
     var fields: [(String, LogValue)] = [("host", .string(app.configuration.host)), ("port", .int(port)), ("version", .string(Configuration.version))]
+    fields.append(("loop_cpus", .string(app.cpuPlacement)))
     if let fx = app.fixtureUpstreamURL { fields.append(("fixtures_upstream", .string(fx))) }
     app.logger.info("listening", fields)
 

@@ -34,6 +34,8 @@ final class Connection {
     var deadlineKind = DeadlineKind.readingRequest
     /// The peer's address as accepted (nil when not IP); formatted only when someone asks.
     var peer: IPAddress?
+    /// Responses written; every 16th, the loop checks which CPU the connection's packets arrive on.
+    var served = 0
 
     init(fd: Int32, id: UInt64, limits: ParseLimits, now: Double, headerTimeout: Double) {
         self.fd = fd

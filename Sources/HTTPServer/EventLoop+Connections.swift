@@ -165,6 +165,7 @@ extension EventLoop {
     func write(_ response: Response, for head: RequestHead, route: String, on conn: Connection) {
         let request = head.request
         let keepAlive = head.keepAlive && !context.isDraining
+        conn.served &+= 1
         let sent = writer.append(
             response, requestID: request.requestID, gzip: request.acceptsGzip, headOnly: request.method == "HEAD",
             keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.output)
@@ -198,6 +199,7 @@ extension EventLoop {
             if !conn.awaiting && conn.pending.isEmpty {
                 conn.deadlineKind = .idle
                 conn.deadline = MonotonicClock.now() + context.configuration.idleTimeout
+                if !loopByCPU.isEmpty && conn.served & 15 == 1 && followIncomingCPU(conn) { return }
             }
             // Back-pressure released: parse pipelined requests that were waiting.
             if !conn.pending.isEmpty && wantsRead(conn) && !conn.awaiting {
@@ -208,11 +210,14 @@ extension EventLoop {
         updateInterest(conn)
     }
 
-    func updateInterest(_ conn: Connection) {
+    func updateInterest(_ conn: Connection, adding: Bool = false) {
         var events: UInt32 = 0
         if wantsRead(conn) { events |= UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) }
         if conn.unsentBytes > 0 { events |= UInt32(EPOLLOUT.rawValue) }
-        if events != conn.registeredEvents {
+        if adding {
+            conn.registeredEvents = events
+            _ = csys_epoll_add(epfd, conn.fd, events)
+        } else if events != conn.registeredEvents {
             conn.registeredEvents = events
             _ = csys_epoll_mod(epfd, conn.fd, events)
         }
@@ -223,6 +228,7 @@ extension EventLoop {
         connections[conn.fd] = nil
         _ = csys_epoll_del(epfd, conn.fd)
         close(conn.fd)
+        load.subtract(1, ordering: .relaxed)
         context.openConnections.subtract(1, ordering: .relaxed)
     }
 

@@ -7,20 +7,45 @@ import Synchronization
 /// Connections live and die on this thread; other threads only reach it through
 /// `complete(...)` and `wake()`, which go through a mutex and an eventfd.
 final class EventLoop: @unchecked Sendable {
-    private struct Completion: Sendable {
+    struct Completion: Sendable {
         let fd: Int32
         let connectionID: UInt64
         let response: Response
+    }
+
+    /// A connection another loop hands over: just accepted (to keep the loops balanced),
+    /// or idle between requests and following its packets to this loop's CPU.
+    struct Adoption: @unchecked Sendable {
+        let fd: Int32
+        let peer: IPAddress?
+        // Touched by one thread at a time: the sender lets go before the inbox lock passes it on.
+        let connection: Connection?
+    }
+
+    struct Inbox: Sendable {
+        var completions: [Completion] = []
+        var adoptions: [Adoption] = []
+        /// Set when the loop has exited: a late hand-over is closed by its sender.
+        var closed = false
     }
 
     let epfd: Int32
     let wakeFD: Int32
     var listenFD: Int32
     let context: ServerContext
-    private let inbox = Locked<[Completion]>([])
+    let inbox = Locked(Inbox())
+    /// Connections this loop owns (read by the other loops when they balance).
+    let load = Atomic<Int>(0)
+    /// Every loop of the server, this one included; set before the threads start.
+    nonisolated(unsafe) var siblings: [EventLoop] = []
+    /// Which loop serves connections arriving on each CPU (`CPUPlacement.loopByCPU`; empty:
+    /// no steering); set before the threads start.
+    nonisolated(unsafe) var loopByCPU: [Int] = []
+    /// Connections that followed their packets here from another loop.
+    let adopted = Atomic<Int>(0)
     // Thread-confined state below.
     var connections: [Int32: Connection] = [:]
-    private var nextConnectionID: UInt64 = 0
+    var nextConnectionID: UInt64 = 0
     var dateCache = HTTPDateCache()
     var readBuffer: UnsafeMutableBufferPointer<UInt8>
     var acceptPausedUntil: Double = 0
@@ -53,7 +78,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Hands a deferred handler's response back to the loop that owns the connection.
     func complete(fd: Int32, connectionID: UInt64, response: Response) {
-        inbox.withLock { $0.append(Completion(fd: fd, connectionID: connectionID, response: response)) }
+        inbox.withLock { $0.completions.append(Completion(fd: fd, connectionID: connectionID, response: response)) }
         wake()
     }
 
@@ -88,6 +113,12 @@ final class EventLoop: @unchecked Sendable {
         }
         for conn in Array(connections.values) { closeConnection(conn) }
         if listenFD >= 0 { close(listenFD) }
+        let late = inbox.withLock { box -> [Adoption] in
+            box.closed = true
+            return box.adoptions
+        }
+        for item in late { discard(item.fd) }
+        siblings = []  // the loops reference each other; let them go
     }
 
     private func beginDrain(now: Double) {
@@ -102,10 +133,23 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func drainInbox() {
-        let items = inbox.withLock { box -> [Completion] in
-            let taken = box
-            box.removeAll()
+        let (items, adoptions) = inbox.withLock { box -> ([Completion], [Adoption]) in
+            let taken = (box.completions, box.adoptions)
+            box.completions.removeAll()
+            box.adoptions.removeAll()
             return taken
+        }
+        for adoption in adoptions {
+            if draining {
+                discard(adoption.fd)
+            } else if let conn = adoption.connection {
+                adopted.add(1, ordering: .relaxed)
+                connections[conn.fd] = conn
+                conn.registeredEvents = 0
+                updateInterest(conn, adding: true)
+            } else {
+                register(adoption.fd, peer: adoption.peer, now: MonotonicClock.now())
+            }
         }
         for item in items {
             guard let conn = connections[item.fd], conn.id == item.connectionID, conn.awaiting, let head = conn.current else { continue }
@@ -141,13 +185,10 @@ final class EventLoop: @unchecked Sendable {
             context.openConnections.add(1, ordering: .relaxed)
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            nextConnectionID &+= 1
-            let conn = Connection(
-                fd: fd, id: nextConnectionID, limits: context.configuration.limits, now: now, headerTimeout: context.configuration.headerTimeout)
-            if peerHigh != 0 || peerLow != 0 { conn.peer = IPAddress(high: peerHigh, low: peerLow) }
-            connections[fd] = conn
-            conn.registeredEvents = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
-            _ = csys_epoll_add(epfd, fd, conn.registeredEvents)
+            let peer = peerHigh != 0 || peerLow != 0 ? IPAddress(high: peerHigh, low: peerLow) : nil
+            let target = acceptingLoop()
+            target.load.add(1, ordering: .relaxed)
+            if target === self { register(fd, peer: peer, now: now) } else { target.adopt(Adoption(fd: fd, peer: peer, connection: nil)) }
         }
     }
 

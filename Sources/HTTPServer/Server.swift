@@ -9,6 +9,7 @@ public final class Server: Sendable {
     private let loops: Locked<[EventLoop]> = Locked([])
     private let finished = Locked<Int>(0)
     private let boundPort = Atomic<Int>(0)
+    private let placed = Locked<CPUPlacement?>(nil)
 
     public init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver()) {
         context = ServerContext(configuration: configuration, router: router, observer: observer)
@@ -18,6 +19,12 @@ public final class Server: Sendable {
     public var port: Int { boundPort.load(ordering: .relaxed) }
     public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
     public var isDraining: Bool { context.isDraining }
+    /// The CPU each loop is pinned to, when connections are steered by CPU (nil: kernel hash).
+    public var placement: CPUPlacement? { placed.withLock { $0 } }
+    /// Idle connections that moved to the loop of the CPU their packets arrive on.
+    public var connectionsMoved: Int { loops.withLock { $0.reduce(0) { $0 + $1.adopted.load(ordering: .relaxed) } } }
+    /// Connections each loop owns now.
+    public var connectionsPerLoop: [Int] { loops.withLock { $0.map { $0.load.load(ordering: .relaxed) } } }
 
     /// Binds the listeners and starts the event-loop threads.
     public func start() throws(ServerError) {
@@ -32,9 +39,18 @@ public final class Server: Sendable {
             created.append(try EventLoop(index: i, listenFD: fd, context: context))
         }
         boundPort.store(port, ordering: .relaxed)
+        for loop in created { loop.siblings = created }
+        var placement = cfg.cpuAffinity ? CPUPlacement.plan(loops: count, allowedCPUs: CPUPlacement.allowedCPUs()) : nil
+        // One program serves the whole reuseport group; without it, no pinning either.
+        if let plan = placement, !plan.steer(listener: created[0].listenFD) { placement = nil }
+        placed.withLock { $0 = placement }
+        let table = placement?.loopByCPU ?? []
+        for loop in created { loop.loopByCPU = table }
         loops.withLock { $0 = created }
         for (i, loop) in created.enumerated() {
+            let cpu = placement?.cpus[i]
             let started = NativeThread.start(name: "http-loop-\(i)", stackSize: 1 << 20) { [self] in
+                if let cpu { NativeThread.pinCurrent(toCPU: cpu) }
                 loop.run()
                 finished.withLock { $0 += 1 }
             }

@@ -6,6 +6,9 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// Event-loop threads; 0 means one per core.
     public var threads = 0
+    /// With one loop per allowed CPU: pin each loop to its CPU and accept a connection on
+    /// the loop of the CPU its SYN arrived on (see `CPUPlacement`).
+    public var cpuAffinity = true
     public var headerTimeout: Double = 10
     public var idleTimeout: Double = 60
     public var writeTimeout: Double = 30

@@ -36,6 +36,10 @@ public enum NativeThread {
         return created == 0
     }
 
+    /// Pins the calling thread to one CPU; false if the system refused (a CPU outside the cpuset).
+    @discardableResult
+    public static func pinCurrent(toCPU cpu: Int) -> Bool { csys_pin_thread(Int32(cpu)) == 0 }
+
     /// Seconds on the monotonic clock (what `ProcessInfo.systemUptime` gave, without Foundation).
     public static func monotonicSeconds() -> Double {
         var ts = timespec()

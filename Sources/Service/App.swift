@@ -19,6 +19,7 @@ public final class App: Sendable {
         var configuration = original
         var serverConfig = ServerConfiguration()
         serverConfig.threads = configuration.threads
+        serverConfig.cpuAffinity = configuration.cpuAffinity
         // One log lane per event loop, plus one for every other thread.
         let logger = Logger(level: configuration.logLevel, sink: LogSink(lanes: serverConfig.resolvedThreads + 1))
         self.logger = logger
@@ -103,7 +104,7 @@ public final class App: Sendable {
         let counter = ConnectionCounter()
         OperationalRoutes(
             metrics: metrics, cache: cache, upstream: upstream, draining: draining, logger: logger, openConnections: { counter.value },
-            trackedClients: { clients.limiter?.trackedClients ?? 0 }
+            loopConnections: { counter.perLoop }, connectionsMoved: { counter.moved }, trackedClients: { clients.limiter?.trackedClients ?? 0 }
         )
         .register(on: &router)
         server = Server(configuration: serverConfig, router: router, observer: RequestObserver(metrics: metrics, logger: logger, clients: clients.resolver))
@@ -147,6 +148,8 @@ public final class App: Sendable {
     }
 
     public var fixtureUpstreamURL: String? { fixtures?.baseURL }
+    /// The CPUs the event loops are pinned to ("0,1"), or "off" when the kernel's hash spreads connections.
+    public var cpuPlacement: String { server.placement.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "off" }
 }
 
 /// Lets `/metrics` read the server's connection count (the server is built after its routes).
@@ -154,4 +157,6 @@ final class ConnectionCounter: @unchecked Sendable {
     // Written once during App.init before the server starts; read-only afterwards.
     nonisolated(unsafe) var server: Server?
     var value: Int { server?.openConnections ?? 0 }
+    var perLoop: [Int] { server?.connectionsPerLoop ?? [] }
+    var moved: Int { server?.connectionsMoved ?? 0 }
 }

@@ -5,6 +5,7 @@ public struct Configuration: Sendable {
     public var host = "0.0.0.0"
     public var port = 8080
     public var threads = 0
+    public var cpuAffinity = true
     public var flickrFeedURL = "https://api.flickr.com/services/feeds/photos_public.gne"
     public var itunesSearchURL = "https://itunes.apple.com/search"
     public var itunesLookupURL = "https://itunes.apple.com/lookup"

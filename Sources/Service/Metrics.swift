@@ -113,6 +113,8 @@ public final class Metrics: Sendable {
 
     struct Gauges {
         var openConnections: Int
+        var loopConnections: [Int] = []
+        var connectionsMoved = 0
         var cacheBytes: Int
         var cacheEntries: Int
         var breakers: [(host: String, state: Int)]
@@ -173,6 +175,11 @@ public final class Metrics: Sendable {
         out += "feedproxy_clients_tracked \(g.trackedClients)\n"
         out +=
             "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
+        out += "# HELP feedproxy_loop_connections Client connections each event loop owns (balance of the CPU steering).\n"
+        out += "# TYPE feedproxy_loop_connections gauge\n"
+        for (loop, count) in g.loopConnections.enumerated() { out += "feedproxy_loop_connections{loop=\"\(loop)\"} \(count)\n" }
+        out += "# HELP feedproxy_connections_moved_total Idle connections moved to the loop of the CPU their packets arrive on.\n"
+        out += "# TYPE feedproxy_connections_moved_total counter\nfeedproxy_connections_moved_total \(g.connectionsMoved)\n"
         out +=
             "# HELP feedproxy_circuit_breaker_state Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.\n# TYPE feedproxy_circuit_breaker_state gauge\n"
         for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(b.host)\"} \(b.state)\n" }

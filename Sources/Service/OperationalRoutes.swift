@@ -11,6 +11,8 @@ struct OperationalRoutes: Sendable {
     let draining: Draining
     let logger: Logger
     let openConnections: @Sendable () -> Int
+    var loopConnections: @Sendable () -> [Int] = { [] }
+    var connectionsMoved: @Sendable () -> Int = { 0 }
     var trackedClients: @Sendable () -> Int = { 0 }
 
     func register(on router: inout Router) {
@@ -30,7 +32,8 @@ struct OperationalRoutes: Sendable {
             }
             let text = metrics.render(
                 .init(
-                    openConnections: openConnections(), cacheBytes: cache.byteCount, cacheEntries: cache.entryCount,
+                    openConnections: openConnections(), loopConnections: loopConnections(), connectionsMoved: connectionsMoved(), cacheBytes: cache.byteCount,
+                    cacheEntries: cache.entryCount,
                     breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines,
                     queues: upstream.queueStats(), trackedClients: trackedClients()))
             var r = Response(status: 200, body: Array(text.utf8), compressible: true)

@@ -18,6 +18,11 @@ extension ConfigurationParser {
         Option(flag: "--threads", env: "THREADS", help: "event-loop threads (0 = one per core)", defaultText: { "\($0.threads)" }) {
             c, v throws(ConfigurationError) in c.threads = try P.int("THREADS", v, 0...256)
         },
+        Option(
+            flag: "--cpu-affinity", env: "CPU_AFFINITY",
+            help: "with one loop per allowed CPU, pin each loop to its CPU and accept connections on the loop of the CPU they arrive on",
+            defaultText: { "\($0.cpuAffinity)" }
+        ) { c, v throws(ConfigurationError) in c.cpuAffinity = try P.bool("CPU_AFFINITY", v) },
         Option(flag: "--flickr-feed-url", env: "FLICKR_FEED_URL", help: "Flickr public photo feed endpoint", defaultText: { $0.flickrFeedURL }) {
             c, v throws(ConfigurationError) in c.flickrFeedURL = try P.url("FLICKR_FEED_URL", v)
         },

@@ -42,5 +42,14 @@ long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out);
 void csys_set_thread_name(const char *name);
 /// Processors this process may run on (its CPU affinity mask), or 0 if unknown.
 int csys_affinity_cpu_count(void);
+/// Attaches a classic BPF program to a SO_REUSEPORT group that picks listener i when
+/// the connection's SYN is handled on cpus[i] (other CPUs: the kernel's hash).
+int csys_reuseport_by_cpu(int fd, const int *cpus, int n);
+/// Writes the ids of the CPUs this process may run on into `out`; returns how many, or -1.
+int csys_allowed_cpus(int *out, int max);
+/// The CPU that last handled this socket's incoming packets, or -1.
+int csys_incoming_cpu(int fd);
+/// Pins the calling thread to one CPU.
+int csys_pin_thread(int cpu);
 
 #endif

@@ -1,0 +1,119 @@
+import Foundation
+import HTTPServer
+import Locking
+import Testing
+import TestSupport
+
+/// Loops pinned to CPUs, connections steered to the loop of the CPU their packets arrive on,
+/// and the balance that keeps steering from piling everything onto one loop.
+@Suite(.serialized) struct CPUPlacementTests {
+    @Test func planNeedsExactlyOneLoopPerAllowedCPU() {
+        #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [0, 1])?.cpus == [0, 1])
+        #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [5, 2])?.cpus == [2, 5])
+        #expect(CPUPlacement.plan(loops: 3, allowedCPUs: [4, 9, 6])?.loop(forCPU: 9) == 2)
+        #expect(CPUPlacement.plan(loops: 3, allowedCPUs: [4, 9, 6])?.loop(forCPU: 5) == nil)
+        #expect(CPUPlacement.plan(loops: 1, allowedCPUs: [0]) == nil)
+        #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [0, 1, 2, 3]) == nil)
+        #expect(CPUPlacement.plan(loops: 4, allowedCPUs: [0, 1]) == nil)
+        #expect(CPUPlacement.plan(loops: 2, allowedCPUs: []) == nil)
+    }
+
+    /// What each request's loop was, in order.
+    final class LoopLog: ServerObserver {
+        let loops = Locked<[Int]>([])
+        func requestCompleted(_ record: RequestRecord) { loops.withLock { $0.append(record.loop) } }
+        func take() -> [Int] {
+            loops.withLock { taken in
+                defer { taken = [] }; return taken
+            }
+        }
+    }
+
+    static func start(_ log: LoopLog, affinity: Bool = true) throws -> Server {
+        var router = Router()
+        router.get("/hello") { _ in .response(.json(Array("{}".utf8))) }
+        var config = ServerConfiguration()
+        config.host = "127.0.0.1"
+        config.port = 0
+        config.threads = 0
+        config.cpuAffinity = affinity
+        let server = Server(configuration: config, router: router, observer: log)
+        try server.start()
+        return server
+    }
+
+    static func get(_ client: RawClient) throws {
+        try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try client.readResponse().status == 200)
+    }
+
+    static let multicore = NativeThread.processorCount >= 2
+
+    @Test(.enabled(if: multicore)) func connectionsAreServedByTheLoopOfTheClientsCPU() throws {
+        let log = LoopLog()
+        let server = try Self.start(log)
+        defer { server.shutdown() }
+        let placement = try #require(server.placement)
+        #expect(placement.cpus.count == NativeThread.processorCount)
+        for loop in [1, 0] {
+            let clients = try onCPU(placement.cpus[loop]) {
+                try (0..<3).map { _ in
+                    let c = try RawClient(port: server.port)
+                    try Self.get(c)
+                    return c
+                }
+            }
+            #expect(log.take() == [loop, loop, loop], "clients on CPU \(placement.cpus[loop])")
+            withExtendedLifetime(clients) {}
+        }
+    }
+
+    @Test(.enabled(if: multicore)) func anIdleConnectionFollowsItsClientToAnotherCPU() throws {
+        let log = LoopLog()
+        let server = try Self.start(log)
+        defer { server.shutdown() }
+        let placement = try #require(server.placement)
+        let client = try onCPU(placement.cpus[0]) {
+            let c = try RawClient(port: server.port)
+            try Self.get(c)
+            return c
+        }
+        #expect(log.take() == [0])
+        // The client's thread now runs on the other CPU: within 16 responses the connection moves.
+        try onCPU(placement.cpus[1]) { for _ in 0..<20 { try Self.get(client) } }
+        let loops = log.take()
+        #expect(loops.suffix(4).allSatisfy { $0 == 1 }, "\(loops)")
+        #expect(server.connectionsMoved >= 1)
+        #expect(server.connectionsPerLoop == [0, 1])
+    }
+
+    @Test(.enabled(if: multicore)) func steeringNeverPilesEveryConnectionOntoOneLoop() throws {
+        let log = LoopLog()
+        let server = try Self.start(log)
+        defer { server.shutdown() }
+        let placement = try #require(server.placement)
+        // 40 clients, all on one CPU (a single-queue NIC looks the same): accepted on loop 0,
+        // handed over past the slack, and not pulled back by the follow-the-CPU check.
+        let clients = try onCPU(placement.cpus[0]) {
+            try (0..<40).map { _ in
+                let c = try RawClient(port: server.port)
+                for _ in 0..<17 { try Self.get(c) }
+                return c
+            }
+        }
+        let loads = server.connectionsPerLoop
+        #expect(loads.reduce(0, +) == 40)
+        let busiest = loads.max() ?? 0, least = loads.min() ?? 0
+        #expect(least > 0 && busiest - least <= max(4, busiest / 8) + 1, "\(loads)")
+        #expect(Set(log.take()).count == placement.cpus.count, "every loop served some")
+        withExtendedLifetime(clients) {}
+    }
+
+    @Test func withoutAffinityTheKernelHashSpreadsConnections() throws {
+        let server = try Self.start(LoopLog(), affinity: false)
+        defer { server.shutdown() }
+        #expect(server.placement == nil)
+        let c = try RawClient(port: server.port)
+        try Self.get(c)
+    }
+}
