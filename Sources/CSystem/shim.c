@@ -161,3 +161,16 @@ int csys_incoming_cpu(int fd) {
     if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &len) != 0) return -1;
     return cpu;
 }
+
+int csys_thread_allow_cpus_once(const int *cpus, int n) {
+    static __thread int done = 0;
+    if (done) return 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int i = 0; i < n; i++) {
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE) CPU_SET(cpus[i], &set);
+    }
+    int rc = sched_setaffinity(0, sizeof(set), &set);
+    if (rc == 0) done = 1;
+    return rc;
+}

@@ -1,5 +1,6 @@
 import CSystem
 import Glibc
+import Locking
 import Synchronization
 
 /// Per-connection I/O on the loop thread: read, parse, dispatch, write, close.
@@ -153,8 +154,10 @@ extension EventLoop {
             conn.phase = .awaitingHandler
             conn.route = route
             conn.deadlineKind = .none
-            let fd = conn.fd, id = conn.id
+            let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
             Task { [self] in
+                // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
+                if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
                 let response = await work()
                 complete(fd: fd, connectionID: id, response: response)
             }
@@ -199,7 +202,7 @@ extension EventLoop {
             if !conn.awaiting && conn.pending.isEmpty {
                 conn.deadlineKind = .idle
                 conn.deadline = MonotonicClock.now() + context.configuration.idleTimeout
-                if !loopByCPU.isEmpty && conn.served & 15 == 1 && followIncomingCPU(conn) { return }
+                if !loopByCPU.isEmpty && conn.served & 15 == 1 && conn.isIdle && followIncomingCPU(conn) { return }
             }
             // Back-pressure released: parse pipelined requests that were waiting.
             if !conn.pending.isEmpty && wantsRead(conn) && !conn.awaiting {

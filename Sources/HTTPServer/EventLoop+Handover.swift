@@ -6,17 +6,22 @@ import Synchronization
 /// Connections changing loops: handed over at accept time to keep the loops balanced, or
 /// moved while idle to the loop of the CPU their packets arrive on (see `CPUPlacement`).
 extension EventLoop {
-    /// The loop that takes a connection this loop just accepted.
+    /// The loop that takes a connection this loop just accepted: only steering can pile
+    /// connections up, so without it (and while draining) the accepting loop keeps it.
     func acceptingLoop() -> EventLoop {
-        guard siblings.count > 1 else { return self }
-        return siblings[LoopBalance.target(accepting: index, loads: siblings.map { $0.load.load(ordering: .relaxed) })]
+        guard !loopByCPU.isEmpty, !context.isDraining else { return self }
+        let loops = siblings
+        return loops[LoopBalance.target(accepting: index, loops: loops.count) { loops[$0].load.load(ordering: .relaxed) }]
     }
 
     /// Starts serving an accepted connection on this loop.
     func register(_ fd: Int32, peer: IPAddress?, now: Double) {
         nextConnectionID &+= 1
+        // Unique across loops (the loop's index on top): a deferred completion is matched by
+        // fd + id, and a connection keeps its id when it moves to another loop.
         let conn = Connection(
-            fd: fd, id: nextConnectionID, limits: context.configuration.limits, now: now, headerTimeout: context.configuration.headerTimeout)
+            fd: fd, id: UInt64(index) << 48 | nextConnectionID, limits: context.configuration.limits, now: now,
+            headerTimeout: context.configuration.headerTimeout)
         conn.peer = peer
         connections[fd] = conn
         conn.registeredEvents = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)

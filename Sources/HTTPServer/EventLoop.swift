@@ -41,6 +41,9 @@ final class EventLoop: @unchecked Sendable {
     /// Which loop serves connections arriving on each CPU (`CPUPlacement.loopByCPU`; empty:
     /// no steering); set before the threads start.
     nonisolated(unsafe) var loopByCPU: [Int] = []
+    /// All the CPUs of the placement (empty without one): the affinity handed back to pool
+    /// threads that inherited a loop's single CPU.
+    nonisolated(unsafe) var workerCPUs: [Int32] = []
     /// Connections that followed their packets here from another loop.
     let adopted = Atomic<Int>(0)
     // Thread-confined state below.

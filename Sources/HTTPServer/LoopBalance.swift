@@ -6,10 +6,15 @@ enum LoopBalance {
 
     /// The loop that takes a connection `own` just accepted: `own`, unless it is past the
     /// least-loaded loop by more than the slack.
-    static func target(accepting own: Int, loads: [Int]) -> Int {
-        guard own < loads.count, var least = loads.indices.first else { return own }
-        for i in loads.indices where loads[i] < loads[least] { least = i }
-        return loads[own] > loads[least] + slack(loads[own]) ? least : own
+    static func target(accepting own: Int, loops: Int, load: (Int) -> Int) -> Int {
+        guard own < loops else { return own }
+        let mine = load(own)
+        var least = own, leastLoad = mine
+        for i in 0..<loops {
+            let l = load(i)
+            if l < leastLoad { (least, leastLoad) = (i, l) }
+        }
+        return mine > leastLoad + slack(mine) ? least : own
     }
 
     /// Whether a connection may move from a loop holding `from` to one holding `to`:

@@ -45,7 +45,10 @@ public final class Server: Sendable {
         if let plan = placement, !plan.steer(listener: created[0].listenFD) { placement = nil }
         placed.withLock { $0 = placement }
         let table = placement?.loopByCPU ?? []
-        for loop in created { loop.loopByCPU = table }
+        for loop in created {
+            loop.loopByCPU = table
+            loop.workerCPUs = placement?.cpus.map(Int32.init) ?? []
+        }
         loops.withLock { $0 = created }
         for (i, loop) in created.enumerated() {
             let cpu = placement?.cpus[i]

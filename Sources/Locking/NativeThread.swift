@@ -40,6 +40,12 @@ public enum NativeThread {
     @discardableResult
     public static func pinCurrent(toCPU cpu: Int) -> Bool { csys_pin_thread(Int32(cpu)) == 0 }
 
+    /// Lets the calling thread run on all of `cpus` again, once per thread: threads inherit
+    /// their creator's affinity, so a pool thread a pinned thread started is pinned too.
+    public static func allowOnce(cpus: [Int32]) {
+        _ = cpus.withUnsafeBufferPointer { csys_thread_allow_cpus_once($0.baseAddress, Int32($0.count)) }
+    }
+
     /// Seconds on the monotonic clock (what `ProcessInfo.systemUptime` gave, without Foundation).
     public static func monotonicSeconds() -> Double {
         var ts = timespec()

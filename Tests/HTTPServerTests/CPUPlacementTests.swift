@@ -29,15 +29,19 @@ import TestSupport
         }
     }
 
-    static func start(_ log: LoopLog, affinity: Bool = true) throws -> Server {
-        var router = Router()
-        router.get("/hello") { _ in .response(.json(Array("{}".utf8))) }
+    static func configuration(affinity: Bool = true) -> ServerConfiguration {
         var config = ServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0
         config.threads = 0
         config.cpuAffinity = affinity
-        let server = Server(configuration: config, router: router, observer: log)
+        return config
+    }
+
+    static func start(_ log: LoopLog, affinity: Bool = true) throws -> Server {
+        var router = Router()
+        router.get("/hello") { _ in .response(.json(Array("{}".utf8))) }
+        let server = Server(configuration: configuration(affinity: affinity), router: router, observer: log)
         try server.start()
         return server
     }
@@ -79,12 +83,17 @@ import TestSupport
             return c
         }
         #expect(log.take() == [0])
-        // The client's thread now runs on the other CPU: within 16 responses the connection moves.
-        try onCPU(placement.cpus[1]) { for _ in 0..<20 { try Self.get(client) } }
+        // The client's thread now runs on the other CPU: the connection follows it (checked
+        // every 16 responses; a check can still see the loop's own CPU when the kernel sent
+        // an ACK from there, so allow a few).
+        try onCPU(placement.cpus[1]) {
+            for _ in 0..<64 where server.connectionsMoved == 0 { try Self.get(client) }
+            for _ in 0..<4 { try Self.get(client) }
+        }
         let loops = log.take()
-        #expect(loops.suffix(4).allSatisfy { $0 == 1 }, "\(loops)")
-        #expect(server.connectionsMoved >= 1)
-        #expect(server.connectionsPerLoop == [0, 1])
+        #expect(loops.first == 0 && loops.suffix(4).allSatisfy { $0 == 1 }, "\(loops)")
+        #expect(server.connectionsMoved == 1)
+        #expect(server.connectionsPerLoop[1] == 1 && server.connectionsPerLoop.reduce(0, +) == 1)
     }
 
     @Test(.enabled(if: multicore)) func steeringNeverPilesEveryConnectionOntoOneLoop() throws {
@@ -105,8 +114,30 @@ import TestSupport
         #expect(loads.reduce(0, +) == 40)
         let busiest = loads.max() ?? 0, least = loads.min() ?? 0
         #expect(least > 0 && busiest - least <= max(4, busiest / 8) + 1, "\(loads)")
-        #expect(Set(log.take()).count == placement.cpus.count, "every loop served some")
+        #expect(Set(log.take()).count >= 2, "more than one loop served")
         withExtendedLifetime(clients) {}
+    }
+
+    @Test(.enabled(if: multicore)) func poolThreadsStartedByAPinnedLoopGetEveryCPUBack() throws {
+        let log = LoopLog()
+        var router = Router()
+        router.get("/cpus") { _ in .deferred { .json(Array("\(NativeThread.processorCount)".utf8)) } }
+        let server = Server(configuration: Self.configuration(), router: router, observer: log)
+        try server.start()
+        defer { server.shutdown() }
+        let placement = try #require(server.placement)
+        let c = try RawClient(port: server.port)
+        for _ in 0..<8 {
+            try c.send("GET /cpus HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try c.readResponse().text == "\(placement.cpus.count)")
+        }
+        // The primitive itself: a thread pinned to one CPU, widened again.
+        let widened = try onCPU(placement.cpus[0]) { () -> (Int, Int) in
+            let pinned = NativeThread.processorCount
+            NativeThread.allowOnce(cpus: placement.cpus.map(Int32.init))
+            return (pinned, NativeThread.processorCount)
+        }
+        #expect(widened == (1, placement.cpus.count))
     }
 
     @Test func withoutAffinityTheKernelHashSpreadsConnections() throws {

@@ -49,6 +49,8 @@ int csys_reuseport_by_cpu(int fd, const int *cpus, int n);
 int csys_allowed_cpus(int *out, int max);
 /// The CPU that last handled this socket's incoming packets, or -1.
 int csys_incoming_cpu(int fd);
+/// Sets the calling thread's affinity to `cpus`, the first time it is called on that thread.
+int csys_thread_allow_cpus_once(const int *cpus, int n);
 /// Pins the calling thread to one CPU.
 int csys_pin_thread(int cpu);
 
