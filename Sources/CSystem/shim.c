@@ -93,7 +93,15 @@ void csys_set_thread_name(const char *name) {
     pthread_setname_np(pthread_self(), short_name);
 }
 
+// The process's CPUs are the main thread's (tid = pid): event loops pin only themselves,
+// and a thread they start inherits their single CPU, so the caller's own mask can mislead.
 int csys_affinity_cpu_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(getpid(), sizeof(set), &set) != 0) return 0;
+    return CPU_COUNT(&set);
+}
+
+int csys_thread_cpu_count(void) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
     return CPU_COUNT(&set);
@@ -139,7 +147,7 @@ int csys_reuseport_by_cpu(int fd, const int *cpus, int n) {
 
 int csys_allowed_cpus(int *out, int max) {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    if (sched_getaffinity(getpid(), sizeof(set), &set) != 0) return -1;
     int n = 0;
     for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++) {
         if (CPU_ISSET(cpu, &set)) out[n++] = cpu;

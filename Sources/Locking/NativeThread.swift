@@ -40,6 +40,9 @@ public enum NativeThread {
     @discardableResult
     public static func pinCurrent(toCPU cpu: Int) -> Bool { csys_pin_thread(Int32(cpu)) == 0 }
 
+    /// Processors the calling thread may run on (1 on a pinned thread).
+    public static var currentThreadCPUCount: Int { Int(csys_thread_cpu_count()) }
+
     /// Lets the calling thread run on all of `cpus` again, once per thread: threads inherit
     /// their creator's affinity, so a pool thread a pinned thread started is pinned too.
     public static func allowOnce(cpus: [Int32]) {
@@ -61,7 +64,8 @@ public enum NativeThread {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
-    /// Processors this process may run on (what `activeProcessorCount` gave).
+    /// Processors this process may run on (the main thread's affinity mask, which a cpuset
+    /// narrows; what `activeProcessorCount` gave), whichever thread asks.
     public static var processorCount: Int {
         let count = Int(csys_affinity_cpu_count())
         return count > 0 ? count : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

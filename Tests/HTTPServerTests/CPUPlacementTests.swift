@@ -121,7 +121,7 @@ import TestSupport
     @Test(.enabled(if: multicore)) func poolThreadsStartedByAPinnedLoopGetEveryCPUBack() throws {
         let log = LoopLog()
         var router = Router()
-        router.get("/cpus") { _ in .deferred { .json(Array("\(NativeThread.processorCount)".utf8)) } }
+        router.get("/cpus") { _ in .deferred { .json(Array("\(NativeThread.currentThreadCPUCount)".utf8)) } }
         let server = Server(configuration: Self.configuration(), router: router, observer: log)
         try server.start()
         defer { server.shutdown() }
@@ -132,12 +132,13 @@ import TestSupport
             #expect(try c.readResponse().text == "\(placement.cpus.count)")
         }
         // The primitive itself: a thread pinned to one CPU, widened again.
-        let widened = try onCPU(placement.cpus[0]) { () -> (Int, Int) in
-            let pinned = NativeThread.processorCount
+        let widened = try onCPU(placement.cpus[0]) { () -> (Int, Int, Int) in
+            let pinned = (NativeThread.currentThreadCPUCount, NativeThread.processorCount)
             NativeThread.allowOnce(cpus: placement.cpus.map(Int32.init))
-            return (pinned, NativeThread.processorCount)
+            return (pinned.0, pinned.1, NativeThread.currentThreadCPUCount)
         }
-        #expect(widened == (1, placement.cpus.count))
+        // Pinned, the thread sees one CPU while the process still counts all of them.
+        #expect(widened == (1, placement.cpus.count, placement.cpus.count))
     }
 
     @Test func withoutAffinityTheKernelHashSpreadsConnections() throws {

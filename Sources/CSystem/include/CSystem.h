@@ -40,12 +40,14 @@ long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out);
 
 /// Names the calling thread (pthread_setname_np, a GNU extension); at most 15 bytes are kept.
 void csys_set_thread_name(const char *name);
-/// Processors this process may run on (its CPU affinity mask), or 0 if unknown.
+/// Processors this process may run on (the main thread's CPU affinity mask), or 0 if unknown.
 int csys_affinity_cpu_count(void);
+/// Processors the calling thread may run on, or 0 if unknown.
+int csys_thread_cpu_count(void);
 /// Attaches a classic BPF program to a SO_REUSEPORT group that picks listener i when
 /// the connection's SYN is handled on cpus[i] (other CPUs: the kernel's hash).
 int csys_reuseport_by_cpu(int fd, const int *cpus, int n);
-/// Writes the ids of the CPUs this process may run on into `out`; returns how many, or -1.
+/// Writes the ids of the CPUs this process (its main thread) may run on into `out`; returns how many, or -1.
 int csys_allowed_cpus(int *out, int max);
 /// The CPU that last handled this socket's incoming packets, or -1.
 int csys_incoming_cpu(int fd);
