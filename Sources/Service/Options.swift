@@ -122,7 +122,8 @@ extension ConfigurationParser {
             defaultText: { "\(Int($0.breakerCooldown))" }
         ) { c, v throws(ConfigurationError) in c.breakerCooldown = try P.seconds("BREAKER_COOLDOWN_S", v) },
         Option(
-            flag: "--redis-url", env: "REDIS_URL", help: "redis://[[user]:password@]host[:port][/db]: shared cache, fetch locks and rate budget (unset: none)",
+            flag: "--redis-url", env: "REDIS_URL",
+            help: "redis://[[user]:password@]host[:port][/db]: shared cache, fetch locks and rate budget across replicas (unset: none)",
             defaultText: { $0.redisURL ?? "unset" }
         ) { c, v throws(ConfigurationError) in
             if v.isEmpty {
@@ -132,7 +133,10 @@ extension ConfigurationParser {
             do throws(RedisEndpoint.InvalidURL) { _ = try RedisEndpoint(url: v) } catch { throw ConfigurationError(description: error.description) }
             c.redisURL = v
         },
-        Option(flag: "--redis-timeout-ms", env: "REDIS_TIMEOUT_MS", help: "deadline per Redis command", defaultText: { "\($0.redisTimeoutMs)" }) {
+        Option(
+            flag: "--redis-timeout-ms", env: "REDIS_TIMEOUT_MS", help: "deadline per Redis command; past it the replica carries on without Redis",
+            defaultText: { "\($0.redisTimeoutMs)" }
+        ) {
             c, v throws(ConfigurationError) in c.redisTimeoutMs = try P.int("REDIS_TIMEOUT_MS", v, 1...10_000)
         },
         Option(
@@ -145,7 +149,8 @@ extension ConfigurationParser {
         ) { c, v throws(ConfigurationError) in c.l2MaxValueBytes = try P.int("L2_MAX_VALUE_BYTES", v, 0...(512 << 20)) },
         Option(
             flag: "--rate-limit-fallback-replicas", env: "RATE_LIMIT_FALLBACK_REPLICAS",
-            help: "with Redis unreachable, each replica allows RATE_LIMIT_*_PER_MIN divided by this", defaultText: { "\($0.rateFallbackReplicas)" }
+            help: "with Redis unreachable, each replica allows RATE_LIMIT_*_PER_MIN divided by this (set it to the replica count)",
+            defaultText: { "\($0.rateFallbackReplicas)" }
         ) { c, v throws(ConfigurationError) in c.rateFallbackReplicas = try P.int("RATE_LIMIT_FALLBACK_REPLICAS", v, 1...10_000) },
         Option(flag: "--user-agent", env: "USER_AGENT", help: "User-Agent sent upstream", defaultText: { $0.userAgent }) { c, v throws(ConfigurationError) in
             guard !v.isEmpty, !v.contains("\r"), !v.contains("\n") else { throw ConfigurationError(description: "USER_AGENT must be one non-empty line") }

@@ -119,16 +119,24 @@ import TestSupport
         for path in ["/photos", "/podcasts", "/loans", "/healthz", "/readyz", "/metrics"] { #expect(paths[path] != nil, "missing \(path)") }
     }
 
-    @Test func readmeConfigurationTableListsEveryOption() throws {
+    /// Every `--help` row `  --flag (ENV)  help [default: X]` is, word for word, the README row
+    /// `| `ENV` | `--flag` | `X` | help |`.
+    @Test func readmeConfigurationTableMatchesHelpExactly() throws {
         let help = try FeedProxyProcess.run(["--help"]).stdout
         let readme = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let envs = help.split(separator: "\n").compactMap { line -> String? in
-            guard let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")"), open < close else { return nil }
-            let name = line[line.index(after: open)..<close]
-            return name.allSatisfy({ $0.isUppercase || $0 == "_" }) ? String(name) : nil
+        let rows = help.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+            guard parts.count == 3, parts[0].hasPrefix("--"), parts[1].hasPrefix("("), parts[1].hasSuffix(")"),
+                let marker = parts[2].range(of: " [default: ", options: .backwards), parts[2].hasSuffix("]")
+            else { return nil }
+            let text = parts[2][..<marker.lowerBound].trimmingCharacters(in: .whitespaces)
+            let value = parts[2][marker.upperBound..<parts[2].index(before: parts[2].endIndex)]
+            return "| `\(parts[1].dropFirst().dropLast())` | `\(parts[0])` | `\(value)` | \(text) |"
         }
-        #expect(envs.count >= 30)
-        for env in envs { #expect(readme.contains("| `\(env)` |"), "README configuration table lacks \(env)") }
+        #expect(rows.count >= 40)
+        let table = Set(readme.split(separator: "\n").map(String.init).filter { $0.hasPrefix("| `") && $0.contains("` | `--") })
+        for row in rows where !table.contains(row) { Issue.record("README row differs from --help: \(row)") }
+        #expect(table.count == rows.count, "README has rows --help does not")
     }
 
     @Test func committedOpenAPIDocumentMatchesTheServedOne() throws {
