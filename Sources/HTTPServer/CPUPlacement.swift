@@ -17,10 +17,8 @@ public struct CPUPlacement: Sendable, Equatable {
         return CPUPlacement(cpus: allowedCPUs.sorted())
     }
 
-    /// The loop pinned to `cpu`, or nil for a CPU outside the set (an interrupt served elsewhere).
-    public func loop(forCPU cpu: Int) -> Int? { cpus.firstIndex(of: cpu) }
-
-    /// `loop(forCPU:)` as a table indexed by CPU id (-1: none), for the event loops.
+    /// The loop pinned to each CPU, indexed by CPU id (-1: a CPU outside the set, e.g. an
+    /// interrupt served elsewhere).
     var loopByCPU: [Int] {
         var table = [Int](repeating: -1, count: (cpus.max() ?? 0) + 1)
         for (loop, cpu) in cpus.enumerated() { table[cpu] = loop }

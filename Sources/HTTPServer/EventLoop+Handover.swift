@@ -53,7 +53,7 @@ extension EventLoop {
         _ = csys_epoll_del(epfd, conn.fd)
         load.subtract(1, ordering: .relaxed)
         target.load.add(1, ordering: .relaxed)
-        target.adopt(Adoption(fd: conn.fd, peer: conn.peer, connection: conn))
+        target.adopt(.moved(conn))
         return true
     }
 

@@ -15,11 +15,17 @@ final class EventLoop: @unchecked Sendable {
 
     /// A connection another loop hands over: just accepted (to keep the loops balanced),
     /// or idle between requests and following its packets to this loop's CPU.
-    struct Adoption: @unchecked Sendable {
-        let fd: Int32
-        let peer: IPAddress?
+    enum Adoption: @unchecked Sendable {
+        case accepted(fd: Int32, peer: IPAddress?)
         // Touched by one thread at a time: the sender lets go before the inbox lock passes it on.
-        let connection: Connection?
+        case moved(Connection)
+
+        var fd: Int32 {
+            switch self {
+            case .accepted(let fd, _): fd
+            case .moved(let conn): conn.fd
+            }
+        }
     }
 
     struct Inbox: Sendable {
@@ -143,15 +149,15 @@ final class EventLoop: @unchecked Sendable {
             return taken
         }
         for adoption in adoptions {
-            if draining {
+            switch adoption {
+            case _ where draining:
                 discard(adoption.fd)
-            } else if let conn = adoption.connection {
+            case .moved(let conn):
                 adopted.add(1, ordering: .relaxed)
                 connections[conn.fd] = conn
-                conn.registeredEvents = 0
                 updateInterest(conn, adding: true)
-            } else {
-                register(adoption.fd, peer: adoption.peer, now: MonotonicClock.now())
+            case .accepted(let fd, let peer):
+                register(fd, peer: peer, now: MonotonicClock.now())
             }
         }
         for item in items {
@@ -191,7 +197,7 @@ final class EventLoop: @unchecked Sendable {
             let peer = peerHigh != 0 || peerLow != 0 ? IPAddress(high: peerHigh, low: peerLow) : nil
             let target = acceptingLoop()
             target.load.add(1, ordering: .relaxed)
-            if target === self { register(fd, peer: peer, now: now) } else { target.adopt(Adoption(fd: fd, peer: peer, connection: nil)) }
+            if target === self { register(fd, peer: peer, now: now) } else { target.adopt(.accepted(fd: fd, peer: peer)) }
         }
     }
 

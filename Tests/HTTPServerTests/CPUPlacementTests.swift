@@ -10,8 +10,8 @@ import TestSupport
     @Test func planNeedsExactlyOneLoopPerAllowedCPU() {
         #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [0, 1])?.cpus == [0, 1])
         #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [5, 2])?.cpus == [2, 5])
-        #expect(CPUPlacement.plan(loops: 3, allowedCPUs: [4, 9, 6])?.loop(forCPU: 9) == 2)
-        #expect(CPUPlacement.plan(loops: 3, allowedCPUs: [4, 9, 6])?.loop(forCPU: 5) == nil)
+        #expect(CPUPlacement.plan(loops: 3, allowedCPUs: [4, 9, 6])?.cpus == [4, 6, 9])
+        #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [-1, 0]) == nil)
         #expect(CPUPlacement.plan(loops: 1, allowedCPUs: [0]) == nil)
         #expect(CPUPlacement.plan(loops: 2, allowedCPUs: [0, 1, 2, 3]) == nil)
         #expect(CPUPlacement.plan(loops: 4, allowedCPUs: [0, 1]) == nil)
