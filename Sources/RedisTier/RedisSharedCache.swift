@@ -18,22 +18,22 @@ public final class RedisSharedCache: SharedCacheTier {
         let reply = await redis.script(RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get")
         guard case .success(let value) = reply, let fields = value.elements else { return .unavailable }
         guard fields.count == 6 else { return fields.count == 1 ? .absent : .unavailable }
-        guard let now = fields[0].int, let stored = fields[1].int, let status = fields[2].int, (100...599).contains(status),
+        guard let now = fields[0].int, let stored = fields[1].int, now >= 0, stored >= 0, let status = fields[2].int, (100...599).contains(status),
             let policyText = fields[3].bytes, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
             let body = fields[4].bytes, let gzip = fields[5].bytes
         else { return .absent }  // not ours or damaged: as if absent, and overwritten by the next fill
         let entry = CachedResponse(status: status, body: body, gzippedBody: gzip.isEmpty ? nil : gzip, storedAt: 0, policy: policy)
-        return .found(entry, age: Double(max(0, now - stored)) / 1000)
+        return .found(entry, age: Double(max(0, now - stored)) / 1000)  // both ≥ 0: no overflow
     }
 
     @discardableResult
     public func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool {
         let p = entry.policy
         // Redis drops the entry once no replica could use it, even stale.
-        let expiry = Int(((p.ttl + max(p.staleWhileRevalidate, p.staleIfError)) * 1000).rounded(.up))
+        let window = min(p.ttl + max(p.staleWhileRevalidate, p.staleIfError), Self.longestSeconds)
         let args: [[UInt8]] = [
             Array(String(Int(age * 1000)).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
-            entry.gzippedBody ?? [], Array(String(max(1, expiry)).utf8),
+            entry.gzippedBody ?? [], Array(String(max(1, Int((window * 1000).rounded(.up)))).utf8),
         ]
         let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
         return reply == .success(.integer(1))
@@ -53,11 +53,15 @@ public final class RedisSharedCache: SharedCacheTier {
         _ = await redis.script(RedisScripts.unlockIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8)], operation: "unlock")
     }
 
+    /// Longest TTL or stale window an entry may carry (about 31 years; the configuration
+    /// allows far less): anything longer read back is damage, and milliseconds stay in range.
+    static let longestSeconds = 1e9
+
     static func text(_ p: FreshnessPolicy) -> String { "\(p.ttl) \(p.staleWhileRevalidate) \(p.staleIfError)" }
 
     static func policy(_ text: String) -> FreshnessPolicy? {
         let parts = text.split(separator: " ").compactMap { Double($0) }
-        guard parts.count == 3, parts.allSatisfy({ $0.isFinite && $0 >= 0 }) else { return nil }
+        guard parts.count == 3, parts.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= longestSeconds }) else { return nil }
         return FreshnessPolicy(ttl: parts[0], staleWhileRevalidate: parts[1], staleIfError: parts[2])
     }
 

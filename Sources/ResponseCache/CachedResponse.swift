@@ -24,9 +24,13 @@ public struct CachedResponse: Sendable {
         self.policy = policy
         self.cacheControl =
             status == 200
-            ? "public, max-age=\(Int(policy.ttl)), stale-while-revalidate=\(Int(policy.staleWhileRevalidate)), stale-if-error=\(Int(policy.staleIfError))"
+            ? "public, max-age=\(Self.delta(policy.ttl)), stale-while-revalidate=\(Self.delta(policy.staleWhileRevalidate)), stale-if-error=\(Self.delta(policy.staleIfError))"
             : "no-store"
     }
+
+    /// Whole seconds for a header, never trapping: RFC 9111 §1.2.2 caps delta-seconds at
+    /// 2147483648, and a policy read from a shared tier could be anything.
+    static func delta(_ seconds: Double) -> Int { seconds.isFinite ? Int(min(max(seconds, 0), 2_147_483_648)) : 0 }
 
     /// The same response as stored at another time (an entry read from the shared tier).
     public func restamped(storedAt: Double) -> CachedResponse {

@@ -3,8 +3,10 @@
 /// for that replica's result (bounded), then fetch themselves. Any tier failure
 /// falls back to this process's own behaviour.
 extension ResponseCache {
-    func load(_ key: String, _ loader: Loader) async -> FlightResult {
+    func load(_ key: String, _ loader: Loader, consultShared: Bool) async -> FlightResult {
         guard let shared else { return await loader().map { ($0, .upstream) } }
+        // Revalidation asks the upstream and still publishes the answer for the other replicas.
+        guard consultShared else { return await fetchHere(key, loader) }
         var stale = usableStale(peek(key))
         switch await shared.get(key) {
         case .found(let entry, let age):

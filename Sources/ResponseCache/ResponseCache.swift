@@ -97,18 +97,20 @@ public final class ResponseCache: Sendable {
 
     /// Loads through a single flight per key: concurrent callers share one upstream fetch.
     /// On failure, a previous good entry inside its stale-if-error window is offered.
-    public func fetch(_ key: String, loader: @escaping Loader) async -> FetchOutcome {
-        await outcome(of: flight(for: key, loader: loader), key: key)
+    /// `revalidate` (a client's `no-cache`): a flight this call starts skips the shared tier
+    /// and asks the upstream; it still joins a flight already running.
+    public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
+        await outcome(of: flight(for: key, revalidate: revalidate, loader: loader), key: key)
     }
 
     /// Like `fetch`, but a new upstream fetch starts only if `admit()` allows it. It is asked
     /// under the same lock that finds a running flight, so joining one (which costs the
     /// upstream nothing) is never charged, however many callers race. nil: not admitted.
-    public func fetch(_ key: String, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
+    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
         let task = state.withLock { s -> Task<FlightResult, Never>? in
             if let running = s.flights[key] { return running }
             guard admit() else { return nil }
-            return startFlight(key, loader: loader, in: &s)
+            return startFlight(key, revalidate: revalidate, loader: loader, in: &s)
         }
         guard let task else { return nil }
         return await outcome(of: task, key: key)
@@ -137,16 +139,16 @@ public final class ResponseCache: Sendable {
 
     public func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
 
-    private func flight(for key: String, loader: @escaping Loader) -> Task<FlightResult, Never> {
+    private func flight(for key: String, revalidate: Bool = false, loader: @escaping Loader) -> Task<FlightResult, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }
-            return startFlight(key, loader: loader, in: &s)
+            return startFlight(key, revalidate: revalidate, loader: loader, in: &s)
         }
     }
 
-    private func startFlight(_ key: String, loader: @escaping Loader, in s: inout State) -> Task<FlightResult, Never> {
+    private func startFlight(_ key: String, revalidate: Bool, loader: @escaping Loader, in s: inout State) -> Task<FlightResult, Never> {
         let task = Task<FlightResult, Never> { [self] in
-            let result = await load(key, loader)
+            let result = await load(key, loader, consultShared: !revalidate)
             finish(key, result.map { $0.0 })
             return result
         }

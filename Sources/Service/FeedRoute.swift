@@ -58,7 +58,7 @@ struct FeedRoute: Sendable {
                 var denied: Double?
                 var charged = false
                 let admitted = await cache.fetch(
-                    prepared.cacheKey,
+                    prepared.cacheKey, revalidate: bypass,
                     admit: {
                         denied = limiter.admit(client, now: cache.now)
                         charged = denied == nil
@@ -69,7 +69,7 @@ struct FeedRoute: Sendable {
                 if charged, case .loaded(_, let origin) = admitted, origin != .upstream { limiter.refund(client) }
                 outcome = admitted
             } else {
-                outcome = await cache.fetch(prepared.cacheKey, loader: load)
+                outcome = await cache.fetch(prepared.cacheKey, revalidate: bypass, loader: load)
             }
             let waited = cache.now - started
             var response: Response

@@ -34,6 +34,27 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = [1, 2, 3]
         guard case .absent = await RedisSharedCache(connection: c, fingerprint: "f2").get("k") else { Issue.record("fingerprint leak"); return }
     }
 
+    @Test func damagedEntriesReadAsAbsentInsteadOfTrapping() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f1")
+        let damaged: [(String, String)] = [
+            ("1000", "1e300 0 0"),  // a TTL no header can carry
+            ("-9223372036854775808", "60 600 3600"),  // a stored time that would overflow the age
+            ("1000", "60 nan 3600"), ("1000", "60 600"),
+        ]
+        for (i, (stored, policyText)) in damaged.enumerated() {
+            _ = try redis.cli("HSET", "feedproxy:f1:c:d\(i)", "t", stored, "s", "200", "p", policyText, "b", "{}", "z", "")
+            guard case .absent = await tier.get("d\(i)") else { Issue.record("damaged entry \(i) was not absent"); continue }
+        }
+        // A policy at the limit still round-trips, and its header value stays within RFC 9111's range.
+        _ = try redis.cli("HSET", "feedproxy:f1:c:long", "t", "1000", "s", "200", "p", "1000000000 0 0", "b", "{}", "z", "")
+        guard case .found(let long, _) = await tier.get("long") else { Issue.record("expected found"); return }
+        #expect(long.cacheControl.hasPrefix("public, max-age=1000000000,"))
+    }
+
     @Test func newerWinsSoASlowOlderFillNeverOverwrites() async throws {
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
@@ -121,6 +142,10 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = [1, 2, 3]
         try await Task.sleep(for: .milliseconds(50))  // the holder's put runs after its flight
         guard case .loaded(_, .sharedHit) = await cold.fetch("key", loader: loader) else { Issue.record("expected an L2 hit"); return }
         #expect(fetches.load(ordering: .relaxed) == 1)
+        // A client's no-cache revalidates upstream even though L2 holds a fresh answer.
+        let another = ResponseCache(maxBytes: 1 << 20, clock: clock, shared: RedisSharedCache(connection: c2, fingerprint: "f"), sharedPolicy: shared)
+        guard case .loaded(_, .upstream) = await another.fetch("key", revalidate: true, loader: loader) else { Issue.record("expected upstream"); return }
+        #expect(fetches.load(ordering: .relaxed) == 2)
     }
 
     @Test func tooLargeValuesStayLocalAndRedisDownMeansFetchHere() async throws {
