@@ -65,7 +65,7 @@ final class FixtureState: Sendable {
     /// iTunes answers `text/javascript` with leading newlines, filtered by `term` like the real search.
     func itunesSearch(_ req: Request) -> Response {
         let term = (req.query("term") ?? "").lowercased()
-        let limit = Int(req.query("limit") ?? "") ?? 50
+        let limit = max(0, Int(req.query("limit") ?? "") ?? 50)
         guard let results = FixtureJSON.parse(files["itunes/search.json"])?["results"]?.array else {
             return .error(status: 500, code: "fixture", message: "bad fixture")
         }
@@ -105,8 +105,9 @@ final class FixtureState: Sendable {
     /// Kiva GraphQL: honours the `limit` and `offset` variables of the request body.
     func kivaGraphQL(_ req: Request) -> Response {
         let variables = FixtureJSON.parse(req.body)?["variables"]
-        let limit = variables?["limit"]?.int ?? 20
-        let offset = variables?["offset"]?.int ?? 0
+        // Clamped: this server runs inside feedproxy --fixtures, and prefix(-1) would trap.
+        let limit = max(0, variables?["limit"]?.int ?? 20)
+        let offset = max(0, variables?["offset"]?.int ?? 0)
         guard var all = FixtureJSON.parse(files["kiva/graphql.json"]), let values = all["data"]?["lend"]?["loans"]?["values"]?.array else {
             return .error(status: 500, code: "fixture", message: "bad fixture")
         }

@@ -1,3 +1,4 @@
+import FixtureUpstream
 import Foundation
 import HTTPServer
 import Testing
@@ -5,6 +6,20 @@ import TestSupport
 
 /// The real binary against a loopback fixture upstream: every route, every error.
 @Suite(.serialized) struct FeedRoutesEndToEndTests {
+    /// The fixture upstream runs inside `feedproxy --fixtures`: a negative limit or offset must not trap.
+    @Test func fixtureUpstreamTakesNegativeLimitsAndOffsets() throws {
+        let fx = try FixtureUpstream(directory: FeedProxyProcess.repositoryRoot.appendingPathComponent("Fixtures").path)
+        defer { fx.stop() }
+        let port = Int(fx.baseURL.split(separator: ":").last ?? "") ?? 0
+        let search = try RawClient.get(port: port, "/search?term=swift&limit=-1")
+        #expect(search.status == 200 && search.text.contains("\"resultCount\":0"))
+        let body = "{\"variables\":{\"limit\":-5,\"offset\":-3}}"
+        let c = try RawClient(port: port)
+        try c.send("POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let loans = try c.readResponse()
+        #expect(loans.status == 200 && loans.text.contains("\"values\":[]"))
+    }
+
     @Test func photosEnvelopeAndItem() throws {
         let h = try Harness()
         let r = try h.get("/photos?tags=sunset&limit=3")
