@@ -53,24 +53,18 @@ struct FeedRoute: Sendable {
         let load = loader(prepared, client: client)
         return .deferred {
             let started = cache.now
-            let outcome: ResponseCache.FetchOutcome
-            if let client, let limiter {
-                var denied: Double?
-                var charged = false
-                let admitted = await cache.fetch(
-                    prepared.cacheKey, revalidate: bypass,
-                    admit: {
-                        denied = limiter.admit(client, now: cache.now)
-                        charged = denied == nil
-                        return charged
-                    }, loader: load)
-                guard let admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
-                // Answered from the shared cache (or another replica's fetch): no upstream cost.
-                if charged, case .loaded(_, let origin) = admitted, origin != .upstream { limiter.refund(client) }
-                outcome = admitted
-            } else {
-                outcome = await cache.fetch(prepared.cacheKey, revalidate: bypass, loader: load)
-            }
+            var denied: Double?
+            var charged = false
+            let admitted = await cache.fetch(
+                prepared.cacheKey, revalidate: bypass,
+                admit: {
+                    guard let client, let limiter else { return true }
+                    denied = limiter.admit(client, now: cache.now)
+                    charged = denied == nil
+                    return charged
+                }, loader: load)
+            guard let outcome = admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
+            if charged, let client, !Self.costTheUpstream(outcome) { limiter?.refund(client) }
             let waited = cache.now - started
             var response: Response
             switch outcome {
@@ -89,13 +83,23 @@ struct FeedRoute: Sendable {
         }
     }
 
+    /// Whether a fetch reached the upstream: not when the shared cache (or another replica's
+    /// fetch) answered, nor when it was refused before leaving (rate budget, open circuit).
+    static func costTheUpstream(_ outcome: ResponseCache.FetchOutcome) -> Bool {
+        switch outcome {
+        case .loaded(_, let origin): return origin == .upstream
+        // `loadError` gives a Retry-After only to our own refusals: the request never left.
+        case .staleAfterError(_, let error), .failed(let error): return error.retryAfter == nil
+        }
+    }
+
     /// `429`: this client started more upstream fetches than its quota allows.
     static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
         metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
         var response = Response.error(
             status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
         response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
-        response.logFields = [("cache", "MISS")]
+        response.logFields = CachedRendering.CacheStatus.miss.logFields
         return response
     }
 

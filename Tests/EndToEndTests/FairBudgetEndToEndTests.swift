@@ -48,6 +48,17 @@ import TestSupport
         #expect(logs.contains { $0.contains("\"status\":429") && $0.contains("\"client\":\"198.51.100.1\"") })
     }
 
+    @Test func aMissRefusedBeforeTheUpstreamCostsTheClientNothing() throws {
+        // Two misses at once per client; the iTunes budget allows one, and no waiting for it.
+        let h = try Harness(environment: ["CLIENT_MISS_RATE_PER_MIN": "12", "RATE_LIMIT_ITUNES_PER_MIN": "1", "UPSTREAM_QUEUE_WAIT_MS": "0"])
+        #expect(try h.get("/podcasts?term=swift").status == 200)
+        // Refused by our own rate budget: 503 each time, never 429 (the quota is given back).
+        for term in ["history", "daily", "news"] {
+            let r = try h.get("/podcasts?term=\(term)")
+            #expect(r.status == 503 && r.text.contains("\"code\":\"upstream_rate_limited\""), "\(term): \(r.status) \(r.text)")
+        }
+    }
+
     @Test func aSpoofedForwardedForBuysNoFreshQuota() throws {
         let h = try Harness(environment: ["CLIENT_MISS_RATE_PER_MIN": "6"])  // one miss at once per client
         #expect(try h.get("/podcasts?term=swift", headers: ["X-Forwarded-For: 203.0.113.1"]).status == 200)
