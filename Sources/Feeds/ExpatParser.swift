@@ -60,7 +60,7 @@ final class ExpatParser {
         case declaresEntities
         case unknownEncoding
         /// expat's error, with where it happened (1-based).
-        case malformed(code: UInt32, message: String, line: Int, column: Int, byteIndex: Int)
+        case malformed(line: Int, column: Int, byteIndex: Int)
     }
 
     private let parser: XML_Parser
@@ -99,10 +99,9 @@ final class ExpatParser {
         if refusedEntities { return .declaresEntities }
         if code == XML_ERROR_ABORTED { return .stopped }
         if code == XML_ERROR_UNKNOWN_ENCODING { return .unknownEncoding }
-        let message = XML_ErrorString(code).map { String(cString: $0) } ?? "error \(code.rawValue)"
         return .malformed(
-            code: code.rawValue, message: message, line: Int(XML_GetCurrentLineNumber(parser)),
-            column: Int(XML_GetCurrentColumnNumber(parser)) + 1, byteIndex: Int(XML_GetCurrentByteIndex(parser)))
+            line: Int(XML_GetCurrentLineNumber(parser)), column: Int(XML_GetCurrentColumnNumber(parser)) + 1,
+            byteIndex: Int(XML_GetCurrentByteIndex(parser)))
     }
 
     private func stop() { XML_StopParser(parser, XML_Bool(0)) }

@@ -1,7 +1,7 @@
 /// Turns an expat failure into the 502 a client sees, saying why when the reason is
 /// the feed's encoding or its entity declarations (things a publisher can fix).
 enum FeedParseFailure {
-    static func error(_ failure: ExpatParser.Failure, encoding: XMLEncoding, bytes: [UInt8], notAFeed: Bool) -> FeedError {
+    static func error(_ failure: ExpatParser.Failure, encoding: XMLEncoding, bytes: [UInt8]) -> FeedError {
         switch failure {
         case .stopped:
             return .badUpstreamResponse("the podcast feed")
@@ -9,7 +9,7 @@ enum FeedParseFailure {
             return badFeed("the podcast feed declares XML entities, which are not accepted")
         case .unknownEncoding:
             return badFeed("the podcast feed is in an encoding that cannot be decoded (\(printable(encoding.name)))")
-        case .malformed(_, _, let line, let column, let index):
+        case .malformed(let line, let column, let index):
             guard undecodable(bytes, at: index, encoding: encoding.name) else { return .badUpstreamResponse("the podcast feed") }
             return badFeed("the podcast feed is not valid \(printable(encoding.name)): undecodable bytes at line \(line), column \(column)")
         }

@@ -47,7 +47,7 @@ final class RSSParser: XMLStreamHandler {
         }
         let failure = parser.parse(data)
         if let failure, !(failure == .stopped && handler.reachedLimit) {
-            throw FeedParseFailure.error(failure, encoding: encoding, bytes: data, notAFeed: handler.notAFeed)
+            throw FeedParseFailure.error(failure, encoding: encoding, bytes: data)
         }
         guard !handler.notAFeed, handler.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
         var result = handler.result

@@ -39,7 +39,7 @@ extension EventLoop {
         }
         if conn.deadlineKind == .idle {
             conn.deadlineKind = .readingRequest
-            conn.deadline = MonotonicClock.now() + context.configuration.headerTimeout
+            conn.deadline = NativeThread.monotonicSeconds() + context.configuration.headerTimeout
         }
         if conn.pending.isEmpty {
             // Common case: parse straight from the loop's shared buffer; keep only leftovers.
@@ -79,7 +79,7 @@ extension EventLoop {
                 case .needMore:
                     if conn.deadlineKind != .readingRequest {
                         conn.deadlineKind = .readingRequest
-                        conn.deadline = MonotonicClock.now() + context.configuration.headerTimeout
+                        conn.deadline = NativeThread.monotonicSeconds() + context.configuration.headerTimeout
                     }
                     return offset
                 case .failure(let error):
@@ -89,7 +89,7 @@ extension EventLoop {
                     offset += consumed
                     conn.parser.reset()
                     conn.current = head
-                    conn.startedAt = MonotonicClock.now()
+                    conn.startedAt = NativeThread.monotonicSeconds()
                     if head.expectContinue { conn.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8) }
                     switch head.framing {
                     case .none: dispatch(conn)
@@ -173,7 +173,7 @@ extension EventLoop {
             response, requestID: request.requestID, gzip: request.acceptsGzip, headOnly: request.method == "HEAD",
             keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.output)
         if !keepAlive { conn.closeAfterWrite = true }
-        let duration = MonotonicClock.now() - conn.startedAt
+        let duration = NativeThread.monotonicSeconds() - conn.startedAt
         context.observer.requestCompleted(
             RequestRecord(
                 method: request.method, target: request.target, route: route, status: response.status,
@@ -192,7 +192,7 @@ extension EventLoop {
             // The write timeout measures a stall, so any progress restarts it.
             if conn.deadlineKind != .writing || conn.unsentBytes < before {
                 conn.deadlineKind = .writing
-                conn.deadline = MonotonicClock.now() + context.configuration.writeTimeout
+                conn.deadline = NativeThread.monotonicSeconds() + context.configuration.writeTimeout
             }
         case .done:
             if conn.closeAfterWrite || (conn.peerClosed && !conn.awaiting) || (context.isDraining && conn.isIdle) {
@@ -201,7 +201,7 @@ extension EventLoop {
             }
             if !conn.awaiting && conn.pending.isEmpty {
                 conn.deadlineKind = .idle
-                conn.deadline = MonotonicClock.now() + context.configuration.idleTimeout
+                conn.deadline = NativeThread.monotonicSeconds() + context.configuration.idleTimeout
                 if !loopByCPU.isEmpty && conn.served & 15 == 1 && conn.isIdle && followIncomingCPU(conn) { return }
             }
             // Back-pressure released: parse pipelined requests that were waiting.

@@ -97,7 +97,7 @@ final class EventLoop: @unchecked Sendable {
 
     func run() {
         var events = [csys_event](repeating: csys_event(), count: 256)
-        var lastSweep = MonotonicClock.now()
+        var lastSweep = NativeThread.monotonicSeconds()
         while true {
             let n = events.withUnsafeMutableBufferPointer { csys_epoll_wait(epfd, $0.baseAddress, Int32($0.count), 250) }
             if n < 0 && errno != EINTR { break }
@@ -112,7 +112,7 @@ final class EventLoop: @unchecked Sendable {
                     handle(conn, events: ev.events)
                 }
             }
-            let now = MonotonicClock.now()
+            let now = NativeThread.monotonicSeconds()
             if now - lastSweep >= 0.25 {
                 lastSweep = now
                 sweep(now: now)
@@ -157,7 +157,7 @@ final class EventLoop: @unchecked Sendable {
                 connections[conn.fd] = conn
                 updateInterest(conn, adding: true)
             case .accepted(let fd, let peer):
-                register(fd, peer: peer, now: MonotonicClock.now())
+                register(fd, peer: peer, now: NativeThread.monotonicSeconds())
             }
         }
         for item in items {
@@ -173,7 +173,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: accepting
 
     private func acceptConnections() {
-        let now = MonotonicClock.now()
+        let now = NativeThread.monotonicSeconds()
         guard now >= acceptPausedUntil else { return }
         for _ in 0..<64 {
             var peerHigh: UInt64 = 0

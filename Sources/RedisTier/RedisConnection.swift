@@ -68,7 +68,8 @@ public final class RedisConnection: Sendable {
         let deadline = Self.now() + Double(settings.commandTimeoutMs) / 1000
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>) in
             let accepted = queue.withLock { q -> Bool in
-                guard q.count < settings.maxQueued else { return false }
+                // Checked under the lock the final failAll takes: nothing queued after it is left waiting.
+                guard q.count < settings.maxQueued, !stopped.load(ordering: .relaxed) else { return false }
                 q.append(Pending(args: args, operation: operation, deadline: deadline, reply: { c.resume(returning: $0) }))
                 return true
             }

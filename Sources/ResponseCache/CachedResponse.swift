@@ -89,12 +89,28 @@ public struct CacheLoadError: Error, Sendable, Equatable {
 enum ETag {
     /// A strong validator from the bytes (FNV-1a 64 + length; not a security hash).
     static func strong(for body: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in body {
-            hash ^= UInt64(b)
-            hash = hash &* 0x0000_0100_0000_01B3
+        var hash = FNV1a()
+        hash.add(body)
+        return "\"" + hash.hex + "-" + String(body.count, radix: 16) + "\""
+    }
+}
+
+/// 64-bit FNV-1a: a fast, stable fingerprint of bytes (not a security hash).
+public struct FNV1a: Sendable {
+    private var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    public init() {}
+
+    public mutating func add<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        for b in bytes {
+            value ^= UInt64(b)
+            value = value &* 0x0000_0100_0000_01B3
         }
-        let hex = String(hash, radix: 16)
-        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "-" + String(body.count, radix: 16) + "\""
+    }
+
+    /// 16 lowercase hex digits.
+    public var hex: String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTPServer
 
 /// Parses environment and command line into a `Configuration`, strictly: a bad
 /// value stops startup with a message naming the setting.
@@ -96,14 +97,14 @@ public enum ConfigurationParser {
     // MARK: value parsers
 
     static func int(_ name: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        guard let v = Int(value.trimmingSpacesAndTabs()), range.contains(v) else {
+        guard let v = Int(value.trimmingASCIIWhitespace()), range.contains(v) else {
             throw ConfigurationError(description: "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound), got \"\(value)\"")
         }
         return v
     }
 
     static func seconds(_ name: String, _ value: String, allowZero: Bool = true) throws(ConfigurationError) -> Double {
-        guard let v = Double(value.trimmingSpacesAndTabs()), v.isFinite, allowZero ? v >= 0 : v > 0 else {
+        guard let v = Double(value.trimmingASCIIWhitespace()), v.isFinite, allowZero ? v >= 0 : v > 0 else {
             throw ConfigurationError(description: "\(name) must be a \(allowZero ? "non-negative" : "positive") number of seconds, got \"\(value)\"")
         }
         return v
@@ -129,12 +130,5 @@ extension String {
     /// Left-aligned in a column of `width` characters (help text).
     func paddedRight(to width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-
-    /// Without leading and trailing spaces and tabs (configuration values).
-    func trimmingSpacesAndTabs() -> String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
-        return String(self[first...last])
     }
 }

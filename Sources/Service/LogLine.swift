@@ -109,24 +109,10 @@ struct TimestampCache {
         out.append(UInt8(ascii: "Z"))
     }
 
+    /// Once a second: "2026-11-30T13:40:41." (the feeds' RFC 3339 formatter, its "Z" replaced).
     private mutating func render(_ seconds: Int) {
         second = seconds
-        var t = seconds
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        text.removeAll(keepingCapacity: true)
-        func two(_ v: Int32, _ sep: UInt8) {
-            text.append(0x30 + UInt8(clamping: v / 10 % 10))
-            text.append(0x30 + UInt8(clamping: v % 10))
-            text.append(sep)
-        }
-        let year = Int(parts.tm_year) + 1900
-        LogLine.appendInt(year, into: &text)
-        text.append(UInt8(ascii: "-"))
-        two(parts.tm_mon + 1, UInt8(ascii: "-"))
-        two(parts.tm_mday, UInt8(ascii: "T"))
-        two(parts.tm_hour, UInt8(ascii: ":"))
-        two(parts.tm_min, UInt8(ascii: ":"))
-        two(parts.tm_sec, UInt8(ascii: "."))
+        text = Array(Timestamp.format(seconds).utf8.dropLast())
+        text.append(UInt8(ascii: "."))
     }
 }

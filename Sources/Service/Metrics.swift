@@ -126,66 +126,59 @@ public final class Metrics: Sendable {
 
     func render(_ g: Gauges) -> String {
         var out = ""
-        out += "# HELP feedproxy_http_requests_total HTTP requests answered, by route and status.\n# TYPE feedproxy_http_requests_total counter\n"
+        func family(_ name: String, _ type: String, _ help: String) { out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" }
+        func single(_ name: String, _ type: String, _ help: String, _ value: Int) {
+            family(name, type, help)
+            out += "\(name) \(value)\n"
+        }
+        family("feedproxy_http_requests_total", "counter", "HTTP requests answered, by route and status.")
         for (route, stats) in routes.sorted(by: { $0.key < $1.key }) {
             for (status, n) in stats.counts() { out += "feedproxy_http_requests_total{route=\"\(route)\",status=\"\(status)\"} \(n)\n" }
         }
-        out +=
-            "# HELP feedproxy_http_request_duration_seconds Time from request parsed to response queued, by route.\n# TYPE feedproxy_http_request_duration_seconds histogram\n"
+        family("feedproxy_http_request_duration_seconds", "histogram", "Time from request parsed to response queued, by route.")
         for (route, stats) in routes.sorted(by: { $0.key < $1.key }) where !stats.counts().isEmpty {
             stats.latency.render("feedproxy_http_request_duration_seconds", labels: "route=\"\(route)\"", into: &out)
         }
-        out += "# HELP feedproxy_cache_requests_total Cache lookups by source and result.\n# TYPE feedproxy_cache_requests_total counter\n"
+        family("feedproxy_cache_requests_total", "counter", "Cache lookups by source and result.")
         for (source, stats) in caches.sorted(by: { $0.key < $1.key }) {
-            out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"hit\"} \(stats.hits.current)\n"
-            out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"miss\"} \(stats.misses.current)\n"
-            out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"stale\"} \(stats.stale.current)\n"
+            for (result, n) in [("hit", stats.hits.current), ("miss", stats.misses.current), ("stale", stats.stale.current)] {
+                out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"\(result)\"} \(n)\n"
+            }
         }
-        out += "# HELP feedproxy_cache_bytes Bytes held by the response cache.\n# TYPE feedproxy_cache_bytes gauge\nfeedproxy_cache_bytes \(g.cacheBytes)\n"
-        out +=
-            "# HELP feedproxy_cache_entries Entries in the response cache.\n# TYPE feedproxy_cache_entries gauge\nfeedproxy_cache_entries \(g.cacheEntries)\n"
+        single("feedproxy_cache_bytes", "gauge", "Bytes held by the response cache.", g.cacheBytes)
+        single("feedproxy_cache_entries", "gauge", "Entries in the response cache.", g.cacheEntries)
         counters.render("feedproxy_upstream_requests_total", help: "Upstream attempts by source and outcome.", into: &out)
-        out +=
-            "# HELP feedproxy_upstream_request_duration_seconds Upstream attempt duration by source.\n# TYPE feedproxy_upstream_request_duration_seconds histogram\n"
+        family("feedproxy_upstream_request_duration_seconds", "histogram", "Upstream attempt duration by source.")
         for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
             h.render("feedproxy_upstream_request_duration_seconds", labels: "source=\"\(source)\"", into: &out)
         }
         counters.render("feedproxy_rejected_requests_total", help: "429 and 503 answers by source and reason.", into: &out)
-        out +=
-            "# HELP feedproxy_upstream_queue_depth Cache misses waiting for an upstream token, by upstream.\n# TYPE feedproxy_upstream_queue_depth gauge\n"
+        family("feedproxy_upstream_queue_depth", "gauge", "Cache misses waiting for an upstream token, by upstream.")
         for q in g.queues { out += "feedproxy_upstream_queue_depth{source=\"\(q.upstream)\"} \(q.stats.depth)\n" }
-        out +=
-            "# HELP feedproxy_upstream_queue_waits_total Waits in an upstream's fair queue by result.\n# TYPE feedproxy_upstream_queue_waits_total counter\n"
+        family("feedproxy_upstream_queue_waits_total", "counter", "Waits in an upstream's fair queue by result.")
         for q in g.queues {
-            out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"granted\"} \(q.stats.waitsGranted)\n"
-            out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"timeout\"} \(q.stats.waitsTimedOut)\n"
-            out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"cancelled\"} \(q.stats.waitsCancelled)\n"
+            for (result, n) in [("granted", q.stats.waitsGranted), ("timeout", q.stats.waitsTimedOut), ("cancelled", q.stats.waitsCancelled)] {
+                out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"\(result)\"} \(n)\n"
+            }
         }
-        out +=
-            "# HELP feedproxy_upstream_queue_wait_seconds_total Seconds granted waiters spent queued, by upstream.\n# TYPE feedproxy_upstream_queue_wait_seconds_total counter\n"
+        family("feedproxy_upstream_queue_wait_seconds_total", "counter", "Seconds granted waiters spent queued, by upstream.")
         for q in g.queues { out += "feedproxy_upstream_queue_wait_seconds_total{source=\"\(q.upstream)\"} \(q.stats.waitSeconds)\n" }
-        out +=
-            "# HELP feedproxy_upstream_queue_rejections_total Requests the fair queue refused, by upstream and reason.\n# TYPE feedproxy_upstream_queue_rejections_total counter\n"
+        family("feedproxy_upstream_queue_rejections_total", "counter", "Requests the fair queue refused, by upstream and reason.")
         for q in g.queues {
             for (reason, n) in q.stats.rejected.sorted(by: { $0.key < $1.key }) {
                 out += "feedproxy_upstream_queue_rejections_total{source=\"\(q.upstream)\",reason=\"\(reason)\"} \(n)\n"
             }
         }
-        out += "# HELP feedproxy_clients_tracked Clients whose miss quota is held in memory.\n# TYPE feedproxy_clients_tracked gauge\n"
-        out += "feedproxy_clients_tracked \(g.trackedClients)\n"
-        out +=
-            "# HELP feedproxy_open_connections Client connections currently open.\n# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections \(g.openConnections)\n"
-        out += "# HELP feedproxy_loop_connections Client connections each event loop owns (balance of the CPU steering).\n"
-        out += "# TYPE feedproxy_loop_connections gauge\n"
+        single("feedproxy_clients_tracked", "gauge", "Clients whose miss quota is held in memory.", g.trackedClients)
+        single("feedproxy_open_connections", "gauge", "Client connections currently open.", g.openConnections)
+        family("feedproxy_loop_connections", "gauge", "Client connections each event loop owns (balance of the CPU steering).")
         for (loop, count) in g.loopConnections.enumerated() { out += "feedproxy_loop_connections{loop=\"\(loop)\"} \(count)\n" }
-        out += "# HELP feedproxy_connections_moved_total Idle connections moved to the loop of the CPU their packets arrive on.\n"
-        out += "# TYPE feedproxy_connections_moved_total counter\nfeedproxy_connections_moved_total \(g.connectionsMoved)\n"
-        out +=
-            "# HELP feedproxy_circuit_breaker_state Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.\n# TYPE feedproxy_circuit_breaker_state gauge\n"
+        single(
+            "feedproxy_connections_moved_total", "counter", "Idle connections moved to the loop of the CPU their packets arrive on.", g.connectionsMoved)
+        family("feedproxy_circuit_breaker_state", "gauge", "Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.")
         for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(b.host)\"} \(b.state)\n" }
-        out += "# HELP feedproxy_draining 1 while shutting down.\n# TYPE feedproxy_draining gauge\nfeedproxy_draining \(g.draining ? 1 : 0)\n"
-        out +=
-            "# HELP feedproxy_log_lines_dropped_total Log lines dropped because stdout could not keep up.\n# TYPE feedproxy_log_lines_dropped_total counter\nfeedproxy_log_lines_dropped_total \(g.droppedLogLines)\n"
+        single("feedproxy_draining", "gauge", "1 while shutting down.", g.draining ? 1 : 0)
+        single("feedproxy_log_lines_dropped_total", "counter", "Log lines dropped because stdout could not keep up.", g.droppedLogLines)
         shared.render(into: &out)
         return out
     }

@@ -10,6 +10,8 @@ struct RequestObserver: ServerObserver {
     func requestCompleted(_ r: RequestRecord) {
         metrics.recordRequest(route: r.route, status: r.status, seconds: r.durationSeconds)
         guard logger.level <= .info else { return }
+        // Outside the lane's lock: behind trusted proxies this walks X-Forwarded-For.
+        let client = clients.client(peer: r.peer, headers: r.requestHeaders)
         logger.sink.write(lane: r.loop, level: .info) { out in
             out.append(contentsOf: #""request","request_id":"#.utf8)
             LogLine.appendString(r.requestID, into: &out)
@@ -25,7 +27,7 @@ struct RequestObserver: ServerObserver {
             LogLine.appendInt(r.bodyBytes, into: &out)
             out.append(contentsOf: #","duration_ms":"#.utf8)
             LogLine.appendMillis(r.durationSeconds * 1000, into: &out)
-            if let client = clients.client(peer: r.peer, headers: r.requestHeaders) {
+            if let client {
                 out.append(contentsOf: #","client":"#.utf8)
                 LogLine.appendAddress(client, into: &out)
             }

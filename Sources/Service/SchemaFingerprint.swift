@@ -1,3 +1,5 @@
+import ResponseCache
+
 /// A short hash of everything that shapes a cached response: the response schema (the
 /// OpenAPI document the service publishes), the version, the upstream endpoints and the
 /// freshness settings. It prefixes every shared-cache key, so during a rolling deploy
@@ -8,16 +10,11 @@ enum SchemaFingerprint {
             OpenAPIDocument.json, Configuration.version, c.flickrFeedURL, c.itunesSearchURL, c.itunesLookupURL, c.kivaGraphQLURL,
             c.kivaLoansURL ?? "", "\(c.feedMaxBodyBytes)", "\(c.negativeTTL)",
         ]
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a()
         for part in parts {
-            for b in part.utf8 {
-                hash ^= UInt64(b)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-            hash ^= 0xFF
-            hash = hash &* 0x0000_0100_0000_01B3
+            hash.add(part.utf8)
+            hash.add(CollectionOfOne(0xFF))  // a separator no UTF-8 text contains
         }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return hash.hex
     }
 }

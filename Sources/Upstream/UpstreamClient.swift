@@ -180,6 +180,8 @@ public final class UpstreamClient: Sendable {
             configuration.rateObserver?(upstream, "shared", decision.granted)
             if decision.granted || clock() + decision.retryAfter > deadline || Task.isCancelled { return decision }
             try? await Task.sleep(for: .seconds(decision.retryAfter))
+            // Cancelled while waiting: take no token for a request nobody will send.
+            if Task.isCancelled { return RateDecision(granted: false, retryAfter: decision.retryAfter) }
         }
     }
 
