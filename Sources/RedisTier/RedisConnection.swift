@@ -43,6 +43,8 @@ public final class RedisConnection: Sendable {
     private let wake = WakeSignal()
     private let up = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
+    /// The reason last reported while down (nil while up).
+    private let downReason = Locked<String?>(nil)
     /// SHA1s of `settings.scripts`, as SCRIPT LOAD answered on the current connection.
     private let shas = Locked<[String]>([])
 
@@ -112,7 +114,6 @@ public final class RedisConnection: Sendable {
         var backoff = 0.05
         var nextAttempt = 0.0
         var lastTraffic = Self.now()
-        var downReason = "not connected yet"
         while !stopped.load(ordering: .relaxed) {
             if context == nil {
                 failAll(.unavailable)
@@ -121,16 +122,17 @@ public final class RedisConnection: Sendable {
                     wake.wait(timeout: min(0.25, nextAttempt - now))
                     continue
                 }
-                if let c = connect() {
+                switch connect() {
+                case .success(let c):
                     context = c
                     backoff = 0.05
                     lastTraffic = Self.now()
                     setUp(true, reason: "connected")
-                } else {
+                case .failure(let failure):
                     // Jitter spreads the replicas' reconnects after a Redis restart.
                     nextAttempt = Self.now() + backoff * Double.random(in: 0.5...1.0)
                     backoff = min(backoff * 2, 2.0)
-                    setUp(false, reason: downReason)
+                    setUp(false, reason: failure.reason)
                     continue
                 }
             }
@@ -154,7 +156,6 @@ public final class RedisConnection: Sendable {
             if let failure = exchange(batch, on: c) {
                 redisFree(c)
                 context = nil
-                downReason = failure
                 nextAttempt = Self.now() + backoff * Double.random(in: 0.5...1.0)
                 setUp(false, reason: failure)
             }
@@ -218,12 +219,16 @@ public final class RedisConnection: Sendable {
         }
     }
 
-    private func connect() -> UnsafeMutablePointer<redisContext>? {
+    /// A ready connection, or why there is none (logged with "redis down").
+    private func connect() -> Result<UnsafeMutablePointer<redisContext>, ConnectFailure> {
         let e = settings.endpoint
-        guard let c = chiredis_connect(e.host, Int32(e.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else { return nil }
+        guard let c = chiredis_connect(e.host, Int32(e.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else {
+            return .failure(ConnectFailure(reason: "cannot allocate a connection"))
+        }
         guard c.pointee.err == 0 else {
+            let reason = Self.errorText(c)
             redisFree(c)
-            return nil
+            return .failure(ConnectFailure(reason: reason))
         }
         // Handshake: AUTH, SELECT, and the scripts (a restarted Redis has none).
         var setup: [[String]] = []
@@ -234,25 +239,39 @@ public final class RedisConnection: Sendable {
         for command in setup {
             guard Self.append(command.map { Array($0.utf8) }, to: c) else {
                 redisFree(c)
-                return nil
+                return .failure(ConnectFailure(reason: "cannot queue the handshake"))
             }
         }
         for command in setup {
             var raw: UnsafeMutableRawPointer?
             guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else {
+                let reason = Self.errorText(c)
                 redisFree(c)
-                return nil
+                return .failure(ConnectFailure(reason: reason))
             }
             let value = RedisValue(reply: reply)
             freeReplyObject(raw)
-            if case .error = value {
+            if case .error(let message) = value {
                 redisFree(c)
-                return nil
+                // AUTH or SELECT refused (a wrong password must not read as an outage).
+                return .failure(ConnectFailure(reason: "\(command[0]) refused: \(message)"))
             }
             if command.first == "SCRIPT", let sha = value.bytes { loaded.append(String(decoding: sha, as: UTF8.self)) }
         }
         shas.withLock { $0 = loaded }
-        return c
+        return .success(c)
+    }
+
+    struct ConnectFailure: Error {
+        let reason: String
+    }
+
+    /// hiredis' own words for the last error ("Connection refused"), bounded by its buffer.
+    private static func errorText(_ c: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: c.pointee.errstr) { raw in
+            let text = raw.prefix { $0 != 0 }
+            return text.isEmpty ? "connection failed" : String(decoding: text, as: UTF8.self)
+        }
     }
 
     private func failAll(_ failure: RedisFailure) {
@@ -264,8 +283,14 @@ public final class RedisConnection: Sendable {
     }
 
     private func setUp(_ value: Bool, reason: String) {
-        // Logged and counted once per change of state, not per failed command.
-        if up.exchange(value, ordering: .relaxed) != value { observer?(.state(up: value, reason: reason)) }
+        // Logged and counted once per change of state (or of why it is down: a wrong password
+        // at startup is reported, not only a connection that was up and went), not per failed command.
+        let changed = up.exchange(value, ordering: .relaxed) != value
+        let newReason = downReason.withLock { last in
+            defer { last = value ? nil : reason }
+            return !value && last != reason
+        }
+        if changed || newReason { observer?(.state(up: value, reason: reason)) }
     }
 
     static func now() -> Double { NativeThread.monotonicSeconds() }

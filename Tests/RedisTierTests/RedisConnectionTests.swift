@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Testing
 import TestSupport
 @testable import RedisTier
@@ -21,6 +22,23 @@ func waitUntil(_ timeout: Double = 5, _ condition: () -> Bool) -> Bool {
 }
 
 @Suite(.serialized) struct RedisConnectionTests {
+    @Test func aRefusedHandshakeIsReportedWithRedisOwnWords() throws {
+        let redis = try RedisServerProcess()  // no password configured: AUTH is refused
+        let events = Locked<[String]>([])
+        var settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: redis.url.replacingOccurrences(of: "redis://", with: "redis://:wrong@")))
+        settings.scripts = RedisConnection.tierScripts
+        let c = RedisConnection(settings: settings) { event in
+            if case .state(let up, let reason) = event { events.withLock { $0.append("\(up) \(reason)") } }
+        }
+        defer { c.stop() }
+        #expect(waitUntil { !events.withLock { $0 }.isEmpty })
+        let seen = events.withLock { $0 }
+        #expect(seen.first?.hasPrefix("false AUTH refused: ERR") == true, "\(seen)")
+        usleep(300_000)  // retries with the same reason are not reported again
+        #expect(events.withLock { $0 }.count == 1, "\(events.withLock { $0 })")
+        #expect(!c.isUp)
+    }
+
     @Test func binarySafeRoundTripAndPipelining() async throws {
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
