@@ -27,6 +27,7 @@ public struct PageInfo: Codable, Sendable, Equatable {
         self.number = number
         self.size = size
         self.total = total
-        self.pages = size > 0 ? (total + size - 1) / size : 0
+        // Division first: `total + size - 1` would overflow for a total near Int.max.
+        self.pages = size > 0 && total > 0 ? total / size + (total % size == 0 ? 0 : 1) : 0
     }
 }

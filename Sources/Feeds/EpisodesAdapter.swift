@@ -29,12 +29,17 @@ public struct EpisodesAdapter: FeedAdapter {
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
                 maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
             let response = try await client.send(feed)
-            let parsed = try RSSParser.parse(response.body, limit: limit, contentType: response.header("Content-Type"))
-            let envelope = FeedEnvelope(
-                source: "rss", title: parsed.title ?? found.title, updated: parsed.episodes.first?.published,
-                items: parsed.episodes, page: nil)
-            return try FeedJSON.encode(envelope)
+            return try Self.render(feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit)
         }
+    }
+
+    /// A podcast's feed body → the episodes envelope's JSON (parse, normalise, encode).
+    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int) throws(FeedError) -> [UInt8] {
+        let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType)
+        let envelope = FeedEnvelope(
+            source: "rss", title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published,
+            items: parsed.episodes, page: nil)
+        return try FeedJSON.encode(envelope)
     }
 
     struct Lookup: Decodable {

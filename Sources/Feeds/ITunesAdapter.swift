@@ -38,7 +38,7 @@ public struct ITunesAdapter: FeedAdapter {
 
     struct SearchResponse: Decodable {
         let resultCount: Int?
-        let results: [Result]
+        let results: DroppingInvalid<Result>
     }
 
     struct Result: Decodable {
@@ -65,8 +65,8 @@ public struct ITunesAdapter: FeedAdapter {
     /// prefixes newlines, which JSONDecoder skips as whitespace).
     public static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Podcast> {
         let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
-        let podcasts = response.results.compactMap { r -> Podcast? in
-            guard let id = r.collectionId ?? r.trackId else { return nil }
+        let podcasts = response.results.elements.compactMap { r -> Podcast? in
+            guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }
             return Podcast(
                 id: id,
                 title: r.collectionName ?? r.trackName,
@@ -75,7 +75,7 @@ public struct ITunesAdapter: FeedAdapter {
                 artworkUrl: r.artworkUrl600 ?? r.artworkUrl100 ?? r.artworkUrl60 ?? r.artworkUrl30,
                 genres: r.genres ?? [],
                 primaryGenre: r.primaryGenreName,
-                episodeCount: r.trackCount,
+                episodeCount: FeedNumber.count(r.trackCount),
                 releaseDate: Timestamp.iso8601UTC(r.releaseDate),
                 country: r.country,
                 explicit: r.collectionExplicitness.map { $0 == "explicit" },

@@ -64,7 +64,9 @@ final class JSONStreamEncoder: Encoder {
     fileprivate func literal(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     fileprivate func number(_ d: Double) throws {
-        guard d.isFinite else { throw EncodingError.invalidValue(d, .init(codingPath: codingPath, debugDescription: "non-finite number")) }
+        // JSON has no infinity or NaN. Adapters map them to nil where they parse; this is the
+        // last guard, so one bad number is a null field, never a failed (500) answer.
+        guard d.isFinite else { return literal("null") }
         if d == d.rounded(), abs(d) < 1e15 { literal(String(Int64(d))) } else { literal(String(d)) }
     }
 

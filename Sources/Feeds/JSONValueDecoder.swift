@@ -100,10 +100,22 @@ struct JSONValueDecoder: Decoder {
             return try JSONValueDecoder.string(v)
         }
 
+        // An optional number out of range (a 20-digit count, `1e400`) reads as absent: the
+        // field becomes null instead of failing the whole answer. Other kinds still throw.
         func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
             guard let v = find(key) else { return nil }
+            switch v {
+            case .null: return nil
+            case .number: return try? JSONValueDecoder.integer(Int.self, v)
+            default: return try JSONValueDecoder.integer(Int.self, v)
+            }
+        }
+
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+            guard let v = find(key) else { return nil }
             if case .null = v { return nil }
-            return try JSONValueDecoder.integer(Int.self, v)
+            let d = try JSONValueDecoder.double(v)
+            return d.isFinite ? d : nil
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {

@@ -40,7 +40,8 @@ public struct KivaAdapter: FeedAdapter {
     }
 }
 
-/// A number Kiva may send as `"875.00"` or `875`.
+/// A money amount Kiva may send as `"875.00"` or `875`; anything that is not a finite
+/// amount in range (`"1e400"`, `"NaN"`, negative) reads as nil.
 struct FlexibleNumber: Decodable {
     let value: Double?
 
@@ -51,9 +52,9 @@ struct FlexibleNumber: Decodable {
         if c.decodeNil() {
             value = nil
         } else if let text = try? c.decode(String.self) {
-            value = Double(text)
+            value = FeedNumber.amount(text.utf8.count <= 64 ? Double(text.trimmingWhitespace()) : nil)
         } else {
-            value = try c.decode(Double.self)
+            value = FeedNumber.amount(try c.decode(Double.self))
         }
     }
 }

@@ -22,7 +22,7 @@ enum KivaGraphQL {
         struct Lend: Decodable { let loans: Loans }
         struct Loans: Decodable {
             let totalCount: Int?
-            let values: [Value]
+            let values: DroppingInvalid<Value>
         }
         let data: DataField
     }
@@ -56,18 +56,19 @@ enum KivaGraphQL {
     static func normalise(_ body: [UInt8], page: Int, limit: Int) throws(FeedError) -> FeedEnvelope<Loan> {
         let response = try FeedJSON.decode(Response.self, from: body, source: "kiva")
         let loans = response.data.lend.loans
-        let items = loans.values.map { v in
-            Loan(
+        let items = loans.values.elements.compactMap { v -> Loan? in
+            guard v.id > 0 else { return nil }
+            return Loan(
                 id: v.id, name: v.name, use: v.use,
                 amount: v.loanAmount?.value, fundedAmount: v.loanFundraisingInfo?.fundedAmount?.value,
                 status: v.status, country: v.geocode?.country?.name, countryCode: v.geocode?.country?.isoCode,
                 town: v.geocode?.city.flatMap { $0.isEmpty ? nil : $0 },
                 sector: v.sector?.name, activity: v.activity?.name, imageUrl: v.image?.url,
                 postedAt: Timestamp.iso8601UTC(v.fundraisingDate), expiresAt: Timestamp.iso8601UTC(v.plannedExpirationDate),
-                borrowerCount: v.borrowerCount, lenderCount: v.lenders?.totalCount, partnerName: v.partnerName,
+                borrowerCount: FeedNumber.count(v.borrowerCount), lenderCount: FeedNumber.count(v.lenders?.totalCount), partnerName: v.partnerName,
                 tags: v.tags ?? [])
         }
-        let page = loans.totalCount.map { PageInfo(number: page, size: limit, total: $0) }
+        let page = FeedNumber.count(loans.totalCount).map { PageInfo(number: page, size: limit, total: $0) }
         return FeedEnvelope(source: "kiva", title: nil, updated: nil, items: items, page: page)
     }
 }

@@ -2,13 +2,13 @@
 enum KivaREST {
     struct Response: Decodable {
         struct Paging: Decodable {
-            let page: Int
-            let total: Int
-            let page_size: Int
+            let page: Int?
+            let total: Int?
+            let page_size: Int?
             let pages: Int?
         }
         let paging: Paging
-        let loans: [Loan]
+        let loans: DroppingInvalid<Loan>
     }
 
     struct Location: Decodable { let country_code: String?; let country: String?; let town: String? }
@@ -35,8 +35,9 @@ enum KivaREST {
 
     static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Feeds.Loan> {
         let response = try FeedJSON.decode(Response.self, from: body, source: "kiva")
-        let items = response.loans.map { l in
-            Feeds.Loan(
+        let items = response.loans.elements.compactMap { l -> Feeds.Loan? in
+            guard l.id > 0 else { return nil }
+            return Feeds.Loan(
                 id: l.id, name: l.name, use: l.use,
                 amount: l.loan_amount?.value, fundedAmount: l.funded_amount?.value, status: l.status,
                 country: l.location?.country, countryCode: l.location?.country_code,
@@ -44,12 +45,15 @@ enum KivaREST {
                 sector: l.sector, activity: l.activity,
                 imageUrl: l.image?.id.map { "https://www.kiva.org/img/w800/\($0).jpg" },
                 postedAt: Timestamp.iso8601UTC(l.posted_date), expiresAt: Timestamp.iso8601UTC(l.planned_expiration_date),
-                borrowerCount: l.borrower_count, lenderCount: l.lender_count, partnerName: nil,
+                borrowerCount: FeedNumber.count(l.borrower_count), lenderCount: FeedNumber.count(l.lender_count), partnerName: nil,
                 tags: (l.tags ?? []).compactMap(\.name))
         }
         let p = response.paging
-        var page = PageInfo(number: p.page, size: p.page_size, total: p.total)
-        if let pages = p.pages { page.pages = pages }
+        var page: PageInfo?
+        if let number = FeedNumber.count(p.page), let size = FeedNumber.count(p.page_size), let total = FeedNumber.count(p.total) {
+            page = PageInfo(number: number, size: size, total: total)
+            if let pages = FeedNumber.count(p.pages) { page?.pages = pages }
+        }
         return FeedEnvelope(source: "kiva", title: nil, updated: nil, items: items, page: page)
     }
 }

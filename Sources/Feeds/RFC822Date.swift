@@ -8,9 +8,12 @@ enum RFC822Date {
     ]
 
     /// Parses `Mon, 03 Nov 2025 14:20:05 +0000`, `3 Nov 2025 14:20 GMT`, `Mon, 03 Nov 25 …`,
-    /// named US zones, a missing zone (UTC), and falls back to ISO-8601.
+    /// named US zones, a missing zone (UTC), and falls back to ISO-8601. Every number is
+    /// read as at most a few ASCII digits and range-checked by `Timestamp` (years 1–9999,
+    /// offsets within ±18:00): anything else is nil, never a trap.
     static func parse(_ text: String) -> Int? {
         let cleaned = text.trimmingWhitespace()
+        guard cleaned.utf8.count <= 64 else { return nil }  // no real date is longer; bounds the work
         if let iso = Timestamp.parseISO8601(cleaned) { return iso }
         var tokens = cleaned.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map { String($0).lowercased() }
         if let first = tokens.first, weekdays.contains(String(first.prefix(3))) {
@@ -19,40 +22,61 @@ enum RFC822Date {
         guard tokens.count >= 4 else { return nil }
         // Either "03 nov 2025" or "nov 03 2025".
         var day: Int?, monthIndex: Int?
-        if let d = Int(tokens[0]), let m = months.firstIndex(of: String(tokens[1].prefix(3))) {
+        if let d = digits(tokens[0], max: 2), let m = months.firstIndex(of: String(tokens[1].prefix(3))) {
             day = d
             monthIndex = m
-        } else if let m = months.firstIndex(of: String(tokens[0].prefix(3))), let d = Int(tokens[1]) {
+        } else if let m = months.firstIndex(of: String(tokens[0].prefix(3))), let d = digits(tokens[1], max: 2) {
             day = d
             monthIndex = m
         }
-        guard let day, let monthIndex, var year = Int(tokens[2]) else { return nil }
-        if tokens[2].count == 2 { year += year < 50 ? 2000 : 1900 }
-        let timeParts = tokens[3].split(separator: ":").map { Int($0) }
-        guard timeParts.count >= 2, timeParts.allSatisfy({ $0 != nil }) else { return nil }
+        guard let day, let monthIndex, tokens[2].count >= 2, var year = digits(tokens[2], max: 4) else { return nil }
+        // RFC 5322's obsolete years: two digits (00–49 → 20xx) and three (+1900).
+        if tokens[2].count == 2 { year += year < 50 ? 2000 : 1900 } else if tokens[2].count == 3 { year += 1900 }
+        let timeParts = tokens[3].split(separator: ":", omittingEmptySubsequences: false).map { digits(String($0), max: 2) }
+        guard (2...3).contains(timeParts.count), timeParts.allSatisfy({ $0 != nil }) else { return nil }
         let hour = timeParts[0] ?? 0, minute = timeParts[1] ?? 0
         let second = timeParts.count > 2 ? (timeParts[2] ?? 0) : 0
         var offset = 0
         if tokens.count > 4 {
-            let zone = tokens[4]
-            if let hours = zones[zone] {
-                offset = hours * 3600
-            } else if zone.count == 5, let sign = zone.first, sign == "+" || sign == "-", let v = Int(zone.dropFirst()) {
-                offset = (sign == "-" ? -1 : 1) * ((v / 100) * 3600 + (v % 100) * 60)
-            } else if zone.count == 6, let sign = zone.first, sign == "+" || sign == "-" {
-                let parts = zone.dropFirst().split(separator: ":")
-                guard parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]) else { return nil }
-                offset = (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)
-            } else {
-                return nil
-            }
+            guard let zone = zoneOffset(tokens[4]) else { return nil }
+            offset = zone
         }
-        return Timestamp.epoch(year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second).map { $0 - offset }
+        return Timestamp.epoch(year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second, offset: offset)
+    }
+
+    /// `+0530`, `-08:00` or a named zone → seconds east of UTC; nil outside ±18:00.
+    static func zoneOffset(_ zone: String) -> Int? {
+        if let hours = zones[zone] { return hours * 3600 }
+        guard let sign = zone.first, sign == "+" || sign == "-" else { return nil }
+        let rest = zone.dropFirst()
+        let hh: Substring, mm: Substring
+        if rest.count == 4 {
+            hh = rest.prefix(2)
+            mm = rest.suffix(2)
+        } else if rest.count == 5, rest[rest.index(rest.startIndex, offsetBy: 2)] == ":" {
+            hh = rest.prefix(2)
+            mm = rest.suffix(2)
+        } else {
+            return nil
+        }
+        guard let h = digits(String(hh), max: 2), let m = digits(String(mm), max: 2) else { return nil }
+        return Timestamp.utcOffset(negative: sign == "-", hours: h, minutes: m)
+    }
+
+    /// 1 to `max` ASCII digits as a number (no sign, no overflow possible).
+    static func digits(_ text: String, max: Int) -> Int? {
+        let u = text.utf8
+        guard !u.isEmpty, u.count <= max, u.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return u.reduce(0) { $0 * 10 + Int($1 - 48) }
     }
 }
 
 /// `itunes:duration` as `HH:MM:SS`, `MM:SS` or plain seconds (fractions dropped) → seconds.
+/// The first part may exceed 59 (`90:00`); later parts may not, and nothing longer than
+/// `maxSeconds` is a real episode.
 enum EpisodeDuration {
+    static let maxSeconds = 31 * 86400
+
     static func seconds(_ text: String) -> Int? {
         let t = text.trimmingWhitespace()
         guard !t.isEmpty else { return nil }
@@ -62,8 +86,9 @@ enum EpisodeDuration {
         for (i, part) in parts.enumerated() {
             let whole = i == parts.count - 1 ? part.split(separator: ".", maxSplits: 1).first.map(String.init) ?? "" : String(part)
             guard !whole.isEmpty, whole.count <= 9, whole.allSatisfy(\.isASCIIDigit), let v = Int(whole) else { return nil }
-            total = total * 60 + v
+            guard i == 0 || v < 60 else { return nil }
+            total = total * 60 + v  // at most three 9-digit parts: far from overflow
         }
-        return total
+        return total <= maxSeconds ? total : nil
     }
 }

@@ -89,7 +89,7 @@ final class RSSParser: XMLStreamHandler {
         case (.rss, "enclosure", _) where inItem:
             current?.audioUrl = attributes["url"]
             current?.audioType = attributes["type"]
-            current?.audioBytes = attributes["length"].flatMap { Int($0.trimmingWhitespace()) }.flatMap { $0 > 0 ? $0 : nil }
+            current?.audioBytes = attributes["length"].flatMap(FeedNumber.positive)
         case (_, "image", .itunes):
             if let href = attributes["href"] {
                 if inItem { current?.imageUrl = href } else if result.imageUrl == nil || stack.count <= 3 { result.imageUrl = href }
@@ -99,7 +99,7 @@ final class RSSParser: XMLStreamHandler {
             if rel == "enclosure" {
                 current?.audioUrl = attributes["href"]
                 current?.audioType = attributes["type"]
-                current?.audioBytes = attributes["length"].flatMap { Int($0) }
+                current?.audioBytes = attributes["length"].flatMap(FeedNumber.positive)
             } else if rel == "alternate" {
                 current?.link = attributes["href"]
             }
@@ -147,8 +147,8 @@ final class RSSParser: XMLStreamHandler {
         case ("updated", .atom):
             if current?.published == nil, let value = nonEmptyText() { current?.published = Timestamp.iso8601UTC(value) }
         case ("duration", .itunes): if let value = nonEmptyText() { current?.duration = EpisodeDuration.seconds(value) }
-        case ("episode", .itunes): if let value = nonEmptyText() { current?.episode = Int(value) }
-        case ("season", .itunes): if let value = nonEmptyText() { current?.season = Int(value) }
+        case ("episode", .itunes): if let value = nonEmptyText() { current?.episode = FeedNumber.positive(value) }
+        case ("season", .itunes): if let value = nonEmptyText() { current?.season = FeedNumber.positive(value) }
         case ("explicit", .itunes):
             switch nonEmptyText()?.lowercased() {
             case "yes", "true", "explicit": current?.explicit = true

@@ -1,6 +1,17 @@
 /// Timestamps normalised to ISO-8601 UTC (`2025-11-03T14:20:05Z`) without
 /// Foundation formatters (fast, thread-safe, and strict about what they accept).
+///
+/// Every date here comes from a feed anyone can publish, so the ranges are the
+/// formats' own and are checked before any arithmetic: years 1–9999 (RFC 3339's
+/// four digits), real calendar days, UTC offsets within ±18:00 (what RFC 3339 and
+/// RFC 5322 zones need; the widest any zone has had is ±14:00). Inside those ranges
+/// the epoch arithmetic cannot overflow; outside them a date is `nil`, never a trap.
 public enum Timestamp {
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range `format` can write in four digits.
+    public static let range = -62_135_596_800...253_402_300_799
+    /// ±18:00, in seconds.
+    static let maxOffset = 18 * 3600
+
     /// Parses RFC 3339 / ISO-8601 date-times with `Z`, `±HH:MM` or `±HHMM` offsets
     /// (or none, read as UTC), and optional fractional seconds; returns UTC or nil.
     public static func iso8601UTC(_ text: String?) -> String? {
@@ -16,7 +27,7 @@ public enum Timestamp {
             var v = 0
             for i in from..<(from + len) {
                 guard (48...57).contains(b[i]) else { return nil }
-                v = v * 10 + Int(b[i] - 48)
+                v = v * 10 + Int(b[i] - 48)  // at most 4 digits: no overflow
             }
             return v
         }
@@ -35,27 +46,39 @@ public enum Timestamp {
             case UInt8(ascii: "Z"), UInt8(ascii: "z"):
                 i += 1
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
-                let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+                let negative = b[i] == UInt8(ascii: "-")
                 guard let oh = num(i + 1, 2) else { return nil }
                 var j = i + 3
                 if j < b.count && b[j] == UInt8(ascii: ":") { j += 1 }
-                guard let om = num(j, 2) else { return nil }
-                offset = sign * (oh * 3600 + om * 60)
+                guard let om = num(j, 2), let o = utcOffset(negative: negative, hours: oh, minutes: om) else { return nil }
+                offset = o
                 i = j + 2
             default:
                 return nil
             }
         }
         guard i == b.count else { return nil }
-        return epoch(year: year, month: month, day: day, hour: hour, minute: minute, second: second).map { $0 - offset }
+        return epoch(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
     }
 
-    /// Seconds since 1970 for a UTC civil time; nil when a field is out of range.
-    static func epoch(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int? {
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else {
+    /// A UTC offset in seconds, or nil unless it is within ±18:00 with minutes below 60.
+    static func utcOffset(negative: Bool, hours: Int, minutes: Int) -> Int? {
+        guard (0...18).contains(hours), (0...59).contains(minutes) else { return nil }
+        let seconds = hours * 3600 + minutes * 60
+        guard seconds <= maxOffset else { return nil }
+        return negative ? -seconds : seconds
+    }
+
+    /// Seconds since 1970 for a civil time at a UTC offset (local = UTC + offset); nil when
+    /// a field is out of range (years 1–9999, real calendar days, leap second 60 allowed)
+    /// or the UTC result falls outside `range`.
+    static func epoch(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int = 0) -> Int? {
+        guard (1...9999).contains(year), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
+            (0...59).contains(minute), (0...60).contains(second), (-maxOffset...maxOffset).contains(offset)
+        else {
             return nil
         }
-        // Days from civil (Howard Hinnant's algorithm).
+        // Days from civil (Howard Hinnant's algorithm); every term is bounded by the checks above.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -63,10 +86,21 @@ public enum Timestamp {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146097 + doe - 719468
-        return days * 86400 + hour * 3600 + minute * 60 + second
+        let result = days * 86400 + hour * 3600 + minute * 60 + second - offset
+        return range.contains(result) ? result : nil
     }
 
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// `epoch` as `YYYY-MM-DDTHH:MM:SSZ`; values outside `range` are clamped to it.
     public static func format(_ epoch: Int) -> String {
+        let epoch = min(max(epoch, range.lowerBound), range.upperBound)
         let days = epoch >= 0 ? epoch / 86400 : (epoch - 86399) / 86400
         let secs = epoch - days * 86400
         let z = days + 719468

@@ -24,8 +24,9 @@ import Testing
         #expect((try JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any])
     }
 
-    @Test func nonFiniteNumbersFail() {
-        #expect(throws: FeedError.self) { try FeedJSON.encode([Double.nan]) }
+    /// JSON has no NaN or infinity: the last guard writes null instead of failing the answer (issue 19).
+    @Test func nonFiniteNumbersAreNull() throws {
+        #expect(String(decoding: try FeedJSON.encode([Double.nan, .infinity, -.infinity, 1.5]), as: UTF8.self) == "[null,null,null,1.5]")
     }
 
     /// The same document as Foundation's encoder, except that absent values are explicit nulls.
