@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <pthread.h>
 
 CURLcode ccurl_global_init(void) { return curl_global_init(CURL_GLOBAL_ALL); }
 CURLcode ccurl_setopt_long(CURL *h, CURLoption opt, long value) { return curl_easy_setopt(h, opt, value); }
@@ -13,9 +14,31 @@ CURLcode ccurl_setopt_opensocket_fn(CURL *h, ccurl_opensocket_fn fn) { return cu
 CURLcode ccurl_setopt_prereq_fn(CURL *h, ccurl_prereq_fn fn) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, fn); }
 CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption opt, long value) { return curl_multi_setopt(m, opt, value); }
 
+// One mutex per kind of shared data, as libcurl's share documentation asks: transfers are
+// driven on one thread, but handles are configured and cleaned up on others.
+static pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+static pthread_once_t share_locks_once = PTHREAD_ONCE_INIT;
+
+static void share_locks_init(void) {
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&share_locks[i], NULL);
+}
+
+static void share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *userptr) {
+    (void)handle; (void)access; (void)userptr;
+    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_lock(&share_locks[data]);
+}
+
+static void share_unlock(CURL *handle, curl_lock_data data, void *userptr) {
+    (void)handle; (void)userptr;
+    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&share_locks[data]);
+}
+
 CURLSH *ccurl_share_new(void) {
+    pthread_once(&share_locks_once, share_locks_init);
     CURLSH *sh = curl_share_init();
     if (!sh) return NULL;
+    curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock);
+    curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
     return sh;

@@ -24,10 +24,11 @@ public struct EpisodesAdapter: FeedAdapter {
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
         return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client in
             let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
-            let feed = UpstreamRequest(
+            var feed = UpstreamRequest(
                 upstream: "episodes", url: found.feedURL,
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
                 maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
+            feed.urlChosenByThirdParty = true
             let response = try await client.send(feed)
             return try Self.render(feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit)
         }

@@ -47,6 +47,11 @@ public final class RedisConnection: Sendable {
     private let downReason = Locked<String?>(nil)
     /// SHA1s of `settings.scripts`, as SCRIPT LOAD answered on the current connection.
     private let shas = Locked<[String]>([])
+    /// Tests only: the connection thread drops commands unanswered, as a bug would, to
+    /// prove the caller-side deadline holds whatever the thread or hiredis does.
+    let losesRepliesForTesting = Atomic<Bool>(false)
+    /// How long past its own deadline a caller waits for the connection thread at most.
+    static let callerSlackMs = 50
 
     public init(settings: Settings, observer: Observer? = nil) {
         self.settings = settings
@@ -68,14 +73,23 @@ public final class RedisConnection: Sendable {
             return .failure(.unavailable)
         }
         let deadline = Self.now() + Double(settings.commandTimeoutMs) / 1000
+        let waitMs = settings.commandTimeoutMs + Self.callerSlackMs
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>) in
+            let once = ReplyOnce(c)
             let accepted = queue.withLock { q -> Bool in
                 // Checked under the lock the final failAll takes: nothing queued after it is left waiting.
                 guard q.count < settings.maxQueued, !stopped.load(ordering: .relaxed) else { return false }
-                q.append(Pending(args: args, operation: operation, deadline: deadline, reply: { c.resume(returning: $0) }))
+                q.append(Pending(args: args, operation: operation, deadline: deadline, reply: { once.resume($0) }))
                 return true
             }
-            if accepted { wake.signal() } else { c.resume(returning: .failure(.unavailable)) }
+            guard accepted else { return once.resume(.failure(.unavailable)) }
+            wake.signal()
+            // The caller's own deadline: answered in time whatever the connection thread
+            // or hiredis does with the command (a lost reply would hang every joined flight).
+            once.timer = Task {
+                try? await Task.sleep(for: .milliseconds(waitMs))
+                once.resume(.failure(.timeout))
+            }
         }
         switch result {
         case .success(.error(let message)):
@@ -170,14 +184,16 @@ public final class RedisConnection: Sendable {
         let now = Self.now()
         var sent: [Pending] = []
         sent.reserveCapacity(batch.count)
-        for p in batch {
+        for (index, p) in batch.enumerated() {
+            if losesRepliesForTesting.load(ordering: .relaxed) { continue }
             // Waited past its deadline behind a slow batch: answer now, send nothing.
             guard p.deadline > now else {
                 p.reply(.failure(.timeout))
                 continue
             }
             guard Self.append(p.args, to: c) else {
-                for q in sent { q.reply(.failure(.unavailable)) }
+                // Every caller of the batch is answered: the ones sent, this one, the rest.
+                for q in sent + batch[index...] { q.reply(.failure(.unavailable)) }
                 return "write failed"
             }
             sent.append(p)
@@ -189,7 +205,10 @@ public final class RedisConnection: Sendable {
                 for q in sent[i...] { q.reply(.failure(timedOut ? .timeout : .unavailable)) }
                 return timedOut ? "command timed out" : "connection lost"
             }
-            guard let reply = raw?.assumingMemoryBound(to: redisReply.self) else { continue }
+            guard let reply = raw?.assumingMemoryBound(to: redisReply.self) else {
+                p.reply(.failure(.unavailable))
+                continue
+            }
             let value = RedisValue(reply: reply)
             freeReplyObject(raw)
             p.reply(.success(value))
@@ -294,4 +313,28 @@ public final class RedisConnection: Sendable {
     }
 
     static func now() -> Double { NativeThread.monotonicSeconds() }
+}
+
+/// A continuation resumed exactly once, by the reply or by the caller's timer, whichever
+/// comes first; the timer is cancelled when the reply wins.
+private final class ReplyOnce: Sendable {
+    private let continuation: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>
+    private let done = Atomic<Bool>(false)
+    private let timerBox = Locked<Task<Void, Never>?>(nil)
+
+    init(_ continuation: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>) { self.continuation = continuation }
+
+    var timer: Task<Void, Never>? {
+        get { timerBox.withLock { $0 } }
+        set {
+            timerBox.withLock { $0 = newValue }
+            if done.load(ordering: .acquiring) { newValue?.cancel() }
+        }
+    }
+
+    func resume(_ result: Result<RedisValue, RedisFailure>) {
+        guard done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        timerBox.withLock { $0 }?.cancel()
+        continuation.resume(returning: result)
+    }
 }

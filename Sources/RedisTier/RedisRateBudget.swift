@@ -1,3 +1,4 @@
+import Locking
 import Upstream
 
 /// The per-upstream rate limits as one budget for all replicas: a GCRA evaluated
@@ -10,13 +11,15 @@ public final class RedisRateBudget: SharedRateBudget {
 
     public func take(_ upstream: String, perMinute: Double, burst: Int) async -> RateDecision? {
         guard perMinute > 0 else { return RateDecision(granted: false, retryAfter: 60) }
-        let interval = max(1, Int((60_000 / perMinute).rounded()))
+        let interval = Saturating.int((60_000 / perMinute).rounded(), in: 1...Int(Int32.max))
         let reply = await redis.script(
             RedisScripts.rateTakeIndex, keys: [Array("feedproxy:rate:\(upstream)".utf8)],
             args: [Array(String(interval).utf8), Array(String(max(1, burst)).utf8)], operation: "rate")
         guard case .success(let value) = reply, let fields = value.elements, fields.count == 2,
             let granted = fields[0].int, let retryMs = fields[1].int
         else { return nil }
-        return RateDecision(granted: granted == 1, retryAfter: Double(max(0, retryMs)) / 1000)
+        // A wait past an hour is no GCRA state this replica wrote: read as unavailable.
+        guard (0...3_600_000).contains(retryMs) else { return nil }
+        return RateDecision(granted: granted == 1, retryAfter: Double(retryMs) / 1000)
     }
 }

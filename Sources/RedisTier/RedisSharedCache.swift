@@ -1,4 +1,5 @@
 import Glibc
+import Locking
 import ResponseCache
 
 /// The shared response tier (L2) in Redis. Each entry is a hash (stored time on Redis'
@@ -18,9 +19,10 @@ public final class RedisSharedCache: SharedCacheTier {
         let reply = await redis.script(RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get")
         guard case .success(let value) = reply, let fields = value.elements else { return .unavailable }
         guard fields.count == 6 else { return fields.count == 1 ? .absent : .unavailable }
-        guard let now = fields[0].int, let stored = fields[1].int, now >= 0, stored >= 0, let status = fields[2].int, (100...599).contains(status),
-            let policyText = fields[3].bytes, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
-            let body = fields[4].bytes, let gzip = fields[5].bytes
+        // Validated like any network input: anything a replica would not have written is absent.
+        guard let now = fields[0].int, let stored = fields[1].int, now >= 0, stored >= 0, let status = fields[2].int, Self.storable(status),
+            let policyText = fields[3].bytes, policyText.count <= 128, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
+            let body = fields[4].bytes, let gzip = fields[5].bytes, gzip.isEmpty || Self.isGzip(gzip)
         else { return .absent }  // not ours or damaged: as if absent, and overwritten by the next fill
         let entry = CachedResponse(status: status, body: body, gzippedBody: gzip.isEmpty ? nil : gzip, storedAt: 0, policy: policy)
         return .found(entry, age: Double(max(0, now - stored)) / 1000)  // both ≥ 0: no overflow
@@ -32,8 +34,8 @@ public final class RedisSharedCache: SharedCacheTier {
         // Redis drops the entry once no replica could use it, even stale.
         let window = min(p.ttl + max(p.staleWhileRevalidate, p.staleIfError), Self.longestSeconds)
         let args: [[UInt8]] = [
-            Array(String(Int(age * 1000)).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
-            entry.gzippedBody ?? [], Array(String(max(1, Int((window * 1000).rounded(.up)))).utf8),
+            Array(String(Saturating.int(age * 1000, in: 0...Int(Int32.max))).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
+            entry.gzippedBody ?? [], Array(String(Saturating.int((window * 1000).rounded(.up), in: 1...Int(1e12))).utf8),
         ]
         let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
         return reply == .success(.integer(1))
@@ -41,7 +43,7 @@ public final class RedisSharedCache: SharedCacheTier {
 
     public func lock(_ key: String, ttl: Double) async -> SharedLock {
         let token = Self.token()
-        let reply = await redis.command(["SET", prefix + "l:" + key, token, "NX", "PX", String(Int(ttl * 1000))], operation: "lock")
+        let reply = await redis.command(["SET", prefix + "l:" + key, token, "NX", "PX", String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))], operation: "lock")
         switch reply {
         case .success(.status("OK")): return .acquired(token: token)
         case .success(.null): return .heldElsewhere
@@ -52,6 +54,14 @@ public final class RedisSharedCache: SharedCacheTier {
     public func unlock(_ key: String, token: String) async {
         _ = await redis.script(RedisScripts.unlockIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8)], operation: "unlock")
     }
+
+    /// What a replica stores: a 200 or a negative (4xx/5xx error) answer. A 1xx, 204 or 304
+    /// has no body by definition and would go out without Content-Length, desynchronising a
+    /// front proxy's response stream; other 2xx and 3xx are never cached here.
+    static func storable(_ status: Int) -> Bool { status == 200 || (400...599).contains(status) }
+
+    /// The gzip magic (RFC 1952): a pre-compressed variant that is not gzip is damage.
+    static func isGzip(_ bytes: [UInt8]) -> Bool { bytes.count >= 18 && bytes[0] == 0x1F && bytes[1] == 0x8B }
 
     /// Longest TTL or stale window an entry may carry (about 31 years; the configuration
     /// allows far less): anything longer read back is damage, and milliseconds stay in range.

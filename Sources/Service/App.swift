@@ -46,6 +46,7 @@ public final class App: Sendable {
         upstreamConfig.timeoutMs = c.upstreamTimeoutMs
         upstreamConfig.maxBodyBytes = c.upstreamMaxBodyBytes
         upstreamConfig.userAgent = c.userAgent
+        upstreamConfig.proxy = c.upstreamProxy
         upstreamConfig.breakerThreshold = c.breakerThreshold
         upstreamConfig.breakerCooldownSeconds = c.breakerCooldown
         upstreamConfig.ratePerMinute = ["itunes": c.rateITunesPerMinute, "kiva": c.rateKivaPerMinute, "flickr": c.rateFlickrPerMinute]
@@ -62,7 +63,8 @@ public final class App: Sendable {
         upstreamConfig.queuePerClient = c.upstreamQueuePerClient
         let clients = ClientPolicy(
             resolver: ClientResolver(trusted: c.trustedProxies),
-            limiter: c.clientMissRatePerMinute > 0 ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil)
+            limiter: c.clientMissRatePerMinute > 0 ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil,
+            untrustedForwarding: c.clientMissRatePerMinute > 0 ? UntrustedForwarding(logger: logger) : nil)
         let upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
@@ -104,7 +106,8 @@ public final class App: Sendable {
         let counter = ConnectionCounter()
         OperationalRoutes(
             metrics: metrics, cache: cache, upstream: upstream, draining: draining, logger: logger, openConnections: { counter.value },
-            loopConnections: { counter.perLoop }, connectionsMoved: { counter.moved }, trackedClients: { clients.limiter?.trackedClients ?? 0 }
+            loopConnections: { counter.perLoop }, connectionsMoved: { counter.moved }, trackedClients: { clients.limiter?.trackedClients ?? 0 },
+            untrustedForwarded: { clients.untrustedForwarding?.count ?? 0 }
         )
         .register(on: &router)
         server = Server(configuration: serverConfig, router: router, observer: RequestObserver(metrics: metrics, logger: logger, clients: clients.resolver))

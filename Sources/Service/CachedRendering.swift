@@ -1,4 +1,5 @@
 import HTTPServer
+import Locking
 import ResponseCache
 
 /// Turns a cache entry into an HTTP response: validators, freshness headers,
@@ -50,7 +51,7 @@ enum CachedRendering {
         let etag = gzip ? entry.gzipETag : entry.etag
         headers.add("Cache-Control", entry.cacheControl)
         if entry.status == 200 { headers.add("ETag", etag) }
-        headers.add("Age", String(Int(entry.age(at: now))))
+        headers.add("Age", String(Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))))
         headers.add("X-Cache", cacheStatus.header)
         var response: Response
         if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {

@@ -99,4 +99,6 @@ struct ClientPolicy: Sendable {
     var resolver = ClientResolver(trusted: TrustedProxies())
     /// nil when `CLIENT_MISS_RATE_PER_MIN` is 0.
     var limiter: ClientLimiter?
+    /// With the quota on: counts and logs forwarded requests from untrusted peers.
+    var untrustedForwarding: UntrustedForwarding?
 }

@@ -55,6 +55,7 @@ public struct Configuration: Sendable {
     public var maxConnections = 16_384
     public var logLevel = LogLevel.info
     public var allowPrivateFeedHosts = false
+    public var upstreamProxy: String?
     /// `--fixtures [DIR]`: serve recorded payloads through an in-process loopback upstream.
     public var fixturesDirectory: String?
 

@@ -30,10 +30,10 @@ public enum ConfigurationParser {
             }
             if arg == "--fixtures" {
                 if i < arguments.count, !arguments[i].hasPrefix("--") {
-                    config.fixturesDirectory = arguments[i]
+                    config.fixturesDirectory = try fixturesDirectory(given: arguments[i])
                     i += 1
                 } else {
-                    config.fixturesDirectory = defaultFixturesDirectory()
+                    config.fixturesDirectory = try fixturesDirectory(given: nil)
                 }
                 continue
             }
@@ -53,20 +53,31 @@ public enum ConfigurationParser {
             }
             try option.apply(&config, value ?? "")
         }
+        try validateCombinations(config)
         return probe ? .healthcheck(config) : .run(config)
     }
 
-    /// `Fixtures/` in the working directory, the container's copy, or next to the executable.
-    static func defaultFixturesDirectory() -> String {
-        let cwd = FileManager.default.currentDirectoryPath + "/Fixtures"
-        if FileManager.default.fileExists(atPath: cwd) { return cwd }
-        if FileManager.default.fileExists(atPath: "/usr/share/feedproxy/Fixtures") { return "/usr/share/feedproxy/Fixtures" }
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        for candidate in [exe.appendingPathComponent("Fixtures").path, exe.appendingPathComponent("../../../Fixtures").standardized.path]
-        where FileManager.default.fileExists(atPath: candidate) {
-            return candidate
+    /// The file every fixtures directory has; its absence means the wrong directory.
+    static let fixtureMarker = "flickr/photos_public.json"
+
+    /// The directory given, or the first of `Fixtures/` in the working directory, the
+    /// container's copy and next to the executable that holds the recorded payloads; a
+    /// startup error naming where it looked otherwise.
+    static func fixturesDirectory(given: String?) throws(ConfigurationError) -> String {
+        let candidates: [String]
+        if let given {
+            candidates = [given]
+        } else {
+            let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+            candidates = [
+                FileManager.default.currentDirectoryPath + "/Fixtures", "/usr/share/feedproxy/Fixtures", exe.appendingPathComponent("Fixtures").path,
+                exe.appendingPathComponent("../../../Fixtures").standardized.path,
+            ]
         }
-        return cwd
+        if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/" + fixtureMarker) }) { return found }
+        throw ConfigurationError(
+            description: "--fixtures: no recorded payloads (\(fixtureMarker)) in \(candidates.joined(separator: ", ")); "
+                + "pass the repository's Fixtures directory: --fixtures /path/to/FeedProxy/Fixtures")
     }
 
     public static func helpText() -> String {
@@ -94,6 +105,17 @@ public enum ConfigurationParser {
         return lines.joined(separator: "\n")
     }
 
+    /// Settings that are each valid but wrong together.
+    static func validateCombinations(_ c: Configuration) throws(ConfigurationError) {
+        // Through a proxy the address libcurl connects to is the proxy's, so the check that
+        // keeps publisher-chosen feed URLs off private addresses would check nothing.
+        if c.upstreamProxy != nil, !c.allowPrivateFeedHosts, c.fixturesDirectory == nil {
+            throw ConfigurationError(
+                description: "UPSTREAM_PROXY hides podcast feeds' addresses from FeedProxy's private-address check; "
+                    + "make the proxy refuse loopback, private and link-local destinations, then set ALLOW_PRIVATE_FEED_HOSTS=true to say so")
+        }
+    }
+
     // MARK: value parsers
 
     static func int(_ name: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
@@ -103,9 +125,33 @@ public enum ConfigurationParser {
         return v
     }
 
+    /// Longest duration any setting takes: a year. Beyond it derived figures (milliseconds,
+    /// TTL × factor, deadlines) stop meaning anything.
+    static let maxSeconds = 31_536_000.0
+
     static func seconds(_ name: String, _ value: String, allowZero: Bool = true) throws(ConfigurationError) -> Double {
-        guard let v = Double(value.trimmingASCIIWhitespace()), v.isFinite, allowZero ? v >= 0 : v > 0 else {
-            throw ConfigurationError(description: "\(name) must be a \(allowZero ? "non-negative" : "positive") number of seconds, got \"\(value)\"")
+        guard let v = Double(value.trimmingASCIIWhitespace()), v.isFinite, allowZero ? v >= 0 : v > 0, v <= maxSeconds else {
+            throw ConfigurationError(
+                description: "\(name) must be a \(allowZero ? "non-negative" : "positive") number of seconds up to \(Int(maxSeconds)), got \"\(value)\"")
+        }
+        return v
+    }
+
+    /// Requests per minute: 0.01 (one every 100 minutes) up to a million; 0 only where it means off.
+    /// Below the floor a token takes so long that Retry-After and wait estimates are absurd.
+    static func rate(_ name: String, _ value: String, allowZero: Bool = false) throws(ConfigurationError) -> Double {
+        let v = Double(value.trimmingASCIIWhitespace())
+        guard let v, v.isFinite, (allowZero && v == 0) || (0.01...1_000_000).contains(v) else {
+            throw ConfigurationError(
+                description: "\(name) must be a number of requests per minute from 0.01 to 1000000\(allowZero ? " (0: off)" : ""), got \"\(value)\"")
+        }
+        return v
+    }
+
+    /// A plain multiplier within `range` (e.g. the stale-while-revalidate window per TTL).
+    static func factor(_ name: String, _ value: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+        guard let v = Double(value.trimmingASCIIWhitespace()), v.isFinite, range.contains(v) else {
+            throw ConfigurationError(description: "\(name) must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound)), got \"\(value)\"")
         }
         return v
     }

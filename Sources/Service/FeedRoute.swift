@@ -1,5 +1,6 @@
 import Feeds
 import HTTPServer
+import Locking
 import ResponseCache
 import Upstream
 
@@ -48,6 +49,7 @@ struct FeedRoute: Sendable {
         // Only a miss costs the upstream, so only here is the client worked out (and charged
         // its quota if it starts a fetch; joining one already in flight is free).
         let client = clients.resolver.client(peer: request.peer, headers: request.headers).map(ClientResolver.key)
+        clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
         let cache = self.cache, metrics = self.metrics, source = adapter.source
         let limiter = client == nil ? nil : clients.limiter
         let load = loader(prepared, client: client)
@@ -74,11 +76,11 @@ struct FeedRoute: Sendable {
                 response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
             case .failed(let error):
                 response = .error(status: error.status, code: error.code, message: error.message)
-                if let after = error.retryAfter { response.headers.add("Retry-After", String(max(1, Int(after.rounded(.up))))) }
+                if let after = error.retryAfter { response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(after))) }
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
                 response.logFields = CachedRendering.CacheStatus.miss.logFields
             }
-            response.logFields.append(("upstream_ms", String(Int(waited * 1000))))
+            response.logFields.append(("upstream_ms", String(Saturating.milliseconds(waited))))
             return response
         }
     }
@@ -98,7 +100,7 @@ struct FeedRoute: Sendable {
         metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
         var response = Response.error(
             status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
-        response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+        response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter)))
         response.logFields = CachedRendering.CacheStatus.miss.logFields
         return response
     }

@@ -118,10 +118,12 @@ public final class Metrics: Sendable {
         var cacheBytes: Int
         var cacheEntries: Int
         var breakers: [(host: String, state: Int)]
+        var feedBreakers = BreakerCounts()
         var draining: Bool
         var droppedLogLines: Int
         var queues: [(upstream: String, stats: FairQueue.Stats)] = []
         var trackedClients = 0
+        var untrustedForwarded = 0
     }
 
     func render(_ g: Gauges) -> String {
@@ -170,16 +172,40 @@ public final class Metrics: Sendable {
             }
         }
         single("feedproxy_clients_tracked", "gauge", "Clients whose miss quota is held in memory.", g.trackedClients)
+        single(
+            "feedproxy_untrusted_forwarded_for_total", "counter",
+            "Misses carrying X-Forwarded-For from a peer outside TRUSTED_PROXIES while the per-client quota is on (a proxy FeedProxy does not trust).",
+            g.untrustedForwarded)
         single("feedproxy_open_connections", "gauge", "Client connections currently open.", g.openConnections)
         family("feedproxy_loop_connections", "gauge", "Client connections each event loop owns (balance of the CPU steering).")
         for (loop, count) in g.loopConnections.enumerated() { out += "feedproxy_loop_connections{loop=\"\(loop)\"} \(count)\n" }
         single(
             "feedproxy_connections_moved_total", "counter", "Idle connections moved to the loop of the CPU their packets arrive on.", g.connectionsMoved)
         family("feedproxy_circuit_breaker_state", "gauge", "Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.")
-        for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(b.host)\"} \(b.state)\n" }
+        for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(Self.labelValue(b.host))\"} \(b.state)\n" }
+        family("feedproxy_feed_circuit_breakers", "gauge", "Podcast feed URLs by circuit state (each feed URL has its own breaker; bounded LRU).")
+        for (state, n) in [("closed", g.feedBreakers.closed), ("half_open", g.feedBreakers.halfOpen), ("open", g.feedBreakers.open)] {
+            out += "feedproxy_feed_circuit_breakers{state=\"\(state)\"} \(n)\n"
+        }
         single("feedproxy_draining", "gauge", "1 while shutting down.", g.draining ? 1 : 0)
         single("feedproxy_log_lines_dropped_total", "counter", "Log lines dropped because stdout could not keep up.", g.droppedLogLines)
         shared.render(into: &out)
+        return out
+    }
+
+    /// A label value as the Prometheus text format wants it: backslash, double quote and
+    /// line feed escaped (a host name comes from configuration or a redirect, not from us).
+    static func labelValue(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
+        var out = ""
+        for ch in value.unicodeScalars {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
         return out
     }
 }

@@ -14,6 +14,7 @@ struct OperationalRoutes: Sendable {
     var loopConnections: @Sendable () -> [Int] = { [] }
     var connectionsMoved: @Sendable () -> Int = { 0 }
     var trackedClients: @Sendable () -> Int = { 0 }
+    var untrustedForwarded: @Sendable () -> Int = { 0 }
 
     func register(on router: inout Router) {
         // A shared cache must never keep "ready" while this replica drains.
@@ -34,8 +35,8 @@ struct OperationalRoutes: Sendable {
                 .init(
                     openConnections: openConnections(), loopConnections: loopConnections(), connectionsMoved: connectionsMoved(), cacheBytes: cache.byteCount,
                     cacheEntries: cache.entryCount,
-                    breakers: breakers, draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines,
-                    queues: upstream.queueStats(), trackedClients: trackedClients()))
+                    breakers: breakers, feedBreakers: upstream.feedBreakerCounts(), draining: draining.isDraining, droppedLogLines: logger.sink.droppedLines,
+                    queues: upstream.queueStats(), trackedClients: trackedClients(), untrustedForwarded: untrustedForwarded()))
             var r = Response(status: 200, body: Array(text.utf8), compressible: true)
             r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return .response(Self.uncacheable(r))

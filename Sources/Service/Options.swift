@@ -55,7 +55,7 @@ extension ConfigurationParser {
         Option(
             flag: "--cache-swr-factor", env: "CACHE_SWR_FACTOR", help: "stale-while-revalidate window as a multiple of the TTL",
             defaultText: { "\(Int($0.staleWhileRevalidateFactor))" }
-        ) { c, v throws(ConfigurationError) in c.staleWhileRevalidateFactor = try P.seconds("CACHE_SWR_FACTOR", v) },
+        ) { c, v throws(ConfigurationError) in c.staleWhileRevalidateFactor = try P.factor("CACHE_SWR_FACTOR", v, 0...1000) },
         Option(
             flag: "--cache-stale-if-error", env: "CACHE_STALE_IF_ERROR", help: "seconds a last good response may be served while the upstream fails",
             defaultText: { "\(Int($0.staleIfError))" }
@@ -84,15 +84,15 @@ extension ConfigurationParser {
         Option(
             flag: "--rate-limit-itunes", env: "RATE_LIMIT_ITUNES_PER_MIN", help: "iTunes requests per minute (its published limit is about 20)",
             defaultText: { "\(Int($0.rateITunesPerMinute))" }
-        ) { c, v throws(ConfigurationError) in c.rateITunesPerMinute = try P.seconds("RATE_LIMIT_ITUNES_PER_MIN", v, allowZero: false) },
+        ) { c, v throws(ConfigurationError) in c.rateITunesPerMinute = try P.rate("RATE_LIMIT_ITUNES_PER_MIN", v) },
         Option(
             flag: "--rate-limit-kiva", env: "RATE_LIMIT_KIVA_PER_MIN", help: "Kiva requests per minute (60 unregistered)",
             defaultText: { "\(Int($0.rateKivaPerMinute))" }
-        ) { c, v throws(ConfigurationError) in c.rateKivaPerMinute = try P.seconds("RATE_LIMIT_KIVA_PER_MIN", v, allowZero: false) },
+        ) { c, v throws(ConfigurationError) in c.rateKivaPerMinute = try P.rate("RATE_LIMIT_KIVA_PER_MIN", v) },
         Option(
             flag: "--rate-limit-flickr", env: "RATE_LIMIT_FLICKR_PER_MIN", help: "Flickr feed requests per minute",
             defaultText: { "\(Int($0.rateFlickrPerMinute))" }
-        ) { c, v throws(ConfigurationError) in c.rateFlickrPerMinute = try P.seconds("RATE_LIMIT_FLICKR_PER_MIN", v, allowZero: false) },
+        ) { c, v throws(ConfigurationError) in c.rateFlickrPerMinute = try P.rate("RATE_LIMIT_FLICKR_PER_MIN", v) },
         Option(
             flag: "--upstream-queue-wait-ms", env: "UPSTREAM_QUEUE_WAIT_MS",
             help: "longest a cache miss waits for its turn at an upstream's rate limit (0: fail at once)", defaultText: { "\($0.upstreamQueueWaitMs)" }
@@ -104,7 +104,7 @@ extension ConfigurationParser {
         Option(
             flag: "--client-miss-rate", env: "CLIENT_MISS_RATE_PER_MIN", help: "upstream-costing requests per minute per client before 429 (0 = off)",
             defaultText: { "\(Int($0.clientMissRatePerMinute))" }
-        ) { c, v throws(ConfigurationError) in c.clientMissRatePerMinute = try P.seconds("CLIENT_MISS_RATE_PER_MIN", v) },
+        ) { c, v throws(ConfigurationError) in c.clientMissRatePerMinute = try P.rate("CLIENT_MISS_RATE_PER_MIN", v, allowZero: true) },
         Option(
             flag: "--client-state-max", env: "CLIENT_STATE_MAX", help: "clients whose quota is remembered (LRU, about 100 bytes each)",
             defaultText: { "\($0.clientStateMax)" }
@@ -189,6 +189,21 @@ extension ConfigurationParser {
                 throw ConfigurationError(description: "LOG_LEVEL must be debug, info, warn or error, got \"\(v)\"")
             }
             c.logLevel = level
+        },
+        Option(
+            flag: "--upstream-proxy", env: "UPSTREAM_PROXY",
+            help: "send every upstream request through this http(s)/socks5h proxy (unset: direct; http_proxy and the like are ignored)",
+            defaultText: { $0.upstreamProxy ?? "unset" }
+        ) { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else {
+                c.upstreamProxy = nil
+                return
+            }
+            let scheme = v.split(separator: ":", maxSplits: 1).first?.lowercased() ?? ""
+            guard ["http", "https", "socks5", "socks5h"].contains(scheme), v.contains("://"), !v.contains("\r"), !v.contains("\n") else {
+                throw ConfigurationError(description: "UPSTREAM_PROXY must be an http://, https://, socks5:// or socks5h:// URL, got \"\(v)\"")
+            }
+            c.upstreamProxy = v
         },
         Option(
             flag: "--allow-private-feed-hosts", env: "ALLOW_PRIVATE_FEED_HOSTS",

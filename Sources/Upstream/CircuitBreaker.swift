@@ -1,6 +1,6 @@
 import Locking
 
-/// Per-host circuit breaker: after `threshold` consecutive failures it fails fast for
+/// A circuit breaker (per API host or per feed URL, see `BreakerTable`): after `threshold` consecutive failures it fails fast for
 /// `cooldown` seconds, then lets one probe through; success closes it again.
 public final class CircuitBreaker: Sendable {
     public enum State: Sendable, Equatable {
@@ -54,6 +54,9 @@ public final class CircuitBreaker: Sendable {
             }
         }
     }
+
+    /// Closed with no failure counted: holds nothing a new breaker would not.
+    var isPristine: Bool { inner.withLock { $0.failures == 0 && $0.openedAt == nil && !$0.probing } }
 
     public func state(now: Double) -> State {
         inner.withLock { s in

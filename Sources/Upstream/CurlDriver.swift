@@ -9,6 +9,9 @@ final class CurlDriver: @unchecked Sendable {
         var connectTimeoutMs = 2000
         var userAgent = "FeedProxy/1.0"
         var maxHostConnections = 8
+        /// Every upstream request goes through this proxy; nil: none, whatever
+        /// `http_proxy`/`https_proxy`/`ALL_PROXY` in the environment say.
+        var proxy: String?
     }
 
     private enum Command {
@@ -74,6 +77,9 @@ final class CurlDriver: @unchecked Sendable {
         // The transfer id rides along, so a finished easy handle maps back in O(1).
         _ = ccurl_setopt_pointer(h, CURLOPT_PRIVATE, UnsafeMutableRawPointer(bitPattern: UInt(t.id)))
         if let share { _ = ccurl_setopt_pointer(h, CURLOPT_SHARE, share) }
+        // An empty proxy turns libcurl's environment lookup off: a proxy the operator did not
+        // configure would also be the address the SSRF check sees instead of the feed's.
+        _ = ccurl_setopt_string(h, CURLOPT_PROXY, settings.proxy ?? "")
         _ = ccurl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
         _ = ccurl_setopt_long(h, CURLOPT_MAXREDIRS, 3)
         _ = ccurl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMs)

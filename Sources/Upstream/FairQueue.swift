@@ -215,7 +215,7 @@ public final class FairQueue: Sendable {
             }
             for (continuation, outcome) in resumes { continuation.resume(returning: outcome) }
             guard let sleep else { return }
-            try? await Task.sleep(for: .milliseconds(Int((sleep * 1000).rounded(.up))))
+            try? await Task.sleep(for: .milliseconds(Saturating.int((sleep * 1000).rounded(.up), in: 1...Int(Int32.max))))
         }
     }
 

@@ -7,6 +7,8 @@ public struct UpstreamConfiguration: Sendable {
     public var timeoutMs = 8000
     public var maxBodyBytes = 8 << 20
     public var userAgent = "FeedProxy/1.0"
+    /// `UPSTREAM_PROXY`: all upstream traffic through this proxy (nil: direct, environment ignored).
+    public var proxy: String?
     public var breakerThreshold = 5
     public var breakerCooldownSeconds = 30.0
     /// Requests per minute allowed per upstream name (absent: unlimited).
@@ -40,7 +42,7 @@ public final class UpstreamClient: Sendable {
     private let queues: [String: FairQueue]
     /// With a shared budget: the local share used while it cannot be reached.
     private let fallbacks: [String: TokenBucket]
-    private let breakers = Locked<[String: CircuitBreaker]>([:])
+    private let breakers: BreakerTable
     private let observer: UpstreamObserver?
     private let clock: @Sendable () -> Double
 
@@ -51,7 +53,9 @@ public final class UpstreamClient: Sendable {
         self.configuration = configuration
         self.observer = observer
         self.clock = clock
-        driver = try CurlDriver(settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent))
+        breakers = BreakerTable(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldownSeconds)
+        driver = try CurlDriver(
+            settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent, proxy: configuration.proxy))
         let now = clock()
         var sources: [String: any TokenSource] = configuration.ratePerMinute.mapValues { perMinute in
             TokenBucket(capacity: Double(Self.burst(perMinute)), perSecond: perMinute / 60, now: now)
@@ -82,28 +86,28 @@ public final class UpstreamClient: Sendable {
     /// Live libcurl easy handles (for leak checks).
     public static var liveHandles: Int { CurlDriver.liveHandles }
 
-    /// The breaker for a host, created on first use.
+    /// The breaker an API host's requests share, created on first use.
     public func breaker(forHost host: String) -> CircuitBreaker {
-        breakers.withLock { all in
-            if let b = all[host] { return b }
-            let b = CircuitBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldownSeconds)
-            all[host] = b
-            return b
-        }
+        breakers.breaker(.init(name: host, perFeed: false), now: clock())
     }
 
-    /// Breaker states by host, for metrics.
-    public func breakerStates() -> [(host: String, state: CircuitBreaker.State)] {
-        let now = clock()
-        return breakers.withLock { $0.map { ($0.key, $0.value.state(now: now)) } }.sorted { $0.host < $1.host }
+    /// The breaker a request goes through: its API host's, or its own feed URL's.
+    func breaker(for request: UpstreamRequest) -> CircuitBreaker {
+        let host = URLComponents(string: request.url)?.host ?? request.url
+        return breakers.breaker(BreakerTable.key(for: request, host: host), now: clock())
     }
+
+    /// Breaker states by API host, for metrics.
+    public func breakerStates() -> [(host: String, state: CircuitBreaker.State)] { breakers.snapshot(now: clock()).hosts }
+
+    /// Feed-URL breakers counted by state, for metrics.
+    public func feedBreakerCounts() -> BreakerCounts { breakers.snapshot(now: clock()).feeds }
 
     /// Sends the request: rate limit, circuit breaker, one jittered retry for idempotent
     /// requests, all inside one time budget. Non-2xx answers throw `.httpStatus`.
     public func send(_ request: UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse {
-        let host = URLComponents(string: request.url)?.host ?? request.url
-        let breaker = breaker(forHost: host)
-        let budgetMs = request.timeoutSeconds.map { Int($0 * 1000) } ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
+        let breaker = breaker(for: request)
+        let budgetMs = request.timeoutSeconds.map(Saturating.milliseconds) ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
         let start = clock()
         var attempt = 0
         while true {
@@ -116,7 +120,7 @@ public final class UpstreamClient: Sendable {
             }
             var sent = now
             if let queue = queues[request.upstream] {
-                let leftMs = budgetMs - Int((now - start) * 1000)
+                let leftMs = budgetMs - Saturating.milliseconds(now - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
                 switch await queue.acquire(client: Self.requester, maxWait: maxWait) {
                 case .granted(let waited):
@@ -131,7 +135,7 @@ public final class UpstreamClient: Sendable {
                 configuration.rateObserver?(request.upstream, "local", true)
             }
             if configuration.sharedBudget != nil, let perMinute = configuration.ratePerMinute[request.upstream] {
-                let leftMs = budgetMs - Int((clock() - start) * 1000)
+                let leftMs = budgetMs - Saturating.milliseconds(clock() - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
                 let grant = await sharedToken(request.upstream, perMinute: perMinute, maxWait: maxWait)
                 guard grant.granted else {
@@ -141,7 +145,7 @@ public final class UpstreamClient: Sendable {
                 }
                 sent = clock()
             }
-            let remainingMs = budgetMs - Int((sent - start) * 1000)
+            let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
             let result = await attemptOnce(request, timeoutMs: max(remainingMs, 1))
             let elapsed = clock() - sent
             switch result {
@@ -153,7 +157,7 @@ public final class UpstreamClient: Sendable {
                 breaker.record(success: !error.isUpstreamFault, now: clock())
                 observer?(request.upstream, error.code, elapsed)
                 let backoffMs = Int.random(in: 100...300)
-                let left = budgetMs - Int((clock() - start) * 1000)
+                let left = budgetMs - Saturating.milliseconds(clock() - start)
                 guard attempt == 1, request.isIdempotent, error.isRetryable, left > backoffMs + 200 else { throw error }
                 try? await Task.sleep(for: .milliseconds(backoffMs))
                 if Task.isCancelled { throw .cancelled }
@@ -162,7 +166,7 @@ public final class UpstreamClient: Sendable {
     }
 
     /// Up to a tenth of a minute's budget at once (20/min → 4), at least one.
-    static func burst(_ perMinute: Double) -> Int { max(1, Int((perMinute / 6).rounded(.up))) }
+    static func burst(_ perMinute: Double) -> Int { Saturating.int((perMinute / 6).rounded(.up), in: 1...1_000_000) }
 
     /// A token from the budget all replicas share, after this replica's fair queue: waits
     /// for it up to `maxWait`; while the shared budget cannot be reached, this replica's

@@ -14,6 +14,9 @@ public struct UpstreamRequest: Sendable {
     /// Refuse connections to loopback/private/link-local/multicast addresses
     /// (checked on the address curl actually connects to, redirects included).
     public var publicAddressesOnly: Bool
+    /// The URL was chosen by a third party (a podcast publisher), not configured: its
+    /// failures open a circuit breaker of its own instead of its whole host's.
+    public var urlChosenByThirdParty = false
     /// Exact addresses accepted even when `publicAddressesOnly` is set (an operator's known internal host).
     public var allowedAddresses: Set<String> = []
 

@@ -74,6 +74,12 @@ import TestSupport
         (["--flickr-feed-url", "not a url"], "FLICKR_FEED_URL must be an http(s) URL"),
         (["--log-level", "loud"], "LOG_LEVEL must be debug, info, warn or error"),
         (["--bogus"], "unknown option --bogus"),
+        // Values that pass a naive check but make a derived figure absurd (issue 19).
+        (["--client-miss-rate", "1e-310"], "CLIENT_MISS_RATE_PER_MIN must be a number of requests per minute from 0.01 to 1000000 (0: off)"),
+        (["--rate-limit-itunes", "1e-310"], "RATE_LIMIT_ITUNES_PER_MIN must be a number of requests per minute from 0.01 to 1000000"),
+        (["--cache-swr-factor", "1e300"], "CACHE_SWR_FACTOR must be a number from 0 to 1000"),
+        (["--header-timeout", "1e300"], "HEADER_TIMEOUT_S must be a positive number of seconds up to 31536000"),
+        (["--fixtures", "/nonexistent/fixtures"], "--fixtures: no recorded payloads (flickr/photos_public.json) in /nonexistent/fixtures; pass"),
     ])
     func invalidConfigurationExitsWithMessage(_ args: [String], _ message: String) throws {
         let result = try FeedProxyProcess.run(args)

@@ -39,6 +39,26 @@ func waitUntil(_ timeout: Double = 5, _ condition: () -> Bool) -> Bool {
         #expect(!c.isUp)
     }
 
+    /// A command the connection thread never answers (as when hiredis fails to take it)
+    /// still returns within the caller's own deadline, and the connection keeps working.
+    @Test func anUnansweredCommandTimesOutOnTheCallersSide() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url, timeoutMs: 30)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        c.losesRepliesForTesting.store(true, ordering: .relaxed)
+        let start = Date()
+        let lost = await withTaskGroup(of: Bool.self) { group in
+            for i in 0..<20 { group.addTask { await c.command(["ECHO", "lost\(i)"], operation: "t") == .failure(.timeout) } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        let waited = Date().timeIntervalSince(start)
+        #expect(lost == 20)
+        #expect(waited < 0.03 + Double(RedisConnection.callerSlackMs) / 1000 + 0.25, "\(waited)")
+        c.losesRepliesForTesting.store(false, ordering: .relaxed)
+        #expect(await c.command(["ECHO", "back"], operation: "t") == .success(.bulk(Array("back".utf8))))
+    }
+
     @Test func binarySafeRoundTripAndPipelining() async throws {
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)

@@ -8,7 +8,10 @@ import TestSupport
 
 private let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 3600)
 
-private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = [1, 2, 3]) -> CachedResponse {
+/// An empty gzip member (RFC 1952): what a stored pre-compressed variant starts with.
+private let gzipBytes: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes) -> CachedResponse {
     CachedResponse(status: status, body: Array(text.utf8), gzippedBody: gzip, storedAt: 0, policy: policy)
 }
 
@@ -23,7 +26,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = [1, 2, 3]
         await tier.put("k", entry("{\"a\":1}"), age: 5)
         guard case .found(let found, let age) = await tier.get("k") else { Issue.record("expected found"); return }
         #expect(found.body == Array("{\"a\":1}".utf8))
-        #expect(found.gzippedBody == [1, 2, 3])
+        #expect(found.gzippedBody == gzipBytes)
         #expect(found.policy == policy)
         #expect(found.etag == entry("{\"a\":1}").etag)  // the same content gives the same ETag everywhere
         #expect(age >= 5 && age < 5.5)
@@ -49,6 +52,15 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = [1, 2, 3]
             _ = try redis.cli("HSET", "feedproxy:f1:c:d\(i)", "t", stored, "s", "200", "p", policyText, "b", "{}", "z", "")
             guard case .absent = await tier.get("d\(i)") else { Issue.record("damaged entry \(i) was not absent"); continue }
         }
+        // Statuses a replica never stores (1xx/204/304 go out without Content-Length and would
+        // desynchronise a front proxy), and a "gzip" variant that is not gzip (issue 19).
+        for (i, (status, gzip)) in [("101", ""), ("100", ""), ("204", ""), ("304", ""), ("302", ""), ("200", "not gzip")].enumerated() {
+            _ = try redis.cli("HSET", "feedproxy:f1:c:s\(i)", "t", "1000", "s", status, "p", "60 600 3600", "b", "{}", "z", gzip)
+            guard case .absent = await tier.get("s\(i)") else { Issue.record("status \(status) / gzip \(gzip) was not absent"); continue }
+        }
+        _ = try redis.cli("HSET", "feedproxy:f1:c:neg", "t", "1000", "s", "404", "p", "10 0 0", "b", "{}", "z", "")
+        guard case .found(let negative, _) = await tier.get("neg") else { Issue.record("a negative entry must still be found"); return }
+        #expect(negative.status == 404)
         // A policy at the limit still round-trips, and its header value stays within RFC 9111's range.
         _ = try redis.cli("HSET", "feedproxy:f1:c:long", "t", "1000", "s", "200", "p", "1000000000 0 0", "b", "{}", "z", "")
         guard case .found(let long, _) = await tier.get("long") else { Issue.record("expected found"); return }

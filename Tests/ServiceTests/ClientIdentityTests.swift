@@ -127,3 +127,11 @@ import Upstream
         #expect(limiter.trackedClients == 3)
     }
 }
+
+@Suite struct MetricsLabelTests {
+    /// Prometheus text format: `\`, `"` and line feed escaped in label values (issue 19).
+    @Test func labelValuesAreEscaped() {
+        #expect(Metrics.labelValue("api.flickr.com") == "api.flickr.com")
+        #expect(Metrics.labelValue("a\"b\\c\nd") == "a\\\"b\\\\c\\nd")
+    }
+}

@@ -13,17 +13,6 @@ import TestSupport
         return try UpstreamClient(configuration: c)
     }
 
-    func expectError(_ expected: UpstreamError, within seconds: Double, _ body: () async throws -> UpstreamResponse) async {
-        let start = Date()
-        do {
-            _ = try await body()
-            Issue.record("expected \(expected), got a response")
-        } catch {
-            #expect(error as? UpstreamError == expected)
-        }
-        #expect(Date().timeIntervalSince(start) < seconds)
-    }
-
     @Test func getReturnsBodyHeadersAndSendsUserAgent() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }
@@ -262,4 +251,16 @@ final class TestClock: @unchecked Sendable {
         }
         #expect(up.requestCount == 1)
     }
+}
+
+/// The request fails with `expected`, and does so within `seconds`.
+func expectError(_ expected: UpstreamError, within seconds: Double, _ body: () async throws -> UpstreamResponse) async {
+    let start = Date()
+    do {
+        _ = try await body()
+        Issue.record("expected \(expected), got a response")
+    } catch {
+        #expect(error as? UpstreamError == expected)
+    }
+    #expect(Date().timeIntervalSince(start) < seconds)
 }

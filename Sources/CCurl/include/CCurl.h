@@ -20,8 +20,8 @@ CURLcode ccurl_setopt_opensocket_fn(CURL *h, ccurl_opensocket_fn fn);
 /// Called before each request is sent, on new and reused connections alike (curl >= 7.80).
 CURLcode ccurl_setopt_prereq_fn(CURL *h, ccurl_prereq_fn fn);
 CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption opt, long value);
-/// A share handle for TLS sessions and DNS answers. Only ever used from the one
-/// driver thread, so it needs no lock callbacks.
+/// A share handle for TLS sessions and DNS answers, with lock callbacks: easy handles are
+/// configured and cleaned up off the driver thread.
 CURLSH *ccurl_share_new(void);
 
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO info, long *out);
