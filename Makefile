@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libexpat1-dev libhiredis-dev redis-server curl
 
-.PHONY: run build release test test-tsan scaleout-test deps bench fuzz base-images image container-check api-check deploy-check lint format ci clean
+.PHONY: run build release test test-tsan scaleout-test prometheus-check deps bench fuzz base-images image container-check api-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -35,6 +35,13 @@ scaleout-test: deps
 	  else echo "missing nginx (run as root or: sudo apt-get install nginx-light)"; exit 1; fi; }
 	$(SWIFT) build
 	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy python3 scripts/scaleout-test.py
+
+# deploy/prometheus/ against the real thing, on loopback: promtool check/test rules, then
+# Debian's prometheus scraping two replicas (Redis, traffic) and evaluating every alert and
+# dashboard query through its API (scripts/prometheus-check.sh). Installs prometheus when missing.
+prometheus-check: deps
+	$(SWIFT) build
+	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy scripts/prometheus-check.sh
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --no-parallel
@@ -77,8 +84,8 @@ lint:
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz Package.swift
 
-# Everything CI runs: tests, deployment files, ThreadSanitizer, API conformance, a short fuzz, the container stage.
-ci: lint test deploy-check test-tsan api-check container-check
+# Everything CI runs: tests, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, a short fuzz, the container stage.
+ci: lint test prometheus-check deploy-check test-tsan api-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

@@ -226,7 +226,8 @@ echo "container-check: stripped binary $bin_mb MB ($bin_bytes bytes), budget $BI
 # directory exists; on its own: `scripts/container-check.sh` (it is part of the full
 # check), or with another directory: KUBE_DIR=path scripts/container-check.sh.
 # The manifests are adapted for this machine, not rewritten: scripts/kube-play-manifest.py
-# keeps the Deployment (and the ConfigMaps/Secrets it may read), and sets hostNetwork,
+# keeps the Deployment (and the ConfigMaps it may read; the Secrets it reads become plain
+# env values, rather than podman secrets left on the machine), and sets hostNetwork,
 # the locally built image (imagePullPolicy: Never), one replica, HOST=127.0.0.1 and a
 # loopback test port in place of the container port (probes follow it), plus --fixtures
 # so no upstream is needed. The probes are then evaluated as the kubelet would: httpGet

@@ -14,10 +14,22 @@
 #     compose command's arguments, and must report allkeys-lru, a maxmemory, no save,
 #     no appendonly (on a unix socket in a scratch directory; no TCP port, no daemon);
 #  6. scripts/deploy-policy.py: what no schema knows (settings named as in Options.swift,
-#     allkeys-lru and no persistence, probes, grace periods, selectors, image version…);
-#  7. each validator is shown a deliberately broken copy and must reject it.
+#     allkeys-lru and no persistence, probes, grace periods, selectors, image version,
+#     who the client is: TRUSTED_PROXIES against nginx's address and the Service type,
+#     REDIS_URL in a Secret, the fallback share against the HPA maximum + surge…);
+#  7. each validator is shown a deliberately broken copy and must reject it (for
+#     deploy-policy.py also: compose trusting more than nginx, no TRUSTED_PROXIES behind
+#     the ClusterIP Service, a fallback share below the HPA maximum + surge, REDIS_URL in
+#     the ConfigMap instead of the Secret).
+#  8. deploy/prometheus/ and the optional kustomize component
+#     deploy/kubernetes/components/monitoring/ (custom resources: kubernetes-validate
+#     has no schema for them and skips that directory): promtool check rules on
+#     alerts.yml and on the PrometheusRule's groups, promtool test rules, promtool check
+#     config on the example prometheus.yml, and scripts/monitoring-check.py (the
+#     PrometheusRule equals alerts.yml, the ServiceMonitor selects Service feedproxy,
+#     the dashboard is provisioning-ready); their broken copies are in step 7's list.
 # Tools are installed when missing: a virtualenv under .build/ (PyPI), nginx and
-# redis-tools (apt).
+# redis-tools (apt), Debian's prometheus for promtool (scripts/install-prometheus.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K8S_VERSIONS=${K8S_VERSIONS:-"1.30.0 1.37.0"}
@@ -42,6 +54,7 @@ need() {  # command package
 }
 need nginx nginx-light
 need redis-check-rdb redis-tools
+scripts/install-prometheus.sh >/dev/null
 BIN=$VENV/bin
 SCRATCH=$(mktemp -d)
 REDIS_PIDS=()
@@ -52,11 +65,12 @@ cleanup() {
 }
 trap cleanup EXIT
 ln -s "$(command -v redis-check-rdb)" "$SCRATCH/redis-server"
-MANIFESTS=$(find deploy/kubernetes -name '*.yaml' ! -name kustomization.yaml | sort)
+# components/: kustomize Components of custom resources (checked in step 8 instead).
+MANIFESTS=$(find deploy/kubernetes -path deploy/kubernetes/components -prune -o -name '*.yaml' ! -name kustomization.yaml -print | sort)
 
 # --- the checks --------------------------------------------------------------------
 "$BIN/yamllint" --strict -c .yamllint .yamllint deploy
-echo "yamllint: clean ($(find deploy -name '*.yaml' | wc -l) files)"
+echo "yamllint: clean ($(find deploy -name '*.yaml' -o -name '*.yml' | wc -l) files)"
 
 for v in $K8S_VERSIONS; do
   # shellcheck disable=SC2086
@@ -108,10 +122,18 @@ echo "redis-server: the Kubernetes redis.conf and the compose command both give 
 
 "$BIN/python" scripts/deploy-policy.py
 
+"$BIN/python" scripts/monitoring-check.py --groups-out "$SCRATCH/prometheusrule-groups.yml"
+promtool check rules --lint-fatal deploy/prometheus/alerts.yml "$SCRATCH/prometheusrule-groups.yml" >/dev/null
+promtool test rules deploy/prometheus/alerts_test.yml >/dev/null
+promtool check config deploy/prometheus/prometheus.yml >/dev/null
+echo "promtool: alerts.yml and the PrometheusRule's groups check, alerts_test.yml passes, prometheus.yml is valid ($(promtool --version 2>&1 | awk 'NR == 1 {print $3}'))"
+
 # --- each validator must reject a broken copy ---------------------------------------
+NEGATIVE=0
 must_fail() {  # description command...
   local what=$1
   shift
+  NEGATIVE=$((NEGATIVE + 1))
   if "$@" >"$SCRATCH/negative.log" 2>&1; then
     echo "deploy-check: $what was NOT rejected"
     cat "$SCRATCH/negative.log"
@@ -134,13 +156,46 @@ must_fail "a bad directive argument (nginx -t)" nginx_test "$(broken deploy/ngin
 must_fail "an unresolvable upstream host (nginx -t)" nginx -t -q -p "$SCRATCH" -e stderr -c "$(broken deploy/nginx/nginx.conf "s/feedproxy-1:8080/feedproxy-1.invalid:8080/; s#^pid .*#pid $SCRATCH/nginx.pid;#")"
 must_fail "an unknown eviction policy (redis-server)" redis_test "$(broken "$SCRATCH/redis.conf" 's/allkeys-lru/allkeys-lruu/')"
 must_fail "noeviction (redis-server)" redis_test "${COMPOSE_REDIS[@]/allkeys-lru/noeviction}"
-mkdir -p "$SCRATCH/deploy/kubernetes" "$SCRATCH/deploy/nginx"
-cp deploy/compose.yaml "$SCRATCH/deploy/"
-cp deploy/nginx/nginx.conf "$SCRATCH/deploy/nginx/"
-cp deploy/kubernetes/*.yaml "$SCRATCH/deploy/kubernetes/"
-sed -i 's/maxmemory-policy allkeys-lru/maxmemory-policy noeviction/' "$SCRATCH/deploy/kubernetes/redis-configmap.yaml"
-must_fail "noeviction in redis.conf (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py "$SCRATCH/deploy"
-echo "negative tests: each validator rejected its broken copy (9 of 9)"
+policy_broken() {  # file-under-deploy/ sed-expression → a copy of deploy/ with that one edit
+  local dir
+  dir=$(mktemp -d "$SCRATCH/policy.XXXX")
+  mkdir -p "$dir/kubernetes" "$dir/nginx"
+  cp deploy/compose.yaml "$dir/"
+  cp deploy/nginx/nginx.conf "$dir/nginx/"
+  cp deploy/kubernetes/*.yaml "$dir/kubernetes/"
+  cp "$(broken "deploy/$1" "$2")" "$dir/$1"
+  echo "$dir"
+}
+must_fail "noeviction in redis.conf (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken kubernetes/redis-configmap.yaml 's/maxmemory-policy allkeys-lru/maxmemory-policy noeviction/')"
+# Issue 19: compose trusting more than nginx (here Docker's whole 172.16.0.0/12).
+must_fail "TRUSTED_PROXIES wider than the compose subnet (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken compose.yaml 's#TRUSTED_PROXIES: 172\.16\.238\.10/32#TRUSTED_PROXIES: 172.16.0.0/12#')"
+# Issue 19: a ClusterIP Service behind an Ingress with nobody trusted: every client is the controller.
+must_fail "no TRUSTED_PROXIES behind a ClusterIP Service (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken kubernetes/feedproxy-configmap.yaml '/^  TRUSTED_PROXIES:/d')"
+# Issue 20: the fallback share counting the HPA's maximum but not the rollout's surge.
+must_fail "RATE_LIMIT_FALLBACK_REPLICAS below maxReplicas + maxSurge (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken kubernetes/feedproxy-configmap.yaml 's/RATE_LIMIT_FALLBACK_REPLICAS: "7"/RATE_LIMIT_FALLBACK_REPLICAS: "6"/')"
+# Issue 20: REDIS_URL back in the ConfigMap.
+must_fail "REDIS_URL in the ConfigMap (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken kubernetes/feedproxy-configmap.yaml 's#^  REDIS_TIMEOUT_MS:#  REDIS_URL: redis://redis:6379/0\n  REDIS_TIMEOUT_MS:#')"
+monitoring_broken() {  # file-under-deploy/ sed-expression → a copy of deploy/prometheus and deploy/kubernetes with that one edit
+  local dir
+  dir=$(mktemp -d "$SCRATCH/monitoring.XXXX")
+  cp -r deploy/prometheus deploy/kubernetes "$dir/"
+  cp "$(broken "deploy/$1" "$2")" "$dir/$1"
+  echo "$dir"
+}
+must_fail "a PrometheusRule that differs from alerts.yml (monitoring-check.py)" "$BIN/python" scripts/monitoring-check.py \
+  "$(monitoring_broken kubernetes/components/monitoring/prometheusrule.yaml '0,/for: 5m/s//for: 6m/')"
+must_fail "a ServiceMonitor on a port the Service lacks (monitoring-check.py)" "$BIN/python" scripts/monitoring-check.py \
+  "$(monitoring_broken kubernetes/components/monitoring/servicemonitor.yaml 's/port: http$/port: metrics/')"
+must_fail "a rule expression that does not parse (promtool check rules)" promtool check rules \
+  "$(broken deploy/prometheus/alerts.yml 's/expr: feedproxy_redis_up == 0/expr: feedproxy_redis_up ==/')"
+must_fail "a threshold its unit test disagrees with (promtool test rules)" promtool test rules \
+  "$(monitoring_broken prometheus/alerts.yml 's#process_open_fds / process_max_fds > 0.8#process_open_fds / process_max_fds > 0.9#')/prometheus/alerts_test.yml"
+echo "negative tests: each validator rejected its broken copy ($NEGATIVE of $NEGATIVE)"
 
 elapsed=$((($(date +%s%N) - started) / 100000000))
 echo "deploy-check: passed in $((elapsed / 10)).$((elapsed % 10)) s"

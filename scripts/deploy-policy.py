@@ -7,6 +7,9 @@ Usage: deploy-policy.py [DEPLOY_DIR]   (default: deploy/ next to this script's p
 Exits 1 listing every violation. Needs PyYAML (in deploy-check's virtualenv).
 """
 
+import base64
+import ipaddress
+import math
 import pathlib
 import re
 import sys
@@ -70,6 +73,21 @@ def check_redis_args(where: str, settings: dict) -> None:
     check(settings.get("appendonly") == "no", f"{where}: appendonly must be no")
 
 
+def cidrs(where: str, text: str) -> list:
+    """TRUSTED_PROXIES as FeedProxy reads it: CIDR ranges separated by commas or spaces."""
+    ranges = []
+    for item in re.split(r"[,\s]+", text.strip()):
+        if not item:
+            continue
+        try:
+            ranges.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            errors.append(f"{where}: TRUSTED_PROXIES must be CIDR ranges, got {item!r}")
+    for r in ranges:
+        check(r.prefixlen > 0, f"{where}: TRUSTED_PROXIES must not contain {r}: it trusts every peer, so any client names itself")
+    return ranges
+
+
 # --- compose ---------------------------------------------------------------------
 compose = load(DEPLOY / "compose.yaml")
 services = compose.get("services", {})
@@ -108,6 +126,50 @@ for directive in [r"keepalive\s+\d+;", r"proxy_http_version\s+1\.1;", r'proxy_se
                   r"proxy_next_upstream\s+error\s+timeout;", r"max_fails=\d+"]:
     check(re.search(directive, nginx_code) is not None, f"nginx: {directive} missing")
 check("non_idempotent" not in nginx_code, "nginx: proxy_next_upstream must not retry non-idempotent requests")
+# The client: nginx appends the address it saw (a bare $http_x_forwarded_for would pass on
+# whatever the client wrote, and FeedProxy would then believe it), and does not itself
+# take the client's address from a header anyone may send.
+check(re.search(r"proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;", nginx_code) is not None,
+      "nginx: proxy_set_header X-Forwarded-For must be $proxy_add_x_forwarded_for (the address nginx saw, last)")
+for source in re.findall(r"set_real_ip_from\s+([^\s;]+)", nginx_code):
+    check(source not in ("0.0.0.0/0", "::/0", "all"), f"nginx: set_real_ip_from {source} lets every client choose its address")
+
+# --- compose: who the client is (issue 19) ---------------------------------------
+# Every request reaches the replicas from nginx: TRUSTED_PROXIES must name nginx's fixed
+# address, and nothing wider than the compose network (a replica, Redis or the gateway
+# must not be able to name clients; anything outside the network is not a proxy here).
+networks = compose.get("networks") or {}
+ipam = ((networks.get("default") or {}).get("ipam") or {}).get("config") or []
+subnet = None
+ip_range = None
+if ipam:
+    try:
+        subnet = ipaddress.ip_network(ipam[0].get("subnet", ""))
+        ip_range = ipaddress.ip_network(ipam[0]["ip_range"]) if ipam[0].get("ip_range") else None
+    except ValueError as e:
+        errors.append(f"compose: networks.default.ipam: {e}")
+check(subnet is not None, "compose: networks.default must have a fixed ipam subnet (nginx's address is in TRUSTED_PROXIES)")
+nginx_networks = services.get("nginx", {}).get("networks") or {}
+nginx_address = (nginx_networks.get("default") or {}).get("ipv4_address") if isinstance(nginx_networks, dict) else None
+nginx_ip = None
+try:
+    nginx_ip = ipaddress.ip_address(nginx_address) if nginx_address else None
+except ValueError:
+    errors.append(f"compose nginx: ipv4_address {nginx_address!r} is not an address")
+check(nginx_ip is not None, "compose nginx: must have a fixed ipv4_address on the default network (TRUSTED_PROXIES names it)")
+if subnet and nginx_ip:
+    check(nginx_ip in subnet, f"compose nginx: ipv4_address {nginx_ip} must be inside the subnet {subnet}")
+    check(ip_range is None or nginx_ip not in ip_range, f"compose nginx: ipv4_address {nginx_ip} must be outside ip_range {ip_range} (another container could take it)")
+for name in replicas:
+    where = f"compose {name}"
+    trusted = str(services[name].get("environment", {}).get("TRUSTED_PROXIES", ""))
+    ranges = cidrs(where, trusted)
+    check(bool(ranges), f"{where}: TRUSTED_PROXIES must be set to nginx's address, or every client is 'nginx' for the per-client quota")
+    if nginx_ip and ranges:
+        check(any(nginx_ip in r for r in ranges), f"{where}: TRUSTED_PROXIES {trusted} must cover nginx's address {nginx_ip}")
+    if subnet:
+        for r in ranges:
+            check(r.version == subnet.version and r.subnet_of(subnet), f"{where}: TRUSTED_PROXIES must not be broader than the compose subnet {subnet}, got {r}")
 
 # --- kubernetes ------------------------------------------------------------------
 kustomization = load(K8S / "kustomization.yaml")
@@ -130,6 +192,53 @@ config = objects.get(("ConfigMap", "feedproxy"), {}).get("data", {})
 check(deployment is not None, "kubernetes: Deployment feedproxy missing")
 check(bool(config), "kubernetes: ConfigMap feedproxy missing")
 check_settings("ConfigMap feedproxy", config)
+for key in ("REDIS_URL", "REDIS_PASSWORD", "REDIS_SENTINEL_PASSWORD"):
+    check(key not in config, f"ConfigMap feedproxy: {key} must come from a Secret (it may carry a password), not the ConfigMap")
+
+
+def secret_data(name: str):
+    obj = objects.get(("Secret", name))
+    if obj is None:
+        return None
+    data = {k: base64.b64decode(v).decode() for k, v in (obj.get("data") or {}).items()}
+    data.update(obj.get("stringData") or {})
+    return data
+
+
+# What the FeedProxy container's environment will be: the ConfigMap, the Secrets it reads,
+# its own env (Kubernetes' precedence: env over envFrom, later envFrom over earlier).
+environment = dict(config)
+secrets_read = []
+if deployment:
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    for source in container.get("envFrom", []):
+        if "secretRef" in source:
+            name = source["secretRef"]["name"]
+            secrets_read.append(name)
+            data = secret_data(name)
+            check(data is not None or source["secretRef"].get("optional") is not True, f"Deployment: envFrom Secret {name} is optional: a missing Secret must stop the pod, not drop Redis unnoticed")
+            if data is not None:
+                check_settings(f"Secret {name}", data)
+                environment.update({source.get("prefix", "") + k: v for k, v in data.items()})
+        elif "configMapRef" in source and source["configMapRef"]["name"] != "feedproxy":
+            environment.update(objects.get(("ConfigMap", source["configMapRef"]["name"]), {}).get("data", {}))
+    for e in container.get("env", []):
+        check(e.get("name") not in ("REDIS_URL", "REDIS_PASSWORD") or "value" not in e, f"Deployment: {e.get('name')} must come from a Secret, not a literal env value")
+        if "value" in e:
+            environment[e["name"]] = e["value"]
+        elif "secretKeyRef" in e.get("valueFrom", {}):
+            ref = e["valueFrom"]["secretKeyRef"]
+            secrets_read.append(ref["name"])
+            value = (secret_data(ref["name"]) or {}).get(ref["key"])
+            if value is not None:
+                environment[e["name"]] = value
+check(("Secret", "feedproxy") in objects or "feedproxy" in secrets_read, "kubernetes: REDIS_URL belongs in the Secret feedproxy (feedproxy-secret.yaml), read by the Deployment")
+for (kind, name) in objects:
+    if kind == "Secret" and name.startswith("feedproxy"):
+        check(name in secrets_read, f"Secret {name}: the Deployment must read it (envFrom secretRef or env valueFrom secretKeyRef)")
+# Created out of band (the file deleted, as feedproxy-secret.yaml says): its values are unknown here.
+secret_out_of_band = any(("Secret", name) not in objects for name in secrets_read)
+
 if deployment:
     spec = deployment["spec"]
     pod = spec["template"]["spec"]
@@ -169,13 +278,44 @@ if deployment:
     if hpa:
         check(hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "feedproxy"}, "HPA: must scale Deployment feedproxy")
         check(hpa["spec"].get("minReplicas", 1) <= spec.get("replicas", 1) <= hpa["spec"]["maxReplicas"], "HPA: Deployment replicas outside min..max")
-        check(config.get("RATE_LIMIT_FALLBACK_REPLICAS") == str(hpa["spec"]["maxReplicas"]), "ConfigMap: RATE_LIMIT_FALLBACK_REPLICAS must equal the HPA's maxReplicas")
+    # Issue 20: while Redis is down every pod spends limit / RATE_LIMIT_FALLBACK_REPLICAS on
+    # its own, so the divisor must count every pod that can run at once: the HPA's maximum
+    # (or the fixed replica count) plus the rollout's surge (a percentage rounds up, as the
+    # Deployment controller rounds maxSurge).
+    most = hpa["spec"]["maxReplicas"] if hpa else spec.get("replicas", 1)
+    strategy = spec.get("strategy", {})
+    surge = 0
+    if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+        raw = str(strategy.get("rollingUpdate", {}).get("maxSurge", "25%"))
+        surge = math.ceil(most * float(raw[:-1]) / 100) if raw.endswith("%") else int(raw)
+    fallback = str(environment.get("RATE_LIMIT_FALLBACK_REPLICAS", "1"))
+    check(fallback.isdigit() and int(fallback) >= most + surge,
+          f"ConfigMap: RATE_LIMIT_FALLBACK_REPLICAS ({fallback}) must be at least {'the HPA maxReplicas' if hpa else 'replicas'} ({most}) "
+          f"+ maxSurge ({surge}) = {most + surge}, or a rollout at full scale exceeds the upstreams' budgets while Redis is down")
+
+    # Issue 19: who the client is. Either a LoadBalancer/NodePort Service that keeps the
+    # client's address (externalTrafficPolicy: Local), and then nobody's X-Forwarded-For
+    # is believed; or a ClusterIP Service behind an Ingress controller, and then
+    # TRUSTED_PROXIES names the controller pods' range (private addresses: a pod CIDR).
+    service = objects.get(("Service", "feedproxy"), {}).get("spec", {})
+    service_type = service.get("type", "ClusterIP")
+    trusted = str(environment.get("TRUSTED_PROXIES", ""))
+    ranges = cidrs("Deployment environment", trusted)
+    if service_type in ("LoadBalancer", "NodePort"):
+        check(service.get("externalTrafficPolicy") == "Local",
+              f"Service feedproxy: a {service_type} Service must have externalTrafficPolicy: Local (Cluster SNATs every client to a node's address)")
+        check(not ranges, f"ConfigMap: TRUSTED_PROXIES ({trusted}) must be unset with a {service_type} Service: peers are the clients, and their X-Forwarded-For must not be believed")
+    elif service_type == "ClusterIP":
+        check(bool(ranges), "ConfigMap: TRUSTED_PROXIES must name the ingress controller pods' range (the pod CIDR) with a ClusterIP Service, "
+              "or every client is the ingress controller; or use a LoadBalancer Service with externalTrafficPolicy: Local")
+        for r in ranges:
+            check(r.is_private, f"ConfigMap: TRUSTED_PROXIES must be the cluster's (private) pod CIDR, got the public range {r}")
 
 redis_service = objects.get(("Service", "redis"))
 if redis_service or ("ConfigMap", "redis") in objects or ("Deployment", "redis") in objects:
     check(redis_service is not None, "kubernetes: Service redis missing")
     port = redis_service["spec"]["ports"][0]["port"] if redis_service else 6379
-    check(config.get("REDIS_URL", "").startswith(f"redis://redis:{port}/"), f"ConfigMap: REDIS_URL must be redis://redis:{port}/<db>")
+    check(secret_out_of_band or str(environment.get("REDIS_URL", "")).startswith(f"redis://redis:{port}/"), f"Secret feedproxy: REDIS_URL must be redis://redis:{port}/<db>")
     conf = objects.get(("ConfigMap", "redis"), {}).get("data", {}).get("redis.conf", "")
     settings = {}
     for line in conf.splitlines():
@@ -191,7 +331,7 @@ if redis_service or ("ConfigMap", "redis") in objects or ("Deployment", "redis")
         check("/usr/local/etc/redis/redis.conf" in pod["containers"][0].get("command", []), "Deployment redis: must start with the ConfigMap's redis.conf")
         check(redis_service is None or redis_service["spec"]["selector"].items() <= redis["spec"]["template"]["metadata"]["labels"].items(), "Service redis: selector does not match")
 else:
-    check(bool(config.get("REDIS_URL")), "ConfigMap: without the in-cluster Redis, REDIS_URL must name the managed one")
+    check(secret_out_of_band or bool(environment.get("REDIS_URL")), "Secret feedproxy: without the in-cluster Redis, REDIS_URL must name the managed one")
 
 if errors:
     print("deploy policy: %d problem(s)" % len(errors))

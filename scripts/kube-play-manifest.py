@@ -10,9 +10,13 @@ is left out. In the Deployment, only what this machine needs changes: hostNetwor
 Never (no registry), HOST=127.0.0.1 and PORT as the listening port (loopback only,
 a free test port), probes moved to PORT with it, containerPorts dropped (podman 4.3
 refuses them on the host network), and --fixtures added to the arguments (no upstreams
-reachable). Prints one line per probe for the caller:
+reachable). Secrets the pod reads (envFrom secretRef, env valueFrom secretKeyRef) are
+inlined as plain env values and the Secret objects left out: kube play would store each
+Secret as a podman secret on the machine (and podman 4.3's support for them is partial),
+and these are the repository's placeholders, not real credentials. Prints one line per probe for the caller:
   <kind> http :PORT/path | <kind> tcp PORT | <kind> exec <shell-quoted command>
 """
+import base64
 import pathlib
 import shlex
 import sys
@@ -56,6 +60,56 @@ def set_env(name, value):
             return
     env.append({"name": name, "value": value})
 
+
+
+
+def secret_values(name):
+    """The Secret's keys and values (data is base64, stringData plain; stringData wins)."""
+    for d in docs:
+        if d["kind"] == "Secret" and d.get("metadata", {}).get("name") == name:
+            values = {k: base64.b64decode(v).decode() for k, v in (d.get("data") or {}).items()}
+            values.update({k: str(v) for k, v in (d.get("stringData") or {}).items()})
+            return values
+    return None
+
+
+def inline_secrets(c):
+    explicit = c.setdefault("env", [])
+    names = {e.get("name") for e in explicit}
+    kept = []
+    for source in c.get("envFrom") or []:
+        ref = source.get("secretRef")
+        if ref is None:
+            kept.append(source)
+            continue
+        values = secret_values(ref.get("name"))
+        if values is None:
+            if ref.get("optional"):
+                continue
+            sys.exit(f"kube-play-manifest: Secret {ref.get('name')} (envFrom of {c.get('name')}) is not in {src}")
+        for key, value in values.items():
+            key = source.get("prefix", "") + key
+            if key not in names:  # as in Kubernetes: env wins over envFrom
+                explicit.append({"name": key, "value": value})
+                names.add(key)
+    if "envFrom" in c:
+        c["envFrom"] = kept
+    for e in list(explicit):
+        ref = (e.get("valueFrom") or {}).get("secretKeyRef")
+        if ref is None:
+            continue
+        value = (secret_values(ref.get("name")) or {}).get(ref.get("key"))
+        if value is None:
+            if ref.get("optional"):
+                explicit.remove(e)
+                continue
+            sys.exit(f"kube-play-manifest: Secret {ref.get('name')} key {ref.get('key')} (env {e.get('name')}) is not in {src}")
+        e.pop("valueFrom")
+        e["value"] = value
+
+
+for c in pod.get("initContainers", []) + pod.get("containers", []):
+    inline_secrets(c)
 
 deployment["spec"]["replicas"] = 1
 pod["hostNetwork"] = True

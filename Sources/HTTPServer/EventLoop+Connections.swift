@@ -142,6 +142,8 @@ extension EventLoop {
         guard var head = conn.current else { return }
         if context.isDraining { head.keepAlive = false }
         context.assignRequestID(&head.request)
+        head.request.trace = TraceContext.continuing(
+            traceparent: head.request.headers.single("traceparent"), tracestate: head.request.headers["tracestate"], ids: &traceIDs)
         head.request.peer = conn.peer
         conn.current = head
         let (result, route) = context.handle(head.request)
@@ -178,7 +180,7 @@ extension EventLoop {
             RequestRecord(
                 method: request.method, target: request.target, route: route, status: response.status,
                 bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields, loop: index,
-                peer: request.peer, requestHeaders: request.headers))
+                peer: request.peer, requestHeaders: request.headers, trace: request.trace))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).

@@ -56,6 +56,8 @@ final class EventLoop: @unchecked Sendable {
     var connections: [Int32: Connection] = [:]
     var nextConnectionID: UInt64 = 0
     var dateCache = HTTPDateCache()
+    /// Trace and span ids for this loop's requests (no lock: one loop, one thread).
+    var traceIDs = TraceIDs()
     var readBuffer: UnsafeMutableBufferPointer<UInt8>
     var acceptPausedUntil: Double = 0
     private var draining = false

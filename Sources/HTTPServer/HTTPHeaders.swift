@@ -26,6 +26,16 @@ public struct HTTPHeaders: Sendable, Sequence {
         return nil
     }
 
+    /// The value of a field that must appear once: nil when absent or repeated (no allocation).
+    public func single(_ name: String) -> String? {
+        var found: String?
+        for field in fields where field.name.equalsIgnoringASCIICase(name) {
+            if found != nil { return nil }
+            found = field.value
+        }
+        return found
+    }
+
     public func values(_ name: String) -> [String] {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }

@@ -1,3 +1,5 @@
+import Locking
+
 /// HTTP versions the server speaks.
 public enum HTTPVersion: Sendable, Equatable {
     case http10
@@ -20,6 +22,8 @@ public struct Request: Sendable {
     public internal(set) var pathParameters: [String: String] = [:]
     /// `X-Request-ID` from the client when valid, otherwise generated.
     public internal(set) var requestID: String = ""
+    /// The W3C trace this request belongs to and its span here (see `TraceContext`).
+    public internal(set) var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
     /// The address of the connection's peer (a proxy, when there is one); nil for
     /// in-process requests. A compact value: nothing is parsed or formatted here.
     public internal(set) var peer: IPAddress?

@@ -44,6 +44,8 @@ public struct RequestRecord: Sendable {
     public var peer: IPAddress? = nil
     /// The request's header fields (shared, not copied), for observers that need one.
     public var requestHeaders = HTTPHeaders()
+    /// The request's trace (all zero for a request that could not be parsed).
+    public var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
 }
 
 /// Receives events from the server; called on event-loop threads, so keep it cheap.

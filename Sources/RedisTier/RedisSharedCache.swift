@@ -43,7 +43,8 @@ public final class RedisSharedCache: SharedCacheTier {
 
     public func lock(_ key: String, ttl: Double) async -> SharedLock {
         let token = Self.token()
-        let reply = await redis.command(["SET", prefix + "l:" + key, token, "NX", "PX", String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))], operation: "lock")
+        let reply = await redis.command(
+            ["SET", prefix + "l:" + key, token, "NX", "PX", String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))], operation: "lock")
         switch reply {
         case .success(.status("OK")): return .acquired(token: token)
         case .success(.null): return .heldElsewhere

@@ -52,7 +52,7 @@ struct FeedRoute: Sendable {
         clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
         let cache = self.cache, metrics = self.metrics, source = adapter.source
         let limiter = client == nil ? nil : clients.limiter
-        let load = loader(prepared, client: client)
+        let load = loader(prepared, client: client, trace: request.trace)
         return .deferred {
             let started = cache.now
             var denied: Double?
@@ -114,12 +114,14 @@ struct FeedRoute: Sendable {
 
     /// Fetch, normalise and encode once; the result is shared by every waiter.
     /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
-    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil) -> ResponseCache.Loader {
+    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil) -> ResponseCache.Loader {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
         return {
             let started = cache.now
             do {
-                let body = try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
+                let body = try await UpstreamClient.$trace.withValue(trace) {
+                    try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
+                }
                 logger.log(
                     .debug, "cache fill",
                     [

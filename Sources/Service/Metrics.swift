@@ -190,6 +190,8 @@ public final class Metrics: Sendable {
         single("feedproxy_draining", "gauge", "1 while shutting down.", g.draining ? 1 : 0)
         single("feedproxy_log_lines_dropped_total", "counter", "Log lines dropped because stdout could not keep up.", g.droppedLogLines)
         shared.render(into: &out)
+        ProcessMetrics.read().render(into: &out)
+        BuildInfo.render(version: Configuration.version, into: &out)
         return out
     }
 

@@ -1,4 +1,5 @@
 import HTTPServer
+import Locking
 
 /// Feeds every finished request into the metrics and the access log. Runs on the
 /// event loop, so the line is rendered straight into that loop's log lane.
@@ -15,6 +16,12 @@ struct RequestObserver: ServerObserver {
         logger.sink.write(lane: r.loop, level: .info) { out in
             out.append(contentsOf: #""request","request_id":"#.utf8)
             LogLine.appendString(r.requestID, into: &out)
+            out.append(contentsOf: #","trace_id":""#.utf8)
+            TraceContext.appendHex(r.trace.traceHigh, into: &out)
+            TraceContext.appendHex(r.trace.traceLow, into: &out)
+            out.append(contentsOf: #"","span_id":""#.utf8)
+            TraceContext.appendHex(r.trace.spanID, into: &out)
+            out.append(0x22)
             out.append(contentsOf: #","method":"#.utf8)
             LogLine.appendString(r.method, into: &out)
             out.append(contentsOf: #","path":"#.utf8)

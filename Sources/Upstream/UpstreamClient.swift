@@ -76,6 +76,10 @@ public final class UpstreamClient: Sendable {
     /// Set by the caller around `send` (nil: background work, which never waits).
     @TaskLocal public static var requester: ClientKey?
 
+    /// The trace the request belongs to (W3C Trace Context): every upstream attempt carries
+    /// its trace id with a new parent id. nil (background refresh): each attempt starts a trace.
+    @TaskLocal public static var trace: TraceContext?
+
     /// Fair-queue counters by upstream name, for metrics.
     public func queueStats() -> [(upstream: String, stats: FairQueue.Stats)] {
         queues.map { ($0.key, $0.value.stats) }.sorted { $0.upstream < $1.upstream }
@@ -146,7 +150,7 @@ public final class UpstreamClient: Sendable {
                 sent = clock()
             }
             let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
-            let result = await attemptOnce(request, timeoutMs: max(remainingMs, 1))
+            let result = await attemptOnce(Self.traced(request), timeoutMs: max(remainingMs, 1))
             let elapsed = clock() - sent
             switch result {
             case .success(let response):
@@ -163,6 +167,18 @@ public final class UpstreamClient: Sendable {
                 if Task.isCancelled { throw .cancelled }
             }
         }
+    }
+
+    /// The request with `traceparent` (and `tracestate`) for one attempt: the caller's trace,
+    /// or a new one, with a new span id as the parent the upstream sees.
+    static func traced(_ request: UpstreamRequest) -> UpstreamRequest {
+        var ids = TraceIDs()
+        let trace = Self.trace ?? TraceContext(traceHigh: ids.next(), traceLow: ids.next(), spanID: 0)
+        var r = request
+        r.headers.removeAll { $0.0.lowercased() == "traceparent" || $0.0.lowercased() == "tracestate" }
+        r.headers.append(("traceparent", trace.traceparent(parent: ids.next())))
+        if let state = trace.state { r.headers.append(("tracestate", state)) }
+        return r
     }
 
     /// Up to a tenth of a minute's budget at once (20/min → 4), at least one.

@@ -26,7 +26,9 @@ import TestSupport
         let trap = try ListeningSocket()
         defer { trap.close() }
         let proxy = "http://127.0.0.1:\(trap.port)"
-        let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "http_proxy": proxy, "HTTP_PROXY": proxy, "https_proxy": proxy, "ALL_PROXY": proxy, "all_proxy": proxy])
+        let h = try Harness(environment: [
+            "ALLOW_PRIVATE_FEED_HOSTS": "true", "http_proxy": proxy, "HTTP_PROXY": proxy, "https_proxy": proxy, "ALL_PROXY": proxy, "all_proxy": proxy,
+        ])
         #expect(try h.get("/photos?limit=1").status == 200)
         #expect(try h.get("/podcasts/1200361736/episodes?limit=1").status == 200)
         #expect(!trap.hasPendingConnection, "an upstream request went to the environment's proxy")

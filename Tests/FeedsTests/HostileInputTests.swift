@@ -24,36 +24,38 @@ import Testing
         #expect((try JSONSerialization.jsonObject(with: Data(json))) is [String: Any])
     }
 
-    @Test(arguments: [
-        ("Mon, 03 Nov 999999999999 14:20:05 +0000", nil),
-        ("Mon, 03 Nov 2025 14:20:05 +99:99", nil),
-        ("Mon, 03 Nov 2025 14:20:05 +1900", nil),
-        ("Mon, 03 Nov 2025 14:20:05 +1801", nil),
-        ("Mon, 03 Nov 2025 14:20:05 +0060", nil),
-        ("Mon, 03 Nov 2025 14:20:05 +-100", nil),
-        ("Mon, 03 Nov 2025 14:20:05 -18:00", "2025-11-04T08:20:05Z"),
-        ("Mon, 03 Nov 2025 14:20:05 +1800", "2025-11-02T20:20:05Z"),
-        ("Sat, 29 Feb 2025 00:00:00 GMT", nil),
-        ("Thu, 29 Feb 2024 00:00:00 GMT", "2024-02-29T00:00:00Z"),
-        ("Mon, 01 Jan 0001 00:00:00 +0000", "0001-01-01T00:00:00Z"),
-        ("Mon, 01 Jan 0001 00:00:00 +0100", nil),  // before year 1 in UTC
-        ("Fri, 31 Dec 9999 23:59:59 -0100", nil),  // after 9999 in UTC
-        ("Fri, 31 Dec 9999 23:59:59 +0000", "9999-12-31T23:59:59Z"),
-        ("Mon, 03 Nov 5 14:20:05 +0000", nil),
-        ("Mon, 03 Nov 125 14:20:05 +0000", "2025-11-03T14:20:05Z"),  // RFC 5322 obsolete 3-digit year
-        ("Mon, 03 Nov 2025 99999999999999999999:00 +0000", nil),
-        ("Mon, 03 Nov 2025 14:20:05:07 +0000", nil),
-        ("Mon, 9223372036854775807 Nov 2025 14:20:05 +0000", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("Mon, 03 Nov 999999999999 14:20:05 +0000", nil),
+            ("Mon, 03 Nov 2025 14:20:05 +99:99", nil),
+            ("Mon, 03 Nov 2025 14:20:05 +1900", nil),
+            ("Mon, 03 Nov 2025 14:20:05 +1801", nil),
+            ("Mon, 03 Nov 2025 14:20:05 +0060", nil),
+            ("Mon, 03 Nov 2025 14:20:05 +-100", nil),
+            ("Mon, 03 Nov 2025 14:20:05 -18:00", "2025-11-04T08:20:05Z"),
+            ("Mon, 03 Nov 2025 14:20:05 +1800", "2025-11-02T20:20:05Z"),
+            ("Sat, 29 Feb 2025 00:00:00 GMT", nil),
+            ("Thu, 29 Feb 2024 00:00:00 GMT", "2024-02-29T00:00:00Z"),
+            ("Mon, 01 Jan 0001 00:00:00 +0000", "0001-01-01T00:00:00Z"),
+            ("Mon, 01 Jan 0001 00:00:00 +0100", nil),  // before year 1 in UTC
+            ("Fri, 31 Dec 9999 23:59:59 -0100", nil),  // after 9999 in UTC
+            ("Fri, 31 Dec 9999 23:59:59 +0000", "9999-12-31T23:59:59Z"),
+            ("Mon, 03 Nov 5 14:20:05 +0000", nil),
+            ("Mon, 03 Nov 125 14:20:05 +0000", "2025-11-03T14:20:05Z"),  // RFC 5322 obsolete 3-digit year
+            ("Mon, 03 Nov 2025 99999999999999999999:00 +0000", nil),
+            ("Mon, 03 Nov 2025 14:20:05:07 +0000", nil),
+            ("Mon, 9223372036854775807 Nov 2025 14:20:05 +0000", nil),
+        ] as [(String, String?)])
     func rssDatesInRangeOrNil(_ input: String, _ expected: String?) {
         #expect(RFC822Date.parse(input).map(Timestamp.format) == expected)
     }
 
-    @Test(arguments: [
-        ("2025-11-03T14:20:05+99:99", nil), ("2025-11-03T14:20:05+18:00", "2025-11-02T20:20:05Z"), ("2025-11-03T14:20:05-18:01", nil),
-        ("2025-02-29T00:00:00Z", nil), ("0000-01-01T00:00:00Z", nil), ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
-        ("2025-04-31T00:00:00Z", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("2025-11-03T14:20:05+99:99", nil), ("2025-11-03T14:20:05+18:00", "2025-11-02T20:20:05Z"), ("2025-11-03T14:20:05-18:01", nil),
+            ("2025-02-29T00:00:00Z", nil), ("0000-01-01T00:00:00Z", nil), ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
+            ("2025-04-31T00:00:00Z", nil),
+        ] as [(String, String?)])
     func isoDatesInRangeOrNil(_ input: String, _ expected: String?) {
         #expect(Timestamp.iso8601UTC(input) == expected)
     }
@@ -130,7 +132,9 @@ import Testing
         #expect(env.items[0].episodeCount == nil)
     }
 
-    @Test(arguments: [("90:00", 5400), ("1:75:00", nil), ("744:00:00", 2_678_400), ("744:00:01", nil), ("999999999:999999999:999999999", nil)] as [(String, Int?)])
+    @Test(
+        arguments: [("90:00", 5400), ("1:75:00", nil), ("744:00:00", 2_678_400), ("744:00:01", nil), ("999999999:999999999:999999999", nil)] as [(String, Int?)]
+    )
     func durationsInRange(_ input: String, _ expected: Int?) {
         #expect(EpisodeDuration.seconds(input) == expected)
     }

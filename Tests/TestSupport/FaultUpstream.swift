@@ -21,7 +21,8 @@ public final class FaultUpstream: Sendable {
             box.increment()
             let ua = req.headers["user-agent"] ?? ""
             let custom = req.headers["x-custom"] ?? ""
-            return .response(.json(Array("{\"ua\":\"\(ua)\",\"custom\":\"\(custom)\"}".utf8)))
+            let trace = req.headers["traceparent"] ?? "", state = req.headers["tracestate"] ?? ""
+            return .response(.json(Array("{\"ua\":\"\(ua)\",\"custom\":\"\(custom)\",\"traceparent\":\"\(trace)\",\"tracestate\":\"\(state)\"}".utf8)))
         }
         router.get("/slow") { req in
             box.increment()

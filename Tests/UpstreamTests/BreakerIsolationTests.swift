@@ -28,7 +28,11 @@ import TestSupport
         // Another feed on the same host (same host and port) still goes out and answers.
         let other = try await client.send(Self.feed(up.url("/ok")))
         #expect(other.status == 200)
-        #expect(client.feedBreakerCounts() == { var c = BreakerCounts(); c.closed = 1; c.open = 1; return c }())
+        #expect(
+            client.feedBreakerCounts()
+                == {
+                    var c = BreakerCounts(); c.closed = 1; c.open = 1; return c
+                }())
         #expect(client.breakerStates().isEmpty)  // no per-feed series for metrics
     }
 

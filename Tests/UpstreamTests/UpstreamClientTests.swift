@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Locking
 import TestSupport
 @testable import Upstream
 
@@ -19,8 +20,34 @@ import TestSupport
         let client = try Self.client()
         let r = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/headers"), headers: [("X-Custom", "yes")]))
         #expect(r.status == 200)
-        #expect(String(decoding: r.body, as: UTF8.self) == "{\"ua\":\"FeedProxy/test\",\"custom\":\"yes\"}")
+        let echoed = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: String] ?? [:]
+        #expect(echoed["ua"] == "FeedProxy/test")
+        #expect(echoed["custom"] == "yes")
         #expect(r.header("content-type") == "application/json; charset=utf-8")
+    }
+
+    /// W3C Trace Context (issue 24): each attempt carries the request's trace id and flags
+    /// with a new parent id, and its tracestate; without a trace, a new one per attempt.
+    @Test func upstreamRequestsContinueTheTrace() async throws {
+        let up = try FaultUpstream()
+        defer { up.stop() }
+        let client = try Self.client()
+        let trace = TraceContext(traceHigh: 0x4bf9_2f35_77b3_4da6, traceLow: 0xa3ce_929d_0e0e_4736, spanID: 7, parentID: 9, flags: 1, state: "rojo=1")
+        var parents: Set<String> = []
+        for _ in 0..<3 {
+            let r = try await UpstreamClient.$trace.withValue(trace) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/headers"))) }
+            let echoed = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: String] ?? [:]
+            let parts = (echoed["traceparent"] ?? "").split(separator: "-")
+            #expect(parts.count == 4)
+            #expect(parts.first == "00" && parts.dropFirst().first == "4bf92f3577b34da6a3ce929d0e0e4736" && parts.last == "01")
+            parents.insert(String(parts.dropFirst(2).first ?? ""))
+            #expect(echoed["tracestate"] == "rojo=1")
+        }
+        #expect(parents.count == 3 && !parents.contains("0000000000000000"))
+        let untraced = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/headers")))
+        let echoed = try JSONSerialization.jsonObject(with: Data(untraced.body)) as? [String: String] ?? [:]
+        #expect(echoed["traceparent"]?.count == 55)
+        #expect(echoed["traceparent"]?.contains("4bf92f3577b34da6a3ce929d0e0e4736") == false)
     }
 
     @Test func postSendsJSONBody() async throws {
