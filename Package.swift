@@ -20,30 +20,33 @@ let package = Package(
         .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
 
-        // A pthread-backed lock ThreadSanitizer understands (see Locked.swift), and pthreads themselves.
-        .target(name: "Locking", dependencies: ["CSystem"]),
+        // What every layer uses: locks ThreadSanitizer understands, threads and the clock, JSON
+        // bytes, timestamps, FNV-1a, the LRU table, saturating conversions, trace ids, the client error.
+        .target(name: "Primitives", dependencies: ["CSystem"]),
 
-        .target(name: "HTTPServer", dependencies: ["CSystem", "Locking"], swiftSettings: strictImports),
-        .target(name: "Upstream", dependencies: ["CCurl", "Locking"], swiftSettings: strictImports),
-        .target(name: "ResponseCache", dependencies: ["Locking"]),
-        .target(name: "Feeds", dependencies: ["Upstream", "CExpat"], swiftSettings: strictImports),
-        .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Locking"], swiftSettings: strictImports),
+        .target(name: "HTTPServer", dependencies: ["CSystem", "Primitives"], swiftSettings: strictImports),
+        .target(name: "Upstream", dependencies: ["CCurl", "Primitives"], swiftSettings: strictImports),
+        .target(name: "ResponseCache", dependencies: ["Primitives"]),
+        .target(name: "Feeds", dependencies: ["Upstream", "CExpat", "Primitives"], swiftSettings: strictImports),
+        .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.
-        .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Locking"], swiftSettings: strictImports),
+        .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
         .target(
-            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "FixtureUpstream", "Locking"],
+            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Primitives"],
             swiftSettings: strictImports),
-        .executableTarget(name: "FeedProxy", dependencies: ["Service"], swiftSettings: strictImports),
+        // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
+        .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
         .executableTarget(name: "FeedBench", dependencies: ["Feeds"], path: "Benchmarks/FeedBench"),
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),
 
-        .target(name: "TestSupport", dependencies: ["HTTPServer", "Locking"], path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Locking"]),
-        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Locking"]),
-        .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
-        .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Locking"]),
+        .target(name: "TestSupport", dependencies: ["HTTPServer", "Primitives"], path: "Tests/TestSupport"),
+        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Primitives"]),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "Primitives"]),
+        .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream"]),
-        .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Locking"]),
+        .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
     ],
     swiftLanguageModes: [.v6]

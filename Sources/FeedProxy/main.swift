@@ -1,4 +1,5 @@
 import Dispatch
+import FixtureUpstream
 import FoundationEssentials
 import Glibc
 import Service
@@ -26,10 +27,13 @@ case .version(let text):
     exit(0)
 case .healthcheck(let configuration):
     exit(HealthProbe.check(port: configuration.port) ? 0 : 1)
-case .run(let configuration):
+case .run(var configuration):
     let app: App
     let port: Int
+    let fixtures: FixtureUpstream?
     do {
+        fixtures = try configuration.fixturesDirectory.map { try FixtureUpstream(directory: $0) }
+        if let fixtures { configuration.pointUpstreams(at: fixtures) }
         app = try App(configuration: configuration)
         port = try app.start()
     } catch {
@@ -38,7 +42,7 @@ case .run(let configuration):
     }
     var fields: [(String, LogValue)] = [("host", .string(app.configuration.host)), ("port", .int(port)), ("version", .string(Configuration.version))]
     fields.append(("loop_cpus", .string(app.cpuPlacement)))
-    if let fx = app.fixtureUpstreamURL { fields.append(("fixtures_upstream", .string(fx))) }
+    if let fixtures { fields.append(("fixtures_upstream", .string(fixtures.baseURL))) }
     app.logger.info("listening", fields)
 
     signal(SIGTERM, SIG_IGN)
@@ -50,6 +54,7 @@ case .run(let configuration):
         source.setEventHandler {
             app.logger.info("shutting down", [("signal", .int(Int(sig)))])
             app.shutdown()
+            fixtures?.stop()
             app.logger.info("stopped")
             app.logger.sink.flush()
             exit(0)
@@ -58,4 +63,18 @@ case .run(let configuration):
         sources.append(source)
     }
     dispatchMain()
+}
+
+extension Configuration {
+    /// `--fixtures`: every upstream URL at the in-process fixture upstream, which is on
+    /// loopback (so feed URLs may be private), and one fingerprint for all such replicas.
+    mutating func pointUpstreams(at fixtures: FixtureUpstream) {
+        flickrFeedURL = fixtures.flickrURL
+        itunesSearchURL = fixtures.itunesSearchURL
+        itunesLookupURL = fixtures.itunesLookupURL
+        kivaGraphQLURL = fixtures.kivaGraphQLURL
+        if kivaLoansURL != nil { kivaLoansURL = fixtures.kivaRESTURL }
+        allowPrivateFeedHosts = true
+        upstreamIdentity = "fixtures"
+    }
 }

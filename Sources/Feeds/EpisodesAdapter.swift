@@ -1,3 +1,4 @@
+import Primitives
 import Upstream
 
 /// `/podcasts/{id}/episodes`: iTunes lookup for the feed URL, then the podcast's own RSS.
@@ -15,7 +16,7 @@ public struct EpisodesAdapter: FeedAdapter {
         self.allowPrivateHosts = allowPrivateHosts
     }
 
-    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         guard let id = p.value("id"), id.count <= 18, id.allSatisfy(\.isASCIIDigit), let number = Int(id), number > 0 else {
             throw .invalidParameter("id must be a positive iTunes collection id")
         }
@@ -35,7 +36,7 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     /// A podcast's feed body → the episodes envelope's JSON (parse, normalise, encode).
-    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int) throws(FeedError) -> [UInt8] {
+    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int) throws(ClientError) -> [UInt8] {
         let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType)
         let envelope = FeedEnvelope(
             source: "rss", title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published,
@@ -51,13 +52,13 @@ public struct EpisodesAdapter: FeedAdapter {
         let results: [Result]
     }
 
-    static func feedURL(fromLookup body: [UInt8]) throws(FeedError) -> (feedURL: String, title: String?) {
+    static func feedURL(fromLookup body: [UInt8]) throws(ClientError) -> (feedURL: String, title: String?) {
         let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: "itunes")
         guard let podcast = lookup.results.first else {
-            throw FeedError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
+            throw ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
         }
         guard let url = podcast.feedUrl?.trimmingWhitespace(), !url.isEmpty else {
-            throw FeedError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
+            throw ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
         }
         return (url, podcast.collectionName)
     }
@@ -65,7 +66,7 @@ public struct EpisodesAdapter: FeedAdapter {
 
 extension EpisodesAdapter {
     /// Parses a podcast feed body (for benchmarks and tools).
-    public static func parseFeed(_ body: [UInt8], limit: Int, contentType: String? = nil) throws(FeedError) -> (title: String?, episodes: [Episode]) {
+    public static func parseFeed(_ body: [UInt8], limit: Int, contentType: String? = nil) throws(ClientError) -> (title: String?, episodes: [Episode]) {
         let result = try RSSParser.parse(body, limit: limit, contentType: contentType)
         return (result.title, result.episodes)
     }

@@ -1,3 +1,5 @@
+import Primitives
+
 /// Runs every upstream-body path over arbitrary bytes, for `make fuzz`: end to end as the
 /// routes do (decode → normalise → encode), not only the parsers, because the numbers and
 /// dates the normalisers compute with are where a trap hides. Each must answer with a

@@ -1,7 +1,9 @@
+import Primitives
+
 /// Turns an expat failure into the 502 a client sees, saying why when the reason is
 /// the feed's encoding or its entity declarations (things a publisher can fix).
 enum FeedParseFailure {
-    static func error(_ failure: ExpatParser.Failure, encoding: XMLEncoding, bytes: [UInt8]) -> FeedError {
+    static func error(_ failure: ExpatParser.Failure, encoding: XMLEncoding, bytes: [UInt8]) -> ClientError {
         switch failure {
         case .stopped:
             return .badUpstreamResponse("the podcast feed")
@@ -15,8 +17,8 @@ enum FeedParseFailure {
         }
     }
 
-    private static func badFeed(_ message: String) -> FeedError {
-        FeedError(status: 502, code: "bad_upstream_response", message: message)
+    private static func badFeed(_ message: String) -> ClientError {
+        ClientError(status: 502, code: "bad_upstream_response", message: message)
     }
 
     /// Whether expat stopped on bytes rather than on markup: a non-ASCII byte in the token it

@@ -1,3 +1,4 @@
+import Primitives
 import Upstream
 
 /// Flickr's public photo feed → `/photos`.
@@ -11,10 +12,10 @@ public struct FlickrAdapter: FeedAdapter {
         self.feedURL = feedURL
     }
 
-    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         let tags = try Self.tags(p.string("tags"))
         let tagmode = try p.choice("tagmode", ["all", "any"]) ?? "all"
-        let id = try p.value("id").map { v throws(FeedError) in try Self.userID(v, name: "id") }
+        let id = try p.value("id").map { v throws(ClientError) in try Self.userID(v, name: "id") }
         var ids: [String] = []
         if let list = p.value("ids") {
             for part in list.split(separator: ",", omittingEmptySubsequences: false) {
@@ -35,12 +36,12 @@ public struct FlickrAdapter: FeedAdapter {
             "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)|limit=\(limit)"
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: request,
-            render: { body throws(FeedError) in
+            render: { body throws(ClientError) in
                 try FeedJSON.encode(try Self.normalise(body, limit: limit))
             })
     }
 
-    static func tags(_ raw: String?) throws(FeedError) -> [String] {
+    static func tags(_ raw: String?) throws(ClientError) -> [String] {
         guard let raw else { return [] }
         let tags = raw.split(separator: ",").map { String($0).trimmingWhitespace().lowercased() }.filter { !$0.isEmpty }
         guard tags.count <= 20 else { throw .invalidParameter("tags may list at most 20 tags") }
@@ -51,7 +52,7 @@ public struct FlickrAdapter: FeedAdapter {
     }
 
     /// Flickr NSIDs look like `12345678@N00`.
-    static func userID(_ value: String, name: String) throws(FeedError) -> String {
+    static func userID(_ value: String, name: String) throws(ClientError) -> String {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 20, parts[0].allSatisfy(\.isASCIIDigit),
             parts[1].count == 3, parts[1].first == "N", parts[1].dropFirst().allSatisfy(\.isASCIIDigit)
@@ -80,7 +81,7 @@ public struct FlickrAdapter: FeedAdapter {
         let tags: String?
     }
 
-    public static func normalise(_ body: [UInt8], limit: Int) throws(FeedError) -> FeedEnvelope<Photo> {
+    public static func normalise(_ body: [UInt8], limit: Int) throws(ClientError) -> FeedEnvelope<Photo> {
         let repaired = JSONRepair.fixInvalidEscapes(JSONRepair.stripJSONP(body))
         let feed = try FeedJSON.decode(Feed.self, from: repaired, source: "flickr")
         let photos = feed.items.prefix(limit).map { item in

@@ -1,3 +1,4 @@
+import Primitives
 import Upstream
 
 /// iTunes Search (podcasts) → `/podcasts?term=`.
@@ -9,7 +10,7 @@ public struct ITunesAdapter: FeedAdapter {
         self.searchURL = searchURL
     }
 
-    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         guard let rawTerm = p.string("term") else { throw .missingParameter("term") }
         // Collapse inner whitespace: "swift   ui" and "swift ui" are one search.
         let term = rawTerm.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
@@ -31,7 +32,7 @@ public struct ITunesAdapter: FeedAdapter {
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: request,
-            render: { body throws(FeedError) in
+            render: { body throws(ClientError) in
                 try FeedJSON.encode(try Self.normalise(body))
             })
     }
@@ -63,7 +64,7 @@ public struct ITunesAdapter: FeedAdapter {
 
     /// Decodes by body, not by content type (iTunes says `text/javascript` and
     /// prefixes newlines, which JSONDecoder skips as whitespace).
-    public static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Podcast> {
+    public static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Podcast> {
         let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
         let podcasts = response.results.elements.compactMap { r -> Podcast? in
             guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }

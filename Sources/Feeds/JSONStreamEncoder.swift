@@ -1,3 +1,5 @@
+import Primitives
+
 /// An `Encoder` that writes JSON bytes as it goes: no intermediate tree, no key sorting,
 /// keys in declaration order. Several times faster than Foundation's JSONEncoder on Linux.
 /// An absent optional is written as `null` (the API promises nulls, never missing keys),

@@ -1,3 +1,4 @@
+import Primitives
 import Upstream
 
 /// Kiva's newest fundraising loans → `/loans`, over GraphQL (default) or the legacy REST API.
@@ -14,7 +15,7 @@ public struct KivaAdapter: FeedAdapter {
         self.api = api
     }
 
-    public func prepare(_ p: QueryParameters) throws(FeedError) -> PreparedFeed {
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         let page = try p.int("page", in: 1...10_000, default: 1)
         let limit = try p.int("limit", in: 1...100, default: 20)
         let key = "loans|page=\(page)|limit=\(limit)"
@@ -26,42 +27,23 @@ public struct KivaAdapter: FeedAdapter {
                 body: KivaGraphQL.requestBody(limit: limit, offset: (page - 1) * limit))
             return PreparedFeed(
                 source: source, cacheKey: key, upstreamRequest: request,
-                render: { body throws(FeedError) in
+                render: { body throws(ClientError) in
                     try FeedJSON.encode(try KivaGraphQL.normalise(body, page: page, limit: limit))
                 })
         case .rest(let url):
             let request = UpstreamRequest(upstream: source, url: url.addingQuery("page=\(page)&per_page=\(limit)"), headers: [("Accept", "application/json")])
             return PreparedFeed(
                 source: source, cacheKey: key, upstreamRequest: request,
-                render: { body throws(FeedError) in
+                render: { body throws(ClientError) in
                     try FeedJSON.encode(try KivaREST.normalise(body))
                 })
         }
     }
 }
 
-/// A money amount Kiva may send as `"875.00"` or `875`; anything that is not a finite
-/// amount in range (`"1e400"`, `"NaN"`, negative) reads as nil.
-struct FlexibleNumber: Decodable {
-    let value: Double?
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        // Strings first: GraphQL (the default API) sends money as "875.00", and a failed
-        // decode attempt costs a thrown DecodingError.
-        if c.decodeNil() {
-            value = nil
-        } else if let text = try? c.decode(String.self) {
-            value = FeedNumber.amount(text.utf8.count <= 64 ? Double(text.trimmingWhitespace()) : nil)
-        } else {
-            value = FeedNumber.amount(try c.decode(Double.self))
-        }
-    }
-}
-
 extension KivaAdapter {
     /// The GraphQL normaliser, for benchmarks.
-    public static func normaliseGraphQL(_ body: [UInt8], page: Int, limit: Int) throws(FeedError) -> FeedEnvelope<Loan> {
+    public static func normaliseGraphQL(_ body: [UInt8], page: Int, limit: Int) throws(ClientError) -> FeedEnvelope<Loan> {
         try KivaGraphQL.normalise(body, page: page, limit: limit)
     }
 }

@@ -1,3 +1,5 @@
+import Primitives
+
 /// Kiva's GraphQL API (`POST /graphql`): the query we send and the shape we read.
 enum KivaGraphQL {
     static let query = """
@@ -53,7 +55,7 @@ enum KivaGraphQL {
         let partnerName: String?
     }
 
-    static func normalise(_ body: [UInt8], page: Int, limit: Int) throws(FeedError) -> FeedEnvelope<Loan> {
+    static func normalise(_ body: [UInt8], page: Int, limit: Int) throws(ClientError) -> FeedEnvelope<Loan> {
         let response = try FeedJSON.decode(Response.self, from: body, source: "kiva")
         let loans = response.data.lend.loans
         let items = loans.values.elements.compactMap { v -> Loan? in

@@ -1,3 +1,5 @@
+import Primitives
+
 /// Kiva's legacy REST API (`/v1/loans/newest.json`): `paging` + `loans`.
 enum KivaREST {
     struct Response: Decodable {
@@ -33,7 +35,7 @@ enum KivaREST {
         let tags: [Tag]?
     }
 
-    static func normalise(_ body: [UInt8]) throws(FeedError) -> FeedEnvelope<Feeds.Loan> {
+    static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Feeds.Loan> {
         let response = try FeedJSON.decode(Response.self, from: body, source: "kiva")
         let items = response.loans.elements.compactMap { l -> Feeds.Loan? in
             guard l.id > 0 else { return nil }

@@ -1,3 +1,5 @@
+import Primitives
+
 /// Validated access to query parameters: each accessor either returns a clean value
 /// or throws the 400 the client should see. Unknown parameters are ignored.
 public struct QueryParameters: Sendable {
@@ -19,7 +21,7 @@ public struct QueryParameters: Sendable {
         return v
     }
 
-    public func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(FeedError) -> Int {
+    public func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(ClientError) -> Int {
         guard let text = value(name) else { return fallback }
         guard text.utf8.count <= 10, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text), range.contains(value) else {
             throw .invalidParameter("\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
@@ -27,7 +29,7 @@ public struct QueryParameters: Sendable {
         return value
     }
 
-    public func choice(_ name: String, _ allowed: [String]) throws(FeedError) -> String? {
+    public func choice(_ name: String, _ allowed: [String]) throws(ClientError) -> String? {
         guard let text = value(name)?.lowercased() else { return nil }
         guard allowed.contains(text) else {
             throw .invalidParameter("\(name) must be one of: \(allowed.joined(separator: ", "))")

@@ -1,3 +1,5 @@
+import Primitives
+
 /// RSS dates (RFC 822 / RFC 2822 and the variants feeds really use) → epoch seconds.
 enum RFC822Date {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -68,27 +70,5 @@ enum RFC822Date {
         let u = text.utf8
         guard !u.isEmpty, u.count <= max, u.allSatisfy({ (48...57).contains($0) }) else { return nil }
         return u.reduce(0) { $0 * 10 + Int($1 - 48) }
-    }
-}
-
-/// `itunes:duration` as `HH:MM:SS`, `MM:SS` or plain seconds (fractions dropped) → seconds.
-/// The first part may exceed 59 (`90:00`); later parts may not, and nothing longer than
-/// `maxSeconds` is a real episode.
-enum EpisodeDuration {
-    static let maxSeconds = 31 * 86400
-
-    static func seconds(_ text: String) -> Int? {
-        let t = text.trimmingWhitespace()
-        guard !t.isEmpty else { return nil }
-        let parts = t.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 3 else { return nil }
-        var total = 0
-        for (i, part) in parts.enumerated() {
-            let whole = i == parts.count - 1 ? part.split(separator: ".", maxSplits: 1).first.map(String.init) ?? "" : String(part)
-            guard !whole.isEmpty, whole.count <= 9, whole.allSatisfy(\.isASCIIDigit), let v = Int(whole) else { return nil }
-            guard i == 0 || v < 60 else { return nil }
-            total = total * 60 + v  // at most three 9-digit parts: far from overflow
-        }
-        return total <= maxSeconds ? total : nil
     }
 }

@@ -1,3 +1,5 @@
+import Primitives
+
 /// Streaming parser for podcast feeds on libexpat: RSS 2.0 with the iTunes namespace, and Atom.
 /// Reads any encoding XMLEncoding resolves; no DTD or external entity is ever loaded.
 final class RSSParser: XMLStreamHandler {
@@ -39,11 +41,11 @@ final class RSSParser: XMLStreamHandler {
 
     /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
     /// `contentType` is the HTTP header, whose charset applies when the document declares none.
-    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil) throws(FeedError) -> Result {
+    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil) throws(ClientError) -> Result {
         let encoding = XMLEncoding.resolve(data, contentType: contentType)
         let handler = RSSParser(limit: limit)
         guard let parser = ExpatParser(encoding: encoding.parserArgument, handler: handler) else {
-            throw FeedError(status: 500, code: "internal_error", message: "the XML parser could not be created")
+            throw ClientError(status: 500, code: "internal_error", message: "the XML parser could not be created")
         }
         let failure = parser.parse(data)
         if let failure, !(failure == .stopped && handler.reachedLimit) {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import HTTPServer
-import Locking
+import Primitives
 
 /// The fixture upstream's files, counters and switches.
 final class FixtureState: Sendable {

@@ -43,7 +43,7 @@ public final class FixtureUpstream: Sendable {
         config.port = port
         config.threads = 1
         config.drainTimeout = 1
-        config.corsOrigin = nil
+        config.cors.origin = nil
         config.serverName = "FixtureUpstream"
         server = Server(configuration: config, router: router)
         try server.start()

@@ -1,10 +1,12 @@
+import Primitives
+
 /// Incremental decoder for `Transfer-Encoding: chunked` request bodies (RFC 9112 §7.1).
 /// Strict: hex sizes only, CRLF everywhere, bounded size, extensions and trailers skipped.
 struct ChunkedDecoder {
     enum Outcome: Equatable {
         case needMore
         case done
-        case failure(HTTPError)
+        case failure(ClientError)
     }
 
     private enum State {

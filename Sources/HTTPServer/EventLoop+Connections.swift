@@ -1,6 +1,6 @@
 import CSystem
 import Glibc
-import Locking
+import Primitives
 import Synchronization
 
 /// Per-connection I/O on the loop thread: read, parse, dispatch, write, close.
@@ -124,7 +124,7 @@ extension EventLoop {
     }
 
     /// A request that broke the protocol: answer its error, then close (the framing can't be trusted).
-    private func reject(_ conn: Connection, _ error: HTTPError) {
+    private func reject(_ conn: Connection, _ error: ClientError) {
         let version = conn.current?.request.version ?? .http11
         let sent = writer.append(
             Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
@@ -234,7 +234,7 @@ extension EventLoop {
         _ = csys_epoll_del(epfd, conn.fd)
         close(conn.fd)
         load.subtract(1, ordering: .relaxed)
-        context.openConnections.subtract(1, ordering: .relaxed)
+        context.statistics.openConnections.subtract(1, ordering: .relaxed)
     }
 
     /// Drops connections past their deadline: slowloris heads, idle keep-alives, stalled readers.

@@ -1,6 +1,6 @@
 import CSystem
 import Glibc
-import Locking
+import Primitives
 import Synchronization
 
 /// Connections changing loops: handed over at accept time to keep the loops balanced, or
@@ -61,6 +61,6 @@ extension EventLoop {
     func discard(_ fd: Int32) {
         close(fd)
         load.subtract(1, ordering: .relaxed)
-        context.openConnections.subtract(1, ordering: .relaxed)
+        context.statistics.openConnections.subtract(1, ordering: .relaxed)
     }
 }

@@ -1,6 +1,6 @@
 import CSystem
 import Glibc
-import Locking
+import Primitives
 import Synchronization
 
 /// One epoll loop on its own thread, with its own SO_REUSEPORT listener.
@@ -74,7 +74,7 @@ final class EventLoop: @unchecked Sendable {
         self.listenFD = listenFD
         self.context = context
         readBuffer = .allocate(capacity: 64 * 1024)
-        writer = ResponseWriter(serverName: context.configuration.serverName, corsOrigin: context.configuration.corsOrigin)
+        writer = ResponseWriter(serverName: context.configuration.serverName, cors: context.configuration.cors)
         _ = csys_epoll_add(epfd, wakeFD, UInt32(EPOLLIN.rawValue))
         _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
     }
@@ -189,11 +189,11 @@ final class EventLoop: @unchecked Sendable {
                 }
                 return
             }
-            if context.openConnections.load(ordering: .relaxed) >= context.configuration.maxConnections {
+            if context.statistics.openConnections.load(ordering: .relaxed) >= context.configuration.maxConnections {
                 refuse(fd)
                 continue
             }
-            context.openConnections.add(1, ordering: .relaxed)
+            context.statistics.openConnections.add(1, ordering: .relaxed)
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = peerHigh != 0 || peerLow != 0 ? IPAddress(high: peerHigh, low: peerLow) : nil

@@ -1,4 +1,4 @@
-import Locking
+import Primitives
 
 /// HTTP versions the server speaks.
 public enum HTTPVersion: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Primitives
+
 /// How the body of a request is delimited (RFC 9112 §6).
 enum BodyFraming: Equatable {
     case none
@@ -16,7 +18,7 @@ struct RequestHead {
 enum HeadParseResult {
     case needMore
     case head(RequestHead, consumed: Int)
-    case failure(HTTPError)
+    case failure(ClientError)
 }
 
 /// Strict parser for the request line and header section (RFC 9112 §2–§6).
@@ -90,7 +92,7 @@ struct RequestHeadParser {
 
     /// Parses a complete head: `buf[start..<headEnd]`, request line ending at `lineEnd` (the LF).
     private static func parseComplete(_ buf: UnsafeBufferPointer<UInt8>, start: Int, lineEnd: Int, headEnd: Int, limits: ParseLimits) -> Result<
-        RequestHead, HTTPError
+        RequestHead, ClientError
     > {
         let line = UnsafeBufferPointer(rebasing: buf[start..<(lineEnd - 1)])
         let method: String, target: String, version: HTTPVersion
@@ -117,7 +119,7 @@ struct RequestHeadParser {
         return interpret(method: method, target: target, version: version, headers: headers, limits: limits)
     }
 
-    private static func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String, HTTPVersion), HTTPError> {
+    private static func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String, HTTPVersion), ClientError> {
         let sp = UInt8(ascii: " ")
         guard let firstSpace = line.firstIndex(of: sp), firstSpace > 0 else { return .failure(.badRequest("malformed request line")) }
         guard let lastSpace = line.lastIndex(of: sp), lastSpace > firstSpace + 1 else { return .failure(.badRequest("malformed request line")) }
@@ -160,7 +162,7 @@ struct RequestHeadParser {
         return nil
     }
 
-    private static func parseField(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String), HTTPError> {
+    private static func parseField(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String), ClientError> {
         guard let first = line.first else { return .failure(.badRequest("empty header line")) }
         if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { return .failure(.badRequest("obsolete line folding is not allowed")) }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.badRequest("header field without colon")) }
@@ -183,7 +185,7 @@ struct RequestHeadParser {
 
     /// Header semantics: Host, framing (smuggling defences), Connection, Expect.
     private static func interpret(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, limits: ParseLimits) -> Result<
-        RequestHead, HTTPError
+        RequestHead, ClientError
     > {
         let hosts = headers.values("host")
         if version == .http11 && hosts.count != 1 { return .failure(.badRequest(hosts.isEmpty ? "missing Host header" : "multiple Host headers")) }
@@ -200,7 +202,7 @@ struct RequestHeadParser {
             guard codings.last == "chunked", codings.filter({ $0 == "chunked" }).count == 1 else {
                 return .failure(.badRequest("chunked must be the final transfer coding"))
             }
-            if codings.count > 1 { return .failure(HTTPError(status: 501, code: "not_implemented", message: "unsupported transfer coding")) }
+            if codings.count > 1 { return .failure(ClientError(status: 501, code: "not_implemented", message: "unsupported transfer coding")) }
             framing = .chunked
         } else if !lengths.isEmpty {
             var value: Int?
@@ -228,7 +230,7 @@ struct RequestHeadParser {
         var expectContinue = false
         if let expect = headers["expect"] {
             guard expect.lowercased() == "100-continue" else {
-                return .failure(HTTPError(status: 417, code: "expectation_failed", message: "unsupported Expect value"))
+                return .failure(ClientError(status: 417, code: "expectation_failed", message: "unsupported Expect value"))
             }
             expectContinue = version == .http11 && framing != .none
         }

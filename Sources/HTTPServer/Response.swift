@@ -1,3 +1,5 @@
+import Primitives
+
 /// What a handler answers. Bodies are shared byte arrays: a cached response is
 /// written without being copied or re-encoded.
 public struct Response: Sendable {
@@ -27,9 +29,9 @@ public struct Response: Sendable {
         return Response(status: status, headers: headers, body: body, gzippedBody: gzipped, compressible: true)
     }
 
-    /// The uniform JSON error body.
-    public static func error(_ error: HTTPError) -> Response {
-        var r = json(Array(JSONError.body(error).utf8), status: error.status)
+    /// The uniform JSON error response (`ClientError.body`), never stored by a cache.
+    public static func error(_ error: ClientError) -> Response {
+        var r = json(error.body, status: error.status)
         r.compressible = false
         // 404 and 405 are cacheable by heuristic (RFC 9110 §15.1); no error should outlive its cause.
         r.headers.add("Cache-Control", "no-store")
@@ -37,37 +39,6 @@ public struct Response: Sendable {
     }
 
     public static func error(status: Int, code: String, message: String) -> Response {
-        error(HTTPError(status: status, code: code, message: message))
-    }
-}
-
-enum JSONError {
-    static func body(_ e: HTTPError) -> String {
-        "{\"error\":{\"status\":\(e.status),\"code\":\(JSONString.quoted(e.code)),\"message\":\(JSONString.quoted(e.message))}}"
-    }
-}
-
-/// JSON string literals for text the server writes itself (errors, log lines).
-public enum JSONString {
-    public static func quoted(_ s: String) -> String {
-        var out = "\""
-        out.reserveCapacity(s.utf8.count + 2)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        error(ClientError(status: status, code: code, message: message))
     }
 }

@@ -4,13 +4,11 @@ struct ResponseWriter {
     let serverHeader: [UInt8]
     let corsHeader: [UInt8]?
 
-    static let exposedHeaders = "ETag, Age, X-Cache, X-Request-ID, Retry-After"
-
-    init(serverName: String, corsOrigin: String?) {
+    init(serverName: String, cors: CORSPolicy) {
         serverHeader = Array("Server: \(serverName)\r\n".utf8)
-        // Page scripts may read only safelisted headers unless exposed; these are the ones the API documents.
-        corsHeader = corsOrigin.map {
-            Array("Access-Control-Allow-Origin: \($0)\r\nAccess-Control-Expose-Headers: \(Self.exposedHeaders)\r\n".utf8)
+        // Page scripts may read only safelisted headers unless exposed; the application names its own.
+        corsHeader = cors.origin.map {
+            Array("Access-Control-Allow-Origin: \($0)\r\nAccess-Control-Expose-Headers: \(cors.exposedHeaders.joined(separator: ", "))\r\n".utf8)
         }
     }
 

@@ -1,6 +1,6 @@
 import Glibc
 import Synchronization
-import Locking
+import Primitives
 
 /// The HTTP/1.1 server: N event loops, each with its own SO_REUSEPORT listener,
 /// so the kernel spreads connections and no lock sits on the accept path.
@@ -11,20 +11,25 @@ public final class Server: Sendable {
     private let boundPort = Atomic<Int>(0)
     private let placed = Locked<CPUPlacement?>(nil)
 
-    public init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver()) {
-        context = ServerContext(configuration: configuration, router: router, observer: observer)
+    public init(
+        configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver(), statistics: ServerStatistics = ServerStatistics()
+    ) {
+        context = ServerContext(configuration: configuration, router: router, observer: observer, statistics: statistics)
     }
+
+    /// Connection counts, as handed in (or made) at init.
+    public var statistics: ServerStatistics { context.statistics }
 
     /// The port actually bound (useful with port 0).
     public var port: Int { boundPort.load(ordering: .relaxed) }
-    public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+    public var openConnections: Int { context.statistics.open }
     public var isDraining: Bool { context.isDraining }
     /// The CPU each loop is pinned to, when connections are steered by CPU (nil: kernel hash).
     public var placement: CPUPlacement? { placed.withLock { $0 } }
     /// Idle connections that moved to the loop of the CPU their packets arrive on.
-    public var connectionsMoved: Int { loops.withLock { $0.reduce(0) { $0 + $1.adopted.load(ordering: .relaxed) } } }
+    public var connectionsMoved: Int { context.statistics.moved }
     /// Connections each loop owns now.
-    public var connectionsPerLoop: [Int] { loops.withLock { $0.map { $0.load.load(ordering: .relaxed) } } }
+    public var connectionsPerLoop: [Int] { context.statistics.perLoop }
 
     /// Binds the listeners and starts the event-loop threads.
     public func start() throws(ServerError) {
@@ -50,6 +55,7 @@ public final class Server: Sendable {
             loop.workerCPUs = placement?.cpus.map(Int32.init) ?? []
         }
         loops.withLock { $0 = created }
+        context.statistics.attach(created)
         for (i, loop) in created.enumerated() {
             let cpu = placement?.cpus[i]
             let started = NativeThread.start(name: "http-loop-\(i)", stackSize: 1 << 20) { [self] in

@@ -5,11 +5,12 @@ final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let observer: any ServerObserver
-    let openConnections = Atomic<Int>(0)
+    let statistics: ServerStatistics
     private let draining = Atomic<Bool>(false)
     private let requestIDs = RequestIDGenerator()
 
-    init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver) {
+    init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver, statistics: ServerStatistics) {
+        self.statistics = statistics
         self.configuration = configuration
         self.router = router
         self.observer = observer
@@ -51,8 +52,8 @@ final class ServerContext: Sendable {
         let methods = allow.joined(separator: ", ")
         response.headers.add("Allow", methods)
         response.headers.add("Access-Control-Allow-Methods", methods)
-        response.headers.add("Access-Control-Allow-Headers", "Accept, Accept-Encoding, Cache-Control, If-None-Match, X-Request-ID")
-        response.headers.add("Access-Control-Max-Age", "86400")
+        response.headers.add("Access-Control-Allow-Headers", configuration.cors.allowedRequestHeaders.joined(separator: ", "))
+        response.headers.add("Access-Control-Max-Age", String(configuration.cors.maxAge))
         return response
     }
 }

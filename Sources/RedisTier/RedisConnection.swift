@@ -1,6 +1,6 @@
 import CHiredis
 import Glibc
-import Locking
+import Primitives
 import Synchronization
 
 /// One pipelined Redis connection owned by its own thread (the shape of the libcurl

@@ -1,4 +1,4 @@
-import Locking
+import Primitives
 import Upstream
 
 /// The per-upstream rate limits as one budget for all replicas: a GCRA evaluated

@@ -1,5 +1,5 @@
 import Glibc
-import Locking
+import Primitives
 import ResponseCache
 
 /// The shared response tier (L2) in Redis. Each entry is a hash (stored time on Redis'

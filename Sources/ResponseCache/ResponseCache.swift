@@ -1,4 +1,4 @@
-import Locking
+import Primitives
 
 /// In-memory response cache: TTL, stale-while-revalidate, stale-if-error,
 /// single-flight loads, and a byte budget with LRU eviction.
@@ -25,7 +25,7 @@ public final class ResponseCache: Sendable {
 
     private struct State {
         /// Entries in use order: eviction takes the least recently used in O(1).
-        var slots = LRUTable<CachedResponse>()
+        var slots = LRUTable<String, CachedResponse>()
         /// Raw request target → canonical key, so a repeat hit skips parameter validation.
         var aliases: [String: String] = [:]
         var flights: [String: Task<FlightResult, Never>] = [:]

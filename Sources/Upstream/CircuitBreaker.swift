@@ -1,4 +1,4 @@
-import Locking
+import Primitives
 
 /// A circuit breaker (per API host or per feed URL, see `BreakerTable`): after `threshold` consecutive failures it fails fast for
 /// `cooldown` seconds, then lets one probe through; success closes it again.

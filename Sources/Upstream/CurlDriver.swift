@@ -1,6 +1,6 @@
 import CCurl
 import Synchronization
-import Locking
+import Primitives
 
 /// Runs libcurl's multi interface on one dedicated thread: any number of transfers
 /// in flight without a thread each, and one shared connection/DNS/TLS-session cache.

@@ -1,35 +1,5 @@
 import FoundationEssentials
-import Locking
-
-/// Settings for the whole client and per upstream.
-public struct UpstreamConfiguration: Sendable {
-    public var connectTimeoutMs = 2000
-    public var timeoutMs = 8000
-    public var maxBodyBytes = 8 << 20
-    public var userAgent = "FeedProxy/1.0"
-    /// `UPSTREAM_PROXY`: all upstream traffic through this proxy (nil: direct, environment ignored).
-    public var proxy: String?
-    public var breakerThreshold = 5
-    public var breakerCooldownSeconds = 30.0
-    /// Requests per minute allowed per upstream name (absent: unlimited).
-    public var ratePerMinute: [String: Double] = [:]
-    /// Total timeout per upstream name, overriding `timeoutMs`.
-    public var timeoutMsByUpstream: [String: Int] = [:]
-    /// One budget for all replicas; when it cannot be reached each replica uses a local
-    /// bucket at `ratePerMinute / fallbackReplicas`, so a fallback never multiplies the budget.
-    public var sharedBudget: (any SharedRateBudget)?
-    public var fallbackReplicas = 1
-    public var rateObserver: RateDecisionObserver?
-    /// Longest a request waits in its upstream's fair queue for a token (0: never waits).
-    /// Never past the request's own time budget.
-    public var queueWaitMs = 3000
-    /// Requests one client may have waiting per upstream.
-    public var queuePerClient = 4
-    /// Token sources by upstream name, used instead of local buckets from `ratePerMinute` (tests).
-    public var tokenSources: [String: any TokenSource] = [:]
-
-    public init() {}
-}
+import Primitives
 
 /// Observes each upstream attempt (for metrics); called from any thread.
 public typealias UpstreamObserver = @Sendable (_ upstream: String, _ outcome: String, _ seconds: Double) -> Void
@@ -92,13 +62,13 @@ public final class UpstreamClient: Sendable {
 
     /// The breaker an API host's requests share, created on first use.
     public func breaker(forHost host: String) -> CircuitBreaker {
-        breakers.breaker(.init(name: host, perFeed: false), now: clock())
+        breakers.breaker(.init(name: host, perFeed: false))
     }
 
     /// The breaker a request goes through: its API host's, or its own feed URL's.
     func breaker(for request: UpstreamRequest) -> CircuitBreaker {
         let host = URLComponents(string: request.url)?.host ?? request.url
-        return breakers.breaker(BreakerTable.key(for: request, host: host), now: clock())
+        return breakers.breaker(BreakerTable.key(for: request, host: host))
     }
 
     /// Breaker states by API host, for metrics.

@@ -1,3 +1,4 @@
+import Primitives
 import Testing
 @testable import Feeds
 
@@ -39,7 +40,7 @@ import Testing
         #expect(feed.episodes[0].title == "Economia: o preço do café subiu 2 €")
         #expect(feed.episodes[0].summary == "Œuvres, Šimon e Žofia explicam o orçamento.")
         // Without the header it is read as UTF-8, which these bytes are not.
-        #expect(throws: FeedError.self) { try RSSParser.parse(bytes, limit: 10) }
+        #expect(throws: ClientError.self) { try RSSParser.parse(bytes, limit: 10) }
     }
 
     @Test func declarationWinsOverContentType() throws {
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func undecodableBytesAre502WithAClearMessage() {
-        let expected = FeedError(
+        let expected = ClientError(
             status: 502, code: "bad_upstream_response", message: "the podcast feed is not valid UTF-8: undecodable bytes at line 4, column 13")
         #expect(throws: expected) { try RSSParser.parse(fixture("rss/1580000006.xml"), limit: 10) }
     }
@@ -58,7 +59,7 @@ import Testing
         bytes.append(0x81)  // one of the five bytes 1252 leaves undefined
         bytes += Array("</title></channel></rss>".utf8)
         #expect(
-            throws: FeedError(
+            throws: ClientError(
                 status: 502, code: "bad_upstream_response", message: "the podcast feed is not valid windows-1252: undecodable bytes at line 1, column 82")
         ) {
             try RSSParser.parse(bytes, limit: 10)
@@ -67,8 +68,9 @@ import Testing
 
     @Test func unknownEncodingIs502() {
         let xml = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><rss version=\"2.0\"><channel><title>x</title></channel></rss>"
-        #expect(throws: FeedError(status: 502, code: "bad_upstream_response", message: "the podcast feed is in an encoding that cannot be decoded (Shift_JIS)"))
-        {
+        #expect(
+            throws: ClientError(status: 502, code: "bad_upstream_response", message: "the podcast feed is in an encoding that cannot be decoded (Shift_JIS)")
+        ) {
             try RSSParser.parse(Array(xml.utf8), limit: 10)
         }
     }
@@ -97,7 +99,7 @@ import Testing
         xml += "]><rss version=\"2.0\"><channel><title>&lol9;</title></channel></rss>"
         let clock = ContinuousClock()
         let started = clock.now
-        #expect(throws: FeedError(status: 502, code: "bad_upstream_response", message: "the podcast feed declares XML entities, which are not accepted")) {
+        #expect(throws: ClientError(status: 502, code: "bad_upstream_response", message: "the podcast feed declares XML entities, which are not accepted")) {
             try RSSParser.parse(Array(xml.utf8), limit: 10)
         }
         #expect(clock.now - started < .seconds(1))

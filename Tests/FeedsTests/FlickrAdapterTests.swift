@@ -1,3 +1,4 @@
+import Primitives
 import Testing
 @testable import Feeds
 
@@ -69,7 +70,7 @@ import Testing
 
     @Test(arguments: ["errors/truncated.json", "errors/wrong_shape.json", "errors/html_500.html", "kiva/graphql.json"])
     func badBodiesAre502(_ path: String) {
-        #expect(throws: FeedError.badUpstreamResponse("flickr")) { try FlickrAdapter.normalise(fixture(path), limit: 20) }
+        #expect(throws: ClientError.badUpstreamResponse("flickr")) { try FlickrAdapter.normalise(fixture(path), limit: 20) }
     }
 
     @Test func buildsUpstreamURLAndCanonicalKey() throws {
@@ -93,7 +94,7 @@ import Testing
         ("lang", "xx-yy", "lang must be one of: de-de, en-us, es-us, fr-fr, it-it, ko-kr, pt-br, zh-hk"),
     ])
     func invalidParameters(_ name: String, _ value: String, _ message: String) {
-        #expect(throws: FeedError.invalidParameter(message)) { try adapter.prepare(QueryParameters([(name, value)])) }
+        #expect(throws: ClientError.invalidParameter(message)) { try adapter.prepare(QueryParameters([(name, value)])) }
     }
 
     @Test func authorNameForms() {

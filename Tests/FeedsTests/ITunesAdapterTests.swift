@@ -1,3 +1,4 @@
+import Primitives
 import Testing
 @testable import Feeds
 
@@ -51,24 +52,24 @@ import Testing
     }
 
     @Test func validation() {
-        #expect(throws: FeedError.missingParameter("term")) { try adapter.prepare(QueryParameters([])) }
-        #expect(throws: FeedError.missingParameter("term")) { try adapter.prepare(QueryParameters([("term", "   ")])) }
-        #expect(throws: FeedError.invalidParameter("term must be between 1 and 200 characters")) {
+        #expect(throws: ClientError.missingParameter("term")) { try adapter.prepare(QueryParameters([])) }
+        #expect(throws: ClientError.missingParameter("term")) { try adapter.prepare(QueryParameters([("term", "   ")])) }
+        #expect(throws: ClientError.invalidParameter("term must be between 1 and 200 characters")) {
             try adapter.prepare(QueryParameters([("term", String(repeating: "a", count: 201))]))
         }
-        #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 200")) {
+        #expect(throws: ClientError.invalidParameter("limit must be an integer between 1 and 200")) {
             try adapter.prepare(QueryParameters([("term", "a"), ("limit", "201")]))
         }
-        #expect(throws: FeedError.invalidParameter("country must be an ISO 3166-1 alpha-2 code such as us or gb")) {
+        #expect(throws: ClientError.invalidParameter("country must be an ISO 3166-1 alpha-2 code such as us or gb")) {
             try adapter.prepare(QueryParameters([("term", "a"), ("country", "usa")]))
         }
-        #expect(throws: FeedError.invalidParameter("explicit must be one of: yes, no")) {
+        #expect(throws: ClientError.invalidParameter("explicit must be one of: yes, no")) {
             try adapter.prepare(QueryParameters([("term", "a"), ("explicit", "maybe")]))
         }
     }
 
     @Test(arguments: ["errors/truncated.json", "errors/html_500.html", "flickr/photos_public.json"])
     func badBodiesAre502(_ path: String) {
-        #expect(throws: FeedError.badUpstreamResponse("itunes")) { try ITunesAdapter.normalise(fixture(path)) }
+        #expect(throws: ClientError.badUpstreamResponse("itunes")) { try ITunesAdapter.normalise(fixture(path)) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 import Testing
 @testable import Feeds
 
@@ -56,12 +57,12 @@ import Testing
 
     @Test func validation() {
         let adapter = KivaAdapter(api: .graphQL(url: "http://x/graphql"))
-        #expect(throws: FeedError.invalidParameter("page must be an integer between 1 and 10000")) { try adapter.prepare(QueryParameters([("page", "0")])) }
-        #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 100")) { try adapter.prepare(QueryParameters([("limit", "101")])) }
+        #expect(throws: ClientError.invalidParameter("page must be an integer between 1 and 10000")) { try adapter.prepare(QueryParameters([("page", "0")])) }
+        #expect(throws: ClientError.invalidParameter("limit must be an integer between 1 and 100")) { try adapter.prepare(QueryParameters([("limit", "101")])) }
     }
 
     @Test(arguments: ["errors/graphql_error.json", "errors/truncated.json", "kiva/newest.json"])
     func badGraphQLBodiesAre502(_ path: String) {
-        #expect(throws: FeedError.badUpstreamResponse("kiva")) { try KivaGraphQL.normalise(fixture(path), page: 1, limit: 20) }
+        #expect(throws: ClientError.badUpstreamResponse("kiva")) { try KivaGraphQL.normalise(fixture(path), page: 1, limit: 20) }
     }
 }

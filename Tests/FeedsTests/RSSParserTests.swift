@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 import Testing
 @testable import Feeds
 
@@ -63,7 +64,7 @@ import Testing
 
     @Test(arguments: ["rss/1437212345.xml", "rss/1000123456.xml", "rss/fuzz-invalid-utf8-name.xml", "errors/truncated.json", "errors/html_500.html"])
     func brokenOrNotAFeedIs502(_ path: String) {
-        #expect(throws: FeedError.badUpstreamResponse("the podcast feed")) { try RSSParser.parse(fixture(path), limit: 100) }
+        #expect(throws: ClientError.badUpstreamResponse("the podcast feed")) { try RSSParser.parse(fixture(path), limit: 100) }
     }
 
     @Test func threeThousandItemsAndTheLimit() throws {
@@ -115,10 +116,10 @@ import Testing
     }
 
     @Test func lookupErrors() {
-        #expect(throws: FeedError(status: 404, code: "podcast_not_found", message: "no podcast has this id")) {
+        #expect(throws: ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")) {
             try EpisodesAdapter.feedURL(fromLookup: Array("\n\n{\"resultCount\":0,\"results\":[]}".utf8))
         }
-        #expect(throws: FeedError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")) {
+        #expect(throws: ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")) {
             try EpisodesAdapter.feedURL(fromLookup: Array("{\"resultCount\":1,\"results\":[{\"collectionName\":\"x\"}]}".utf8))
         }
     }
@@ -126,9 +127,9 @@ import Testing
     @Test func idValidation() {
         let adapter = EpisodesAdapter(lookupURL: "http://127.0.0.1:9/lookup", maxFeedBytes: 1 << 20, allowPrivateHosts: false)
         for bad in ["abc", "0", "-1", "1234567890123456789"] {
-            #expect(throws: FeedError.invalidParameter("id must be a positive iTunes collection id")) { try adapter.prepare(QueryParameters([("id", bad)])) }
+            #expect(throws: ClientError.invalidParameter("id must be a positive iTunes collection id")) { try adapter.prepare(QueryParameters([("id", bad)])) }
         }
-        #expect(throws: FeedError.invalidParameter("limit must be an integer between 1 and 500")) {
+        #expect(throws: ClientError.invalidParameter("limit must be an integer between 1 and 500")) {
             try adapter.prepare(QueryParameters([("id", "1"), ("limit", "501")]))
         }
     }
@@ -152,14 +153,14 @@ import Testing
 @Suite struct RSSParserRobustnessTests {
     @Test func mismatchedEndTagsNeverTrap() {
         let xml = "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><summary>x</summry></entry></feed></feed></x>"
-        #expect(throws: FeedError.self) { try RSSParser.parse(Array(xml.utf8), limit: 10) }
+        #expect(throws: ClientError.self) { try RSSParser.parse(Array(xml.utf8), limit: 10) }
     }
 
     @Test func latin1BytesInAUTF8FeedAre502() {
         var bytes = Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Caf".utf8)
         bytes.append(0xE9)  // Latin-1 é: not UTF-8
         bytes += Array("</title></channel></rss>".utf8)
-        let expected = FeedError(
+        let expected = ClientError(
             status: 502, code: "bad_upstream_response", message: "the podcast feed is not valid UTF-8: undecodable bytes at line 1, column 60")
         #expect(throws: expected) { try RSSParser.parse(bytes, limit: 10) }
     }

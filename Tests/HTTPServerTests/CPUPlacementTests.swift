@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Locking
+import Primitives
 import Testing
 import TestSupport
 

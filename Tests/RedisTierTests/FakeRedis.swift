@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Locking
+import Primitives
 
 /// A scripted Redis socket for states a real server cannot be put in on demand:
 /// answering nothing, closing mid-conversation, or having lost its scripts.

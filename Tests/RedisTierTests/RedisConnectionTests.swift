@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Primitives
 import Testing
 import TestSupport
 @testable import RedisTier

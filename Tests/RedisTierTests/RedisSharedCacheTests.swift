@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Primitives
 import ResponseCache
 import Synchronization
 import Testing

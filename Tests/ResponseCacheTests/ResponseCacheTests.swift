@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import Locking
+import Primitives
 @testable import ResponseCache
 
 final class ManualClock: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-@_exported import Locking
+@_exported import Primitives
 
 /// The real `feedproxy` binary, started for a test and stopped with SIGTERM.
 public final class FeedProxyProcess: @unchecked Sendable {

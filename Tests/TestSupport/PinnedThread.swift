@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Primitives
 
 /// Runs `body` on a fresh thread pinned to `cpu` and waits for it: the way to be a client
 /// whose packets arrive on a known CPU.

@@ -44,14 +44,21 @@ import TestSupport
         await expectError(.circuitOpen(retryAfter: 30), within: 1) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"))) }
     }
 
-    @Test func feedBreakersAreBoundedAndKeepTheOpenOnes() {
+    @Test func feedBreakersAreABoundedLRU() {
         let table = BreakerTable(threshold: 1, cooldown: 30, maxFeeds: 8)
-        let bad = table.breaker(.init(name: "http://h/bad.xml", perFeed: true), now: 0)
+        let bad = table.breaker(.init(name: "http://h/bad.xml", perFeed: true))
         bad.record(success: false, now: 0)
-        for i in 0..<1000 { _ = table.breaker(.init(name: "http://h/\(i).xml", perFeed: true), now: 0) }
+        for i in 0..<1000 {
+            _ = table.breaker(.init(name: "http://h/\(i).xml", perFeed: true))
+            if i % 4 == 0 { _ = table.breaker(.init(name: "http://h/bad.xml", perFeed: true)) }  // still asked for: kept
+        }
         let counts = table.snapshot(now: 1).feeds
         #expect(counts.closed + counts.halfOpen + counts.open == 8)
-        #expect(counts.open == 1)  // pristine breakers were evicted first
-        #expect(table.breaker(.init(name: "http://h/bad.xml", perFeed: true), now: 1) === bad)
+        #expect(counts.open == 1)
+        #expect(table.breaker(.init(name: "http://h/bad.xml", perFeed: true)) === bad)
+        // An API host's breaker is not a feed's and is never evicted by them.
+        let host = table.breaker(.init(name: "api.example", perFeed: false))
+        for i in 0..<100 { _ = table.breaker(.init(name: "http://h/more\(i).xml", perFeed: true)) }
+        #expect(table.breaker(.init(name: "api.example", perFeed: false)) === host)
     }
 }

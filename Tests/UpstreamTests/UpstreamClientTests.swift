@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Locking
+import Primitives
 import TestSupport
 @testable import Upstream
 

@@ -1,0 +1,63 @@
+import Feeds
+import HTTPServer
+import Primitives
+import RedisTier
+import Upstream
+
+/// FeedProxy assembled in two steps: configure the services the routes stand on, then
+/// build every route of `RouteName` over them and serve.
+public final class App: Sendable {
+    public let configuration: Configuration
+    public let logger: Logger
+    private let server: Server
+    private let draining = Draining()
+    private let redis: RedisConnection?
+
+    public init(configuration c: Configuration) throws {
+        configuration = c
+        let serverConfig = ServerConfiguration(c)
+        // One log lane per event loop, plus one for every other thread.
+        let services = try Services(c, logLanes: serverConfig.resolvedThreads + 1)
+        logger = services.logger
+        redis = services.redis
+
+        let statistics = ServerStatistics()
+        let operational = OperationalRoutes(services: services, draining: draining, statistics: statistics)
+        let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
+        var router = Router()
+        for route in RouteName.allCases {
+            let handler: Handler
+            switch route {
+            case .photos: handler = services.feedRoute(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos).handle
+            case .podcasts: handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL), ttl: c.ttlPodcasts).handle
+            case .episodes:
+                let adapter = EpisodesAdapter(lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts)
+                handler = services.feedRoute(adapter, ttl: c.ttlEpisodes).handle
+            case .loans: handler = services.feedRoute(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
+            default:
+                guard let h = operational.handler(for: route) else { continue }
+                handler = h
+            }
+            router.get(route.rawValue, handler)
+        }
+        let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver)
+        server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics)
+    }
+
+    /// Binds and starts serving; returns the port.
+    public func start() throws -> Int {
+        try server.start()
+        return server.port
+    }
+
+    /// Graceful: readiness goes 503, listeners close, in-flight requests finish.
+    public func shutdown() {
+        draining.begin()
+        if configuration.shutdownDelay > 0 { NativeThread.sleep(seconds: configuration.shutdownDelay) }
+        server.shutdown()
+        redis?.stop()
+    }
+
+    /// The CPUs the event loops are pinned to ("0,1"), or "off" when the kernel's hash spreads connections.
+    public var cpuPlacement: String { server.placement.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "off" }
+}

@@ -1,0 +1,69 @@
+import Feeds
+import Primitives
+import RedisTier
+import ResponseCache
+import Upstream
+
+/// Step one of the wiring: everything the routes stand on, configured from the settings —
+/// logging, metrics, the optional Redis tier, the upstream client, the cache, client identity.
+struct Services: Sendable {
+    let configuration: Configuration
+    let logger: Logger
+    let metrics: Metrics
+    let redis: RedisConnection?
+    let upstream: UpstreamClient
+    let cache: ResponseCache
+    let clients: ClientPolicy
+
+    init(_ c: Configuration, logLanes: Int) throws {
+        configuration = c
+        let logger = Logger(level: c.logLevel, sink: LogSink(lanes: logLanes))
+        let metrics = Metrics(routes: RouteName.allCases.map(\.rawValue), sources: ["flickr", "itunes", "kiva", "episodes"])
+        self.logger = logger
+        self.metrics = metrics
+        let redis = c.redis.map { Self.redisConnection($0, c, metrics: metrics, logger: logger) }
+        self.redis = redis
+
+        var upstreamConfig = UpstreamConfiguration(c)
+        upstreamConfig.rateObserver = { metrics.shared.rateDecision(upstream: $0, mode: $1, granted: $2) }
+        upstreamConfig.sharedBudget = redis.map { RedisRateBudget(connection: $0) }
+        upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
+            metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
+        }
+        cache = ResponseCache(
+            maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() },
+            shared: redis.map { RedisSharedCache(connection: $0, fingerprint: SchemaFingerprint.compute(c)) },
+            sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
+            sharedObserver: { metrics.shared.l2($0.metricName) })
+        let quota = c.clientMissRatePerMinute > 0
+        clients = ClientPolicy(
+            resolver: ClientResolver(trusted: c.trustedProxies),
+            limiter: quota ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil,
+            untrustedForwarding: quota ? UntrustedForwarding(logger: logger) : nil)
+    }
+
+    /// A feed route over these services, with the route's TTL.
+    func feedRoute(_ adapter: any FeedAdapter, ttl: Double) -> FeedRoute {
+        let c = configuration
+        return FeedRoute(
+            adapter: adapter, policy: FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError),
+            negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, logger: logger, clients: clients)
+    }
+
+    /// The one Redis connection of this process; its failures are counted and logged
+    /// once per change of state, never passed on to clients.
+    private static func redisConnection(_ endpoint: RedisEndpoint, _ c: Configuration, metrics: Metrics, logger: Logger) -> RedisConnection {
+        metrics.shared.redisState(up: false)
+        let address = "\(endpoint.host):\(endpoint.port)"
+        return RedisConnection(settings: RedisConnection.Settings(endpoint, c)) { event in
+            switch event {
+            case .command(let operation, let outcome):
+                metrics.shared.redisCommand(operation: operation, outcome: outcome)
+            case .state(let up, let reason):
+                metrics.shared.redisState(up: up)
+                let fields: [(String, LogValue)] = [("redis", .string(address)), ("reason", .string(reason))]
+                if up { logger.info("redis up", fields) } else { logger.warn("redis down: serving from this replica alone", fields) }
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import HTTPServer
+import Primitives
+import Synchronization
+
+/// Makes a forgotten `TRUSTED_PROXIES` visible on day one: with the per-client quota on,
+/// a request carrying `X-Forwarded-For` from a peer that is not a trusted proxy means a
+/// proxy in front that FeedProxy does not trust, so every user behind it shares one quota.
+/// Counted in `/metrics` and logged once a minute at most. Checked on misses only (the
+/// only requests the quota charges), so the hit path never reads the header.
+final class UntrustedForwarding: Sendable {
+    static let logInterval = 60.0
+
+    private let seen = Counter()
+    private let lastLogged = Locked<Double>(-.infinity)
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    var count: Int { seen.current }
+
+    func check(peer: IPAddress?, headers: HTTPHeaders, trusted: TrustedProxies, now: Double) {
+        guard let peer, headers["x-forwarded-for"] != nil, !trusted.contains(peer) else { return }
+        seen.add()
+        let due = lastLogged.withLock { last -> Bool in
+            guard now - last >= Self.logInterval else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        logger.warn(
+            "X-Forwarded-For from a peer outside TRUSTED_PROXIES: every client behind it shares one miss quota",
+            [("peer", .string(peer.description)), ("trusted_proxies", .string(trusted.isEmpty ? "unset" : trusted.description))])
+    }
+}

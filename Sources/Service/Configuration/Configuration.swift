@@ -1,0 +1,69 @@
+import RedisTier
+
+/// Every setting, from environment variables with matching `--flags` (flags win).
+public struct Configuration: Sendable {
+    public static let version = "1.0.0"
+
+    public var host = "0.0.0.0"
+    public var port = 8080
+    public var threads = 0
+    public var cpuAffinity = true
+    public var flickrFeedURL = "https://api.flickr.com/services/feeds/photos_public.gne"
+    public var itunesSearchURL = "https://itunes.apple.com/search"
+    public var itunesLookupURL = "https://itunes.apple.com/lookup"
+    public var kivaGraphQLURL = "https://gateway.production.kiva.org/graphql"
+    public var kivaLoansURL: String?
+    public var ttlPhotos = 60.0
+    public var ttlPodcasts = 3600.0
+    public var ttlLoans = 300.0
+    public var ttlEpisodes = 1800.0
+    public var staleWhileRevalidateFactor = 10.0
+    public var staleIfError = 86_400.0
+    public var negativeTTL = 10.0
+    public var cacheMaxBytes = 64 << 20
+    public var upstreamConnectTimeoutMs = 2000
+    public var upstreamTimeoutMs = 8000
+    public var upstreamMaxBodyBytes = 8 << 20
+    public var feedMaxBodyBytes = 32 << 20
+    public var rateITunesPerMinute = 20.0
+    public var rateKivaPerMinute = 60.0
+    public var rateFlickrPerMinute = 60.0
+    /// Longest a cache miss waits in its upstream's fair queue for a token.
+    public var upstreamQueueWaitMs = 3000
+    /// Misses one client may have waiting per upstream.
+    public var upstreamQueuePerClient = 4
+    /// Upstream-costing requests per minute per client before `429` (0: off).
+    public var clientMissRatePerMinute = 30.0
+    /// Clients whose quota is tracked at once (least recently seen forgotten first).
+    public var clientStateMax = 100_000
+    /// Peers whose `X-Forwarded-For` names the client (empty: trust nobody).
+    public var trustedProxies = TrustedProxies()
+    public var breakerThreshold = 5
+    public var breakerCooldown = 30.0
+    /// The optional shared tier (`REDIS_URL`, parsed once); nil keeps everything in this process.
+    public var redis: RedisEndpoint?
+    public var redisTimeoutMs = 25
+    public var redisConnectTimeoutMs = 100
+    public var l2MaxValueBytes = 1 << 20
+    public var rateFallbackReplicas = 1
+    public var userAgent = "FeedProxy/\(Configuration.version)"
+    public var corsOrigin = "*"
+    public var headerTimeout = 10.0
+    public var idleTimeout = 60.0
+    public var writeTimeout = 30.0
+    public var drainTimeout = 10.0
+    /// Seconds `/readyz` reports 503 before the listener closes, so a load balancer can move traffic first.
+    public var shutdownDelay = 0.0
+    public var maxConnections = 16_384
+    public var logLevel = LogLevel.info
+    public var allowPrivateFeedHosts = false
+    public var upstreamProxy: String?
+    /// `--fixtures [DIR]`: serve recorded payloads through an in-process loopback upstream.
+    public var fixturesDirectory: String?
+    /// What the upstream URLs stand for in the shared-cache key fingerprint, when not
+    /// themselves: `--fixtures` sets it, so replicas whose fixture upstreams listen on
+    /// different ports still share one L2 (they serve the same recorded payloads).
+    public var upstreamIdentity: String?
+
+    public init() {}
+}

@@ -1,0 +1,5 @@
+import RedisTier
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+}

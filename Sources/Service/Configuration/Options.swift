@@ -1,0 +1,111 @@
+/// Every setting, declared once: flag, environment variable, where the value goes, how it
+/// is parsed, and its help text. Parsing, `--help` and the README's table all come from here.
+extension ConfigurationParser {
+    static let options: [Option] = [
+        Option("--port", "PORT", \.port, .integer(0...65535), "TCP port to listen on (0 picks a free one)"),
+        Option("--host", "HOST", \.host, .ipv4, "IPv4 address to listen on"),
+        Option("--threads", "THREADS", \.threads, .integer(0...256), "event-loop threads (0 = one per core)"),
+        Option(
+            "--cpu-affinity", "CPU_AFFINITY", \.cpuAffinity, .bool,
+            "with one loop per allowed CPU, pin each loop to its CPU and accept connections on the loop of the CPU they arrive on"),
+        Option("--flickr-feed-url", "FLICKR_FEED_URL", \.flickrFeedURL, .httpURL, "Flickr public photo feed endpoint"),
+        Option("--itunes-search-url", "ITUNES_SEARCH_URL", \.itunesSearchURL, .httpURL, "iTunes Search endpoint"),
+        Option("--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.itunesLookupURL, .httpURL, "iTunes Lookup endpoint (podcast episodes)"),
+        Option("--kiva-graphql-url", "KIVA_GRAPHQL_URL", \.kivaGraphQLURL, .httpURL, "Kiva GraphQL endpoint"),
+        Option(
+            "--kiva-loans-url", "KIVA_LOANS_URL", \.kivaLoansURL, .optionalHTTPURL,
+            "when set, use Kiva's legacy REST newest-loans endpoint instead of GraphQL"),
+        Option("--cache-ttl-photos", "CACHE_TTL_PHOTOS", \.ttlPhotos, .seconds(), "seconds /photos stays fresh"),
+        Option("--cache-ttl-podcasts", "CACHE_TTL_PODCASTS", \.ttlPodcasts, .seconds(), "seconds /podcasts stays fresh"),
+        Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.ttlLoans, .seconds(), "seconds /loans stays fresh"),
+        Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.ttlEpisodes, .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
+        Option(
+            "--cache-swr-factor", "CACHE_SWR_FACTOR", \.staleWhileRevalidateFactor, .factor(0...1000),
+            "stale-while-revalidate window as a multiple of the TTL"),
+        Option(
+            "--cache-stale-if-error", "CACHE_STALE_IF_ERROR", \.staleIfError, .seconds(),
+            "seconds a last good response may be served while the upstream fails"),
+        Option("--cache-negative-ttl", "CACHE_NEGATIVE_TTL", \.negativeTTL, .seconds(), "seconds an upstream 4xx answer is remembered"),
+        Option("--cache-max-bytes", "CACHE_MAX_BYTES", \.cacheMaxBytes, .bytes(1024...(1 << 40)), "memory budget of the response cache"),
+        Option(
+            "--upstream-connect-timeout-ms", "UPSTREAM_CONNECT_TIMEOUT_MS", \.upstreamConnectTimeoutMs, .integer(1...600_000),
+            "upstream connect timeout"),
+        Option(
+            "--upstream-timeout-ms", "UPSTREAM_TIMEOUT_MS", \.upstreamTimeoutMs, .integer(1...600_000),
+            "total upstream time budget per request, retry included"),
+        Option(
+            "--upstream-max-body-bytes", "UPSTREAM_MAX_BODY_BYTES", \.upstreamMaxBodyBytes, .bytes(1024...(1 << 31)),
+            "largest upstream JSON body accepted"),
+        Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.feedMaxBodyBytes, .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
+        Option(
+            "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.rateITunesPerMinute, .rate(),
+            "iTunes requests per minute (its published limit is about 20)"),
+        Option("--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.rateKivaPerMinute, .rate(), "Kiva requests per minute (60 unregistered)"),
+        Option("--rate-limit-flickr", "RATE_LIMIT_FLICKR_PER_MIN", \.rateFlickrPerMinute, .rate(), "Flickr feed requests per minute"),
+        Option(
+            "--upstream-queue-wait-ms", "UPSTREAM_QUEUE_WAIT_MS", \.upstreamQueueWaitMs, .integer(0...600_000),
+            "longest a cache miss waits for its turn at an upstream's rate limit (0: fail at once)"),
+        Option(
+            "--upstream-queue-per-client", "UPSTREAM_QUEUE_PER_CLIENT", \.upstreamQueuePerClient, .integer(1...1000),
+            "misses one client may have waiting per upstream"),
+        Option(
+            "--client-miss-rate", "CLIENT_MISS_RATE_PER_MIN", \.clientMissRatePerMinute, .rate(allowZero: true),
+            "upstream-costing requests per minute per client before 429 (0 = off)"),
+        Option(
+            "--client-state-max", "CLIENT_STATE_MAX", \.clientStateMax, .integer(1...100_000_000),
+            "clients whose quota is remembered (LRU, about 100 bytes each)"),
+        Option(
+            "--trusted-proxies", "TRUSTED_PROXIES", \.trustedProxies, .cidrList,
+            "CIDR list of proxies whose X-Forwarded-For names the client (empty: trust nobody)"),
+        Option("--breaker-threshold", "BREAKER_THRESHOLD", \.breakerThreshold, .integer(1...1000), "consecutive upstream failures that open the circuit"),
+        Option("--breaker-cooldown", "BREAKER_COOLDOWN_S", \.breakerCooldown, .seconds(), "seconds an open circuit fails fast before one probe"),
+        Option(
+            "--redis-url", "REDIS_URL", \.redis, .redisURL,
+            "redis://[[user]:password@]host[:port][/db]: shared cache, fetch locks and rate budget across replicas (unset: none)"),
+        Option(
+            "--redis-timeout-ms", "REDIS_TIMEOUT_MS", \.redisTimeoutMs, .integer(1...10_000),
+            "deadline per Redis command; past it the replica carries on without Redis"),
+        Option("--redis-connect-timeout-ms", "REDIS_CONNECT_TIMEOUT_MS", \.redisConnectTimeoutMs, .integer(1...60_000), "deadline for connecting to Redis"),
+        Option(
+            "--l2-max-value-bytes", "L2_MAX_VALUE_BYTES", \.l2MaxValueBytes, .bytes(0...(512 << 20)), "larger responses stay in this replica's cache only"),
+        Option(
+            "--rate-limit-fallback-replicas", "RATE_LIMIT_FALLBACK_REPLICAS", \.rateFallbackReplicas, .integer(1...10_000),
+            "with Redis unreachable, each replica allows RATE_LIMIT_*_PER_MIN divided by this (set it to the replica count)"),
+        Option("--user-agent", "USER_AGENT", \.userAgent, .headerLine(allowEmpty: false), "User-Agent sent upstream"),
+        Option("--cors-origin", "CORS_ORIGIN", \.corsOrigin, .headerLine(allowEmpty: true), "Access-Control-Allow-Origin value (empty: none)"),
+        Option("--header-timeout", "HEADER_TIMEOUT_S", \.headerTimeout, .seconds(allowZero: false), "seconds a client may take to send a request head"),
+        Option("--idle-timeout", "IDLE_TIMEOUT_S", \.idleTimeout, .seconds(allowZero: false), "seconds an idle keep-alive connection is kept"),
+        Option("--write-timeout", "WRITE_TIMEOUT_S", \.writeTimeout, .seconds(allowZero: false), "seconds a stalled client may leave a response unread"),
+        Option("--drain-timeout", "DRAIN_TIMEOUT_S", \.drainTimeout, .seconds(), "seconds in-flight requests get to finish on shutdown"),
+        Option(
+            "--shutdown-delay", "SHUTDOWN_DELAY_S", \.shutdownDelay, .seconds(), "seconds /readyz answers 503 before the listener closes on SIGTERM"),
+        Option("--max-connections", "MAX_CONNECTIONS", \.maxConnections, .integer(1...1_000_000), "open client connections before new ones are refused"),
+        Option("--log-level", "LOG_LEVEL", \.logLevel, .logLevel, "debug, info (one line per request), warn or error"),
+        Option(
+            "--upstream-proxy", "UPSTREAM_PROXY", \.upstreamProxy, .proxyURL,
+            "send every upstream request through this http(s)/socks5h proxy (unset: direct; http_proxy and the like are ignored)"),
+        Option(
+            "--allow-private-feed-hosts", "ALLOW_PRIVATE_FEED_HOSTS", \.allowPrivateFeedHosts, .bool,
+            "let podcast feed URLs point at loopback/private addresses (tests, offline mode)"),
+    ]
+}
+
+/// A setting: its flag, environment variable, help text, and — from the key path and the
+/// parser it was declared with — how a value is applied and how its default is shown.
+struct Option: Sendable {
+    let flag: String
+    let env: String
+    let help: String
+    let defaultText: @Sendable (Configuration) -> String
+    let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
+
+    init<Value>(
+        _ flag: String, _ env: String, _ keyPath: WritableKeyPath<Configuration, Value> & Sendable, _ parser: ValueParser<Value>, _ help: String
+    ) {
+        self.flag = flag
+        self.env = env
+        self.help = help
+        defaultText = { parser.show($0[keyPath: keyPath]) }
+        apply = { configuration, text throws(ConfigurationError) in configuration[keyPath: keyPath] = try parser.parse(env, text) }
+    }
+}

@@ -1,0 +1,21 @@
+import Primitives
+import ResponseCache
+
+/// A short hash of everything that shapes a cached response: the response schema (the
+/// OpenAPI document the service publishes), the version, the upstream endpoints and the
+/// freshness settings. It prefixes every shared-cache key, so during a rolling deploy
+/// pods of two versions never read each other's JSON.
+enum SchemaFingerprint {
+    static func compute(_ c: Configuration) -> String {
+        let upstreams =
+            c.upstreamIdentity.map { [$0, c.kivaLoansURL == nil ? "graphql" : "rest"] }
+            ?? [c.flickrFeedURL, c.itunesSearchURL, c.itunesLookupURL, c.kivaGraphQLURL, c.kivaLoansURL ?? ""]
+        let parts = [OpenAPIDocument.json, Configuration.version] + upstreams + ["\(c.feedMaxBodyBytes)", "\(c.negativeTTL)"]
+        var hash = FNV1a()
+        for part in parts {
+            hash.add(part.utf8)
+            hash.add(CollectionOfOne(0xFF))  // a separator no UTF-8 text contains
+        }
+        return hash.hex
+    }
+}

@@ -1,0 +1,49 @@
+import HTTPServer
+import RedisTier
+import Upstream
+
+// Each layer's own configuration, built from the settings in one place.
+
+extension ServerConfiguration {
+    init(_ c: Configuration) {
+        self.init()
+        host = c.host
+        port = c.port
+        threads = c.threads
+        cpuAffinity = c.cpuAffinity
+        headerTimeout = c.headerTimeout
+        idleTimeout = c.idleTimeout
+        writeTimeout = c.writeTimeout
+        drainTimeout = c.drainTimeout
+        maxConnections = c.maxConnections
+        // X-Cache is this application's header; the server exposes only its own by default.
+        cors = CORSPolicy(origin: c.corsOrigin.isEmpty ? nil : c.corsOrigin, exposedHeaders: ["ETag", "Age", "X-Cache", "X-Request-ID", "Retry-After"])
+    }
+}
+
+extension UpstreamConfiguration {
+    /// Everything but the shared budget and the observers, which the wiring adds.
+    init(_ c: Configuration) {
+        self.init()
+        connectTimeoutMs = c.upstreamConnectTimeoutMs
+        timeoutMs = c.upstreamTimeoutMs
+        maxBodyBytes = c.upstreamMaxBodyBytes
+        userAgent = c.userAgent
+        proxy = c.upstreamProxy
+        breakerThreshold = c.breakerThreshold
+        breakerCooldownSeconds = c.breakerCooldown
+        ratePerMinute = ["itunes": c.rateITunesPerMinute, "kiva": c.rateKivaPerMinute, "flickr": c.rateFlickrPerMinute]
+        queueWaitMs = c.upstreamQueueWaitMs
+        queuePerClient = c.upstreamQueuePerClient
+        fallbackReplicas = c.rateFallbackReplicas
+    }
+}
+
+extension RedisConnection.Settings {
+    init(_ endpoint: RedisEndpoint, _ c: Configuration) {
+        self.init(endpoint: endpoint)
+        commandTimeoutMs = c.redisTimeoutMs
+        connectTimeoutMs = c.redisConnectTimeoutMs
+        scripts = RedisConnection.tierScripts
+    }
+}

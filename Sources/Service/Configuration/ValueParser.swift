@@ -1,0 +1,152 @@
+import FoundationEssentials
+import HTTPServer
+import RedisTier
+
+/// How one kind of setting is read from its text and shown as a default in `--help`.
+/// Each parser is named for what it parses; its message names the setting.
+struct ValueParser<Value>: Sendable {
+    let parse: @Sendable (_ name: String, _ text: String) throws(ConfigurationError) -> Value
+    let show: @Sendable (Value) -> String
+}
+
+extension ValueParser where Value == Int {
+    static func integer(_ range: ClosedRange<Int>) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                guard let v = Int(text.trimmingASCIIWhitespace()), range.contains(v) else {
+                    throw ConfigurationError(description: "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound), got \"\(text)\"")
+                }
+                return v
+            }, show: { "\($0)" })
+    }
+
+    /// A size in bytes (a plain integer within `range`).
+    static func bytes(_ range: ClosedRange<Int>) -> Self { integer(range) }
+}
+
+extension ValueParser where Value == Double {
+    /// Longest duration any setting takes: a year. Beyond it derived figures (milliseconds,
+    /// TTL × factor, deadlines) stop meaning anything.
+    static let maxSeconds = 31_536_000.0
+
+    static func seconds(allowZero: Bool = true) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                guard let v = Double(text.trimmingASCIIWhitespace()), v.isFinite, allowZero ? v >= 0 : v > 0, v <= maxSeconds else {
+                    throw ConfigurationError(
+                        description:
+                            "\(name) must be a \(allowZero ? "non-negative" : "positive") number of seconds up to \(Int(maxSeconds)), got \"\(text)\"")
+                }
+                return v
+            }, show: wholeNumber)
+    }
+
+    /// Requests per minute: 0.01 (one every 100 minutes) up to a million; 0 only where it means off.
+    /// Below the floor a token takes so long that Retry-After and wait estimates are absurd.
+    static func rate(allowZero: Bool = false) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                guard let v = Double(text.trimmingASCIIWhitespace()), v.isFinite, (allowZero && v == 0) || (0.01...1_000_000).contains(v) else {
+                    throw ConfigurationError(
+                        description: "\(name) must be a number of requests per minute from 0.01 to 1000000\(allowZero ? " (0: off)" : ""), got \"\(text)\"")
+                }
+                return v
+            }, show: wholeNumber)
+    }
+
+    /// A plain multiplier within `range` (the stale-while-revalidate window per TTL).
+    static func factor(_ range: ClosedRange<Double>) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                guard let v = Double(text.trimmingASCIIWhitespace()), v.isFinite, range.contains(v) else {
+                    throw ConfigurationError(description: "\(name) must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound)), got \"\(text)\"")
+                }
+                return v
+            }, show: wholeNumber)
+    }
+
+    private static let wholeNumber: @Sendable (Double) -> String = { $0 == $0.rounded() && abs($0) < 1e15 ? "\(Int($0))" : "\($0)" }
+}
+
+extension ValueParser where Value == Bool {
+    static let bool = Self(
+        parse: { name, text throws(ConfigurationError) in
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": return true
+            case "0", "false", "no", "off": return false
+            default: throw ConfigurationError(description: "\(name) must be true or false, got \"\(text)\"")
+            }
+        }, show: { "\($0)" })
+}
+
+extension ValueParser where Value == String {
+    static let httpURL = Self(parse: { name, text throws(ConfigurationError) in try checkedURL(name, text) }, show: { $0 })
+
+    static let ipv4 = Self(
+        parse: { name, text throws(ConfigurationError) in
+            let parts = text.split(separator: ".")
+            guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else {
+                throw ConfigurationError(description: "\(name) must be an IPv4 address, got \"\(text)\"")
+            }
+            return text
+        }, show: { $0 })
+
+    /// One line of header text (no CR or LF); `allowEmpty` where empty means "none".
+    static func headerLine(allowEmpty: Bool) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                guard allowEmpty || !text.isEmpty, !text.contains("\r"), !text.contains("\n") else {
+                    throw ConfigurationError(description: allowEmpty ? "\(name) must be one line" : "\(name) must be one non-empty line")
+                }
+                return text
+            }, show: { $0 })
+    }
+
+    static func checkedURL(_ name: String, _ text: String) throws(ConfigurationError) -> String {
+        guard let c = URLComponents(string: text), let scheme = c.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = c.host, !host.isEmpty
+        else { throw ConfigurationError(description: "\(name) must be an http(s) URL, got \"\(text)\"") }
+        return text
+    }
+}
+
+extension ValueParser where Value == String? {
+    /// An http(s) URL, or empty for unset.
+    static let optionalHTTPURL = Self(
+        parse: { name, text throws(ConfigurationError) in text.isEmpty ? nil : try ValueParser<String>.checkedURL(name, text) }, show: { $0 ?? "unset" })
+
+    /// A proxy URL libcurl takes (http, https, socks5, socks5h), or empty for none.
+    static let proxyURL = Self(
+        parse: { name, text throws(ConfigurationError) in
+            guard !text.isEmpty else { return nil }
+            let scheme = text.split(separator: ":", maxSplits: 1).first?.lowercased() ?? ""
+            guard ["http", "https", "socks5", "socks5h"].contains(scheme), text.contains("://"), !text.contains("\r"), !text.contains("\n") else {
+                throw ConfigurationError(description: "\(name) must be an http://, https://, socks5:// or socks5h:// URL, got \"\(text)\"")
+            }
+            return text
+        }, show: { $0 ?? "unset" })
+}
+
+extension ValueParser where Value == TrustedProxies {
+    static let cidrList = Self(
+        parse: { _, text throws(ConfigurationError) in try TrustedProxies.parse(text).get() }, show: { $0.isEmpty ? "unset" : $0.description })
+}
+
+extension ValueParser where Value == RedisEndpoint? {
+    /// `redis://…`, parsed once here into the endpoint the tier connects to; empty for none.
+    static let redisURL = Self(
+        parse: { _, text throws(ConfigurationError) in
+            guard !text.isEmpty else { return nil }
+            do throws(RedisEndpoint.InvalidURL) { return try RedisEndpoint(url: text) } catch { throw ConfigurationError(description: error.description) }
+        }, show: { $0 == nil ? "unset" : "set" })
+}
+
+extension ValueParser where Value == LogLevel {
+    static let logLevel = Self(
+        parse: { name, text throws(ConfigurationError) in
+            guard let level = LogLevel(rawValue: text.lowercased()) else {
+                throw ConfigurationError(description: "\(name) must be debug, info, warn or error, got \"\(text)\"")
+            }
+            return level
+        }, show: { $0.rawValue })
+}

@@ -1,0 +1,113 @@
+import Glibc
+import Primitives
+import Synchronization
+
+/// Where log lines go, built like nginx's `access_log … buffer= flush=`: each event loop
+/// renders its lines into its own byte buffer (a lane: no lock shared between loops, no
+/// wake-up per line); a writer thread takes a lane's buffer when it reaches `batchBytes`
+/// or every `flushInterval`, and writes it with one `write`. A stalled stdout only
+/// stops the writer: when a lane holds `laneCapacity` unwritten bytes, its new lines are
+/// dropped and counted (`feedproxy_log_lines_dropped_total`), and no loop ever blocks.
+public final class LogSink: Sendable {
+    public static let batchBytes = 64 * 1024
+    public static let flushInterval = 0.1
+    /// Unwritten bytes one lane may hold (its buffer plus batches the writer has not finished).
+    public static let laneCapacity = 2 << 20
+
+    struct Lane {
+        var buffer: [UInt8] = []
+        /// Full buffers waiting for the writer, oldest first (kept in the lane so order holds).
+        var full: [[UInt8]] = []
+        /// Bytes in `full` plus bytes taken by the writer and not yet written.
+        var handedOff = 0
+        var clock = TimestampCache()
+    }
+
+    private let lanes: [Locked<Lane>]
+    private let wake = WakeSignal()
+    private let dropped = Atomic<Int>(0)
+    private let fd: Int32
+
+    /// `lanes`: one per event loop, plus one shared by every other thread (the last).
+    public init(fd: Int32 = 1, lanes: Int = 1) {
+        self.fd = fd
+        self.lanes = (0..<max(1, lanes)).map { _ in Locked(Lane()) }
+        _ = NativeThread.start(name: "log-writer") { [self] in
+            while true { drain(waitingUpTo: Self.flushInterval) }
+        }
+    }
+
+    public var droppedLines: Int { dropped.load(ordering: .relaxed) }
+
+    /// The lane for threads that are not event loops.
+    var sharedLane: Int { lanes.count - 1 }
+
+    /// Renders one line into `lane` (any index; out of range means the shared lane).
+    func write(lane index: Int, level: LogLevel, _ render: (inout [UInt8]) -> Void) {
+        let i = index >= 0 && index < lanes.count ? index : sharedLane
+        let outcome = lanes[i].withLock { lane -> Bool? in
+            guard lane.buffer.count + lane.handedOff < Self.laneCapacity else { return nil }
+            if lane.buffer.capacity == 0 { lane.buffer.reserveCapacity(Self.batchBytes + 4096) }
+            LogLine.appendHead(level: level, clock: &lane.clock, into: &lane.buffer)
+            render(&lane.buffer)
+            lane.buffer.append(contentsOf: "}\n".utf8)
+            guard lane.buffer.count >= Self.batchBytes else { return false }
+            lane.handedOff += lane.buffer.count
+            lane.full.append(lane.buffer)
+            lane.buffer = []
+            return true
+        }
+        switch outcome {
+        case nil: dropped.add(1, ordering: .relaxed)
+        case true?: wake.signal()  // once per batch, not per line
+        case false?: break
+        }
+    }
+
+    /// Writes everything accepted so far (before exit), waiting at most `timeout` seconds.
+    public func flush(timeout: Double = 2) {
+        let end = NativeThread.monotonicSeconds() + timeout
+        while pendingBytes > 0 {
+            wake.signal()
+            if NativeThread.monotonicSeconds() >= end { return }
+            usleep(1000)
+        }
+    }
+
+    var pendingBytes: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.buffer.count + $0.handedOff } } }
+
+    /// One writer pass: per lane, its full batches and then what its buffer has gathered,
+    /// taken under the lane's lock in one go so the lane's lines keep their order.
+    private func drain(waitingUpTo interval: Double) {
+        wake.wait(timeout: interval)
+        for lane in lanes {
+            let work = lane.withLock { l -> [[UInt8]] in
+                var taken = l.full
+                l.full.removeAll()
+                if !l.buffer.isEmpty {
+                    l.handedOff += l.buffer.count
+                    taken.append(l.buffer)
+                    l.buffer = []
+                }
+                return taken
+            }
+            for bytes in work {
+                writeAll(bytes)
+                lane.withLock { $0.handedOff -= bytes.count }
+            }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buf in
+            guard let base = buf.baseAddress else { return }
+            var offset = 0
+            while offset < buf.count {
+                let n = Glibc.write(fd, base + offset, buf.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }  // stdout gone: the bytes are lost, the service goes on
+                offset += n
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Primitives
+import Synchronization
+import Upstream
+
+/// Everything `/metrics` reports. Routes and sources are fixed at startup, so the
+/// hot path only touches atomics.
+public final class Metrics: Sendable {
+    let routes: [String: RouteStats]
+    let caches: [String: CacheStats]
+    /// Upstream outcomes and rejections (error and miss paths only, so a lock is fine).
+    private let counters = LabelledCounters()
+    private let upstreamLatency: [String: Histogram]
+    let shared = SharedTierMetrics()
+
+    public init(routes: [String], sources: [String]) {
+        var r: [String: RouteStats] = [:]
+        for route in routes + ["(unmatched)", "(invalid)", "*"] { r[route] = RouteStats() }
+        self.routes = r
+        var c: [String: CacheStats] = [:]
+        var h: [String: Histogram] = [:]
+        for s in sources {
+            c[s] = CacheStats()
+            h[s] = Histogram()
+        }
+        caches = c
+        upstreamLatency = h
+    }
+
+    func recordRequest(route: String, status: Int, seconds: Double) {
+        (routes[route] ?? routes["(unmatched)"])?.record(status: status, seconds: seconds)
+    }
+
+    func recordUpstream(source: String, outcome: String, seconds: Double) {
+        counters.add("feedproxy_upstream_requests_total", "source=\"\(source)\",outcome=\"\(outcome)\"")
+        if outcome != "rate_limited" && outcome != "circuit_open" { upstreamLatency[source]?.observe(seconds) }
+    }
+
+    func recordRejection(source: String, status: Int, reason: String) {
+        counters.add("feedproxy_rejected_requests_total", "source=\"\(source)\",status=\"\(status)\",reason=\"\(reason)\"")
+    }
+
+    struct Gauges {
+        var openConnections: Int
+        var loopConnections: [Int] = []
+        var connectionsMoved = 0
+        var cacheBytes: Int
+        var cacheEntries: Int
+        var breakers: [(host: String, state: Int)]
+        var feedBreakers = BreakerCounts()
+        var draining: Bool
+        var droppedLogLines: Int
+        var queues: [(upstream: String, stats: FairQueue.Stats)] = []
+        var trackedClients = 0
+        var untrustedForwarded = 0
+    }
+
+    func render(_ g: Gauges) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) { out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" }
+        func single(_ name: String, _ type: String, _ help: String, _ value: Int) {
+            family(name, type, help)
+            out += "\(name) \(value)\n"
+        }
+        family("feedproxy_http_requests_total", "counter", "HTTP requests answered, by route and status.")
+        for (route, stats) in routes.sorted(by: { $0.key < $1.key }) {
+            for (status, n) in stats.counts() { out += "feedproxy_http_requests_total{route=\"\(route)\",status=\"\(status)\"} \(n)\n" }
+        }
+        family("feedproxy_http_request_duration_seconds", "histogram", "Time from request parsed to response queued, by route.")
+        for (route, stats) in routes.sorted(by: { $0.key < $1.key }) where !stats.counts().isEmpty {
+            stats.latency.render("feedproxy_http_request_duration_seconds", labels: "route=\"\(route)\"", into: &out)
+        }
+        family("feedproxy_cache_requests_total", "counter", "Cache lookups by source and result.")
+        for (source, stats) in caches.sorted(by: { $0.key < $1.key }) {
+            for (result, n) in [("hit", stats.hits.current), ("miss", stats.misses.current), ("stale", stats.stale.current)] {
+                out += "feedproxy_cache_requests_total{source=\"\(source)\",result=\"\(result)\"} \(n)\n"
+            }
+        }
+        single("feedproxy_cache_bytes", "gauge", "Bytes held by the response cache.", g.cacheBytes)
+        single("feedproxy_cache_entries", "gauge", "Entries in the response cache.", g.cacheEntries)
+        counters.render("feedproxy_upstream_requests_total", help: "Upstream attempts by source and outcome.", into: &out)
+        family("feedproxy_upstream_request_duration_seconds", "histogram", "Upstream attempt duration by source.")
+        for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
+            h.render("feedproxy_upstream_request_duration_seconds", labels: "source=\"\(source)\"", into: &out)
+        }
+        counters.render("feedproxy_rejected_requests_total", help: "429 and 503 answers by source and reason.", into: &out)
+        family("feedproxy_upstream_queue_depth", "gauge", "Cache misses waiting for an upstream token, by upstream.")
+        for q in g.queues { out += "feedproxy_upstream_queue_depth{source=\"\(q.upstream)\"} \(q.stats.depth)\n" }
+        family("feedproxy_upstream_queue_waits_total", "counter", "Waits in an upstream's fair queue by result.")
+        for q in g.queues {
+            for (result, n) in [("granted", q.stats.waitsGranted), ("timeout", q.stats.waitsTimedOut), ("cancelled", q.stats.waitsCancelled)] {
+                out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"\(result)\"} \(n)\n"
+            }
+        }
+        family("feedproxy_upstream_queue_wait_seconds_total", "counter", "Seconds granted waiters spent queued, by upstream.")
+        for q in g.queues { out += "feedproxy_upstream_queue_wait_seconds_total{source=\"\(q.upstream)\"} \(q.stats.waitSeconds)\n" }
+        family("feedproxy_upstream_queue_rejections_total", "counter", "Requests the fair queue refused, by upstream and reason.")
+        for q in g.queues {
+            for (reason, n) in q.stats.rejected.sorted(by: { $0.key < $1.key }) {
+                out += "feedproxy_upstream_queue_rejections_total{source=\"\(q.upstream)\",reason=\"\(reason)\"} \(n)\n"
+            }
+        }
+        single("feedproxy_clients_tracked", "gauge", "Clients whose miss quota is held in memory.", g.trackedClients)
+        single(
+            "feedproxy_untrusted_forwarded_for_total", "counter",
+            "Misses carrying X-Forwarded-For from a peer outside TRUSTED_PROXIES while the per-client quota is on (a proxy FeedProxy does not trust).",
+            g.untrustedForwarded)
+        single("feedproxy_open_connections", "gauge", "Client connections currently open.", g.openConnections)
+        family("feedproxy_loop_connections", "gauge", "Client connections each event loop owns (balance of the CPU steering).")
+        for (loop, count) in g.loopConnections.enumerated() { out += "feedproxy_loop_connections{loop=\"\(loop)\"} \(count)\n" }
+        single(
+            "feedproxy_connections_moved_total", "counter", "Idle connections moved to the loop of the CPU their packets arrive on.", g.connectionsMoved)
+        family("feedproxy_circuit_breaker_state", "gauge", "Circuit breaker per upstream host: 0 closed, 1 half-open, 2 open.")
+        for b in g.breakers { out += "feedproxy_circuit_breaker_state{host=\"\(Self.labelValue(b.host))\"} \(b.state)\n" }
+        family("feedproxy_feed_circuit_breakers", "gauge", "Podcast feed URLs by circuit state (each feed URL has its own breaker; bounded LRU).")
+        for (state, n) in [("closed", g.feedBreakers.closed), ("half_open", g.feedBreakers.halfOpen), ("open", g.feedBreakers.open)] {
+            out += "feedproxy_feed_circuit_breakers{state=\"\(state)\"} \(n)\n"
+        }
+        single("feedproxy_draining", "gauge", "1 while shutting down.", g.draining ? 1 : 0)
+        single("feedproxy_log_lines_dropped_total", "counter", "Log lines dropped because stdout could not keep up.", g.droppedLogLines)
+        shared.render(into: &out)
+        ProcessMetrics.read().render(into: &out)
+        BuildInfo.render(version: Configuration.version, into: &out)
+        return out
+    }
+
+    /// A label value as the Prometheus text format wants it: backslash, double quote and
+    /// line feed escaped (a host name comes from configuration or a redirect, not from us).
+    static func labelValue(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
+        var out = ""
+        for ch in value.unicodeScalars {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+}

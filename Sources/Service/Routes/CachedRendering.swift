@@ -1,0 +1,80 @@
+import HTTPServer
+import Primitives
+import ResponseCache
+
+/// Turns a cache entry into an HTTP response: validators, freshness headers,
+/// `X-Cache`, and 304 for a matching `If-None-Match`. No JSON work, no compression.
+enum CachedRendering {
+    /// `X-Cache` says HIT, MISS or STALE; the access log's `cache` field also tells
+    /// this replica's cache (HIT) from the shared one (L2_HIT, L2_WAIT).
+    enum CacheStatus: String {
+        case hit = "HIT", miss = "MISS", stale = "STALE", sharedHit = "L2_HIT", sharedWait = "L2_WAIT"
+
+        init(_ origin: LoadOrigin) {
+            switch origin {
+            case .upstream: self = .miss
+            case .sharedHit: self = .sharedHit
+            case .sharedWait: self = .sharedWait
+            case .staleWhileOtherRefreshes: self = .stale
+            }
+        }
+
+        var header: String {
+            switch self {
+            case .hit, .sharedHit, .sharedWait: return "HIT"
+            case .miss: return "MISS"
+            case .stale: return "STALE"
+            }
+        }
+
+        /// Shared arrays, so a hit allocates none for its access-log field.
+        private static let hitFields = [("cache", "HIT")]
+        private static let missFields = [("cache", "MISS")]
+        private static let staleFields = [("cache", "STALE")]
+        private static let sharedHitFields = [("cache", "L2_HIT")]
+        private static let sharedWaitFields = [("cache", "L2_WAIT")]
+
+        var logFields: [(String, String)] {
+            switch self {
+            case .hit: return Self.hitFields
+            case .miss: return Self.missFields
+            case .stale: return Self.staleFields
+            case .sharedHit: return Self.sharedHitFields
+            case .sharedWait: return Self.sharedWaitFields
+            }
+        }
+    }
+
+    static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {
+        var headers = HTTPHeaders()
+        let gzip = entry.gzippedBody != nil && request.acceptsGzip
+        let etag = gzip ? entry.gzipETag : entry.etag
+        headers.add("Cache-Control", entry.cacheControl)
+        if entry.status == 200 { headers.add("ETag", etag) }
+        headers.add("Age", String(Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))))
+        headers.add("X-Cache", cacheStatus.header)
+        var response: Response
+        if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
+            // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
+            // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.
+            response = Response(status: 304, headers: headers, compressible: true)
+        } else {
+            headers.add("Content-Type", "application/json; charset=utf-8")
+            response = Response(status: entry.status, headers: headers, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
+        }
+        response.logFields = cacheStatus.logFields
+        return response
+    }
+
+    /// RFC 9110 §13.1.2: weak comparison, `*`, comma-separated lists, against the tag of the
+    /// representation this request selected only (the identity tag does not match a gzip response).
+    static func matches(_ header: String, selectedTag: String) -> Bool {
+        for raw in header.split(separator: ",") {
+            var tag = raw.trimmingASCIIWhitespace()
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag == selectedTag { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,176 @@
+import Feeds
+import HTTPServer
+import Primitives
+import ResponseCache
+import Upstream
+
+/// One feed route: validate → cache (hit answers on the event loop) → single-flight
+/// upstream fetch → normalise → store pre-encoded and pre-compressed bytes.
+struct FeedRoute: Sendable {
+    let adapter: any FeedAdapter
+    let policy: FreshnessPolicy
+    let negativeTTL: Double
+    let cache: ResponseCache
+    let upstream: UpstreamClient
+    let metrics: Metrics
+    let logger: Logger
+    /// Who the client is and its miss quota; consulted on misses only.
+    var clients = ClientPolicy()
+
+    func handle(_ request: Request) -> HandlerResult {
+        let stats = metrics.caches[adapter.source]
+        let bypass = Self.bypassesCache(request)
+        // Fast path: this exact target was validated before and its entry is fresh.
+        if !bypass, let entry = cache.lookup(alias: request.target) {
+            stats?.hits.add()
+            return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
+        }
+        let prepared: PreparedFeed
+        do {
+            prepared = try adapter.prepare(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems))
+        } catch {
+            return .response(.error(status: error.status, code: error.code, message: error.message))
+        }
+        cache.remember(alias: request.target, for: prepared.cacheKey)
+        if !bypass {
+            switch cache.lookup(prepared.cacheKey) {
+            case .fresh(let entry):
+                stats?.hits.add()
+                return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
+            case .stale(let entry):
+                stats?.stale.add()
+                cache.refreshInBackground(prepared.cacheKey, loader: loader(prepared))
+                return .response(CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now))
+            case .miss:
+                break
+            }
+        }
+        stats?.misses.add()
+        // Only a miss costs the upstream, so only here is the client worked out (and charged
+        // its quota if it starts a fetch; joining one already in flight is free).
+        let client = clients.resolver.client(peer: request.peer, headers: request.headers).map(ClientResolver.key)
+        clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
+        let cache = self.cache, metrics = self.metrics, source = adapter.source
+        let limiter = client == nil ? nil : clients.limiter
+        let load = loader(prepared, client: client, trace: request.trace)
+        return .deferred {
+            let started = cache.now
+            var denied: Double?
+            var charged = false
+            let admitted = await cache.fetch(
+                prepared.cacheKey, revalidate: bypass,
+                admit: {
+                    guard let client, let limiter else { return true }
+                    denied = limiter.admit(client, now: cache.now)
+                    charged = denied == nil
+                    return charged
+                }, loader: load)
+            guard let outcome = admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
+            if charged, let client, !Self.costTheUpstream(outcome) { limiter?.refund(client) }
+            let waited = cache.now - started
+            var response: Response
+            switch outcome {
+            case .loaded(let entry, let origin):
+                response = CachedRendering.response(entry, for: request, cacheStatus: .init(origin), now: cache.now)
+            case .staleAfterError(let entry, _):
+                response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
+            case .failed(let error):
+                response = .error(status: error.status, code: error.code, message: error.message)
+                if let after = error.retryAfter { response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(after))) }
+                if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
+                response.logFields = CachedRendering.CacheStatus.miss.logFields
+            }
+            response.logFields.append(("upstream_ms", String(Saturating.milliseconds(waited))))
+            return response
+        }
+    }
+
+    /// Whether a fetch reached the upstream: not when the shared cache (or another replica's
+    /// fetch) answered, nor when it was refused before leaving (rate budget, open circuit).
+    static func costTheUpstream(_ outcome: ResponseCache.FetchOutcome) -> Bool {
+        switch outcome {
+        case .loaded(_, let origin): return origin == .upstream
+        // `loadError` gives a Retry-After only to our own refusals: the request never left.
+        case .staleAfterError(_, let error), .failed(let error): return error.retryAfter == nil
+        }
+    }
+
+    /// `429`: this client started more upstream fetches than its quota allows.
+    static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
+        metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
+        var response = Response.error(
+            status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
+        response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter)))
+        response.logFields = CachedRendering.CacheStatus.miss.logFields
+        return response
+    }
+
+    /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.
+    static func bypassesCache(_ request: Request) -> Bool {
+        if let cc = request.headers["cache-control"]?.lowercased(), cc.contains("no-cache") { return true }
+        if let pragma = request.headers["pragma"]?.lowercased(), pragma.contains("no-cache") { return true }
+        return false
+    }
+
+    /// Fetch, normalise and encode once; the result is shared by every waiter.
+    /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
+    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil) -> ResponseCache.Loader {
+        let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
+        return {
+            let started = cache.now
+            do {
+                let body = try await UpstreamClient.$trace.withValue(trace) {
+                    try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
+                }
+                logger.log(
+                    .debug, "cache fill",
+                    [
+                        ("key", .string(prepared.cacheKey)), ("bytes", .int(body.count)),
+                        ("upstream_ms", .double((cache.now - started) * 1000)),
+                    ])
+                return .success(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy))
+            } catch let error as UpstreamError {
+                logger.warn(
+                    "upstream failed",
+                    [
+                        ("source", .string(prepared.source)), ("code", .string(error.code)),
+                        ("error", .string(error.description)), ("key", .string(prepared.cacheKey)),
+                    ])
+                return .failure(Self.loadError(error, source: prepared.source, negativeTTL: negativeTTL, now: cache.now))
+            } catch let error as ClientError {
+                if error.status >= 500 {
+                    logger.warn(
+                        "upstream response unusable",
+                        [
+                            ("source", .string(prepared.source)), ("code", .string(error.code)),
+                            ("key", .string(prepared.cacheKey)),
+                        ])
+                }
+                // A definite "not found" is remembered briefly, like an upstream 4xx.
+                var negative: CachedResponse?
+                if error.status == 404, negativeTTL > 0 {
+                    negative = CachedResponse(status: 404, body: error.body, gzippedBody: nil, storedAt: cache.now, policy: .negative(ttl: negativeTTL))
+                }
+                return .failure(CacheLoadError(error, negativeEntry: negative))
+            } catch {
+                return .failure(CacheLoadError(status: 502, code: "upstream_error", message: "\(prepared.source) request failed"))
+            }
+        }
+    }
+
+    static func loadError(_ error: UpstreamError, source: String, negativeTTL: Double, now: Double) -> CacheLoadError {
+        let message = "\(source): \(error.description)"
+        var retryAfter: Double?
+        switch error {
+        case .rateLimited(let after), .circuitOpen(let after): retryAfter = after
+        default: break
+        }
+        let status = error.clientStatus
+        var negative: CachedResponse?
+        let client = ClientError(status: status, code: error.code, message: message, retryAfter: retryAfter)
+        if case .httpStatus(let code) = error, (400..<500).contains(code), code != 429, negativeTTL > 0 {
+            negative = CachedResponse(status: status, body: client.body, gzippedBody: nil, storedAt: now, policy: .negative(ttl: negativeTTL))
+        }
+        return CacheLoadError(client, negativeEntry: negative)
+    }
+}

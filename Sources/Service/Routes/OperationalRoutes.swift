@@ -1,0 +1,62 @@
+import HTTPServer
+import ResponseCache
+import Upstream
+
+/// Health, readiness, metrics, the API description and the index: the routes that never
+/// touch an upstream.
+struct OperationalRoutes: Sendable {
+    let services: Services
+    let draining: Draining
+    let statistics: ServerStatistics
+
+    /// The handler of an operational route; nil for a feed route.
+    func handler(for route: RouteName) -> Handler? {
+        switch route {
+        case .healthz:
+            let healthy = Self.uncacheable(.json(Array("{\"status\":\"ok\"}".utf8)))
+            return { _ in .response(healthy) }
+        case .readyz:
+            // A shared cache must never keep "ready" while this replica drains.
+            let ready = Self.uncacheable(.json(Array("{\"status\":\"ready\"}".utf8)))
+            let drainingResponse = Self.uncacheable(.json(Array("{\"status\":\"draining\"}".utf8), status: 503))
+            return { [draining] _ in .response(draining.isDraining ? drainingResponse : ready) }
+        case .metrics:
+            return { [self] _ in .response(metricsResponse()) }
+        case .openAPI:
+            let openAPI = Response.json(Array(OpenAPIDocument.json.utf8))
+            return { _ in .response(openAPI) }
+        case .index:
+            let listed = RouteName.allCases.compactMap(\.listedAs).map { "\"\($0)\"" }.joined(separator: ",")
+            let index = Response.json(Array("{\"name\":\"FeedProxy\",\"version\":\"\(Configuration.version)\",\"routes\":[\(listed)]}".utf8))
+            return { _ in .response(index) }
+        case .photos, .podcasts, .episodes, .loans:
+            return nil
+        }
+    }
+
+    private func metricsResponse() -> Response {
+        let s = services
+        let breakers = s.upstream.breakerStates().map { b -> (host: String, state: Int) in
+            switch b.state {
+            case .closed: return (b.host, 0)
+            case .halfOpen: return (b.host, 1)
+            case .open: return (b.host, 2)
+            }
+        }
+        let text = s.metrics.render(
+            .init(
+                openConnections: statistics.open, loopConnections: statistics.perLoop, connectionsMoved: statistics.moved,
+                cacheBytes: s.cache.byteCount, cacheEntries: s.cache.entryCount, breakers: breakers, feedBreakers: s.upstream.feedBreakerCounts(),
+                draining: draining.isDraining, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
+                trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0))
+        var r = Response(status: 200, body: Array(text.utf8), compressible: true)
+        r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        return Self.uncacheable(r)
+    }
+
+    private static func uncacheable(_ response: Response) -> Response {
+        var r = response
+        r.headers.add("Cache-Control", "no-store")
+        return r
+    }
+}

@@ -1,0 +1,93 @@
+import Feeds
+import Foundation
+import ResponseCache
+import Testing
+import Upstream
+@testable import HTTPServer
+@testable import Service
+
+/// The feed route and the rendering of cached entries, as units: no socket, no binary.
+@Suite struct FeedRouteTests {
+    static func request(_ target: String, headers: [(String, String)] = []) -> Request {
+        var h = HTTPHeaders()
+        for (name, value) in headers { h.add(name, value) }
+        return Request(method: "GET", target: target, version: .http11, headers: h)
+    }
+
+    static func route() throws -> (FeedRoute, ResponseCache) {
+        var c = Configuration()
+        c.flickrFeedURL = "http://127.0.0.1:9/feed"  // never reached: these tests stop before the upstream
+        let services = try Services(c, logLanes: 1)
+        return (services.feedRoute(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: 60), services.cache)
+    }
+
+    static func response(_ result: HandlerResult) -> Response? {
+        if case .response(let r) = result { return r }
+        return nil
+    }
+
+    @Test func anInvalidParameterIsA400WithTheOneErrorShape() throws {
+        let (route, _) = try Self.route()
+        let r = try #require(Self.response(route.handle(Self.request("/photos?limit=500"))))
+        #expect(r.status == 400)
+        let json = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: [String: Any]]
+        #expect(json?["error"]?["code"] as? String == "invalid_parameter")
+        #expect(json?["error"]?["status"] as? Int == 400)
+        #expect(r.headers["cache-control"] == "no-store")
+    }
+
+    @Test func aFreshEntryIsAnsweredOnTheLoopWithItsHeaders() throws {
+        let (route, cache) = try Self.route()
+        let body = Array(#"{"source":"flickr"}"#.utf8)
+        let entry = CachedResponse(
+            body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 0))
+        let prepared = try FlickrAdapter(feedURL: "http://127.0.0.1:9/feed").prepare(QueryParameters([("limit", "5")]))
+        cache.store(entry, for: prepared.cacheKey)
+        let r = try #require(Self.response(route.handle(Self.request("/photos?limit=5"))))
+        #expect(r.status == 200)
+        #expect(r.body == body)
+        #expect(r.headers["x-cache"] == "HIT")
+        #expect(r.headers["etag"] == entry.etag)
+        #expect(r.headers["cache-control"] == "public, max-age=60, stale-while-revalidate=600, stale-if-error=0")
+        // The same entry, asked for with its ETag: a 304 with the validator and no body.
+        let again = try #require(Self.response(route.handle(Self.request("/photos?limit=5", headers: [("If-None-Match", entry.etag)]))))
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        #expect(again.headers["etag"] == entry.etag)
+    }
+}
+
+@Suite struct CachedRenderingTests {
+    static let body = Array(#"{"items":[]}"#.utf8)
+    static let entry = CachedResponse(
+        body: body, gzippedBody: Gzip.compress(body), storedAt: 100, policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 0, staleIfError: 0))
+
+    @Test func ageCountsFromTheFetchAndTheVariantPicksItsOwnETag() {
+        let plain = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 130.9)
+        #expect(plain.headers["age"] == "30")
+        #expect(plain.headers["etag"] == Self.entry.etag)
+        let gzip = CachedRendering.response(
+            Self.entry, for: FeedRouteTests.request("/x", headers: [("Accept-Encoding", "gzip")]), cacheStatus: .stale, now: 130)
+        #expect(gzip.headers["etag"] == Self.entry.gzipETag)
+        #expect(gzip.headers["x-cache"] == "STALE")
+        // The other representation's tag does not match this one.
+        let mismatched = CachedRendering.response(
+            Self.entry, for: FeedRouteTests.request("/x", headers: [("If-None-Match", Self.entry.gzipETag)]), cacheStatus: .hit, now: 130)
+        #expect(mismatched.status == 200)
+    }
+
+    @Test func anAbsurdClockGivesABoundedAge() {
+        let r = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 1e300)
+        #expect(r.headers["age"] == String(Int32.max))
+    }
+}
+
+@Suite struct RouteTableTests {
+    @Test func theIndexListsEveryPublicRouteOnceInOrder() {
+        #expect(
+            RouteName.allCases.compactMap(\.listedAs) == [
+                "/photos", "/podcasts?term=", "/podcasts/{id}/episodes", "/loans", "/healthz", "/readyz", "/metrics", "/openapi.json",
+            ])
+        #expect(Set(RouteName.allCases.map(\.rawValue)).count == RouteName.allCases.count)
+    }
+}
