@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=.build/container
 mkdir -p "$WORK"
-VERSION=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/Service/Configuration.swift)
+VERSION=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/Service/Configuration/Configuration.swift)
 IMAGE=${IMAGE:-feedproxy:$VERSION}
 PORT=${CONTAINER_CHECK_PORT:-18380}    # PORT .. PORT+3 on 127.0.0.1 are used
 DRAIN_PORT=$((PORT + 1))

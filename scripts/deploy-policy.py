@@ -53,10 +53,10 @@ def seconds(value) -> float:
     return total
 
 
-options_swift = (ROOT / "Sources/Service/Options.swift").read_text(encoding="utf-8")
-known_settings = set(re.findall(r'env: "([A-Z0-9_]+)"', options_swift)) | ISSUE_10_SETTINGS
-check(len(known_settings) > 30, "could not read the settings from Sources/Service/Options.swift")
-version_match = re.search(r'static let version = "([^"]+)"', (ROOT / "Sources/Service/Configuration.swift").read_text(encoding="utf-8"))
+options_swift = (ROOT / "Sources/Service/Configuration/Options.swift").read_text(encoding="utf-8")
+known_settings = set(re.findall(r'Option\(\s*"--[a-z0-9-]+",\s*"([A-Z0-9_]+)"', options_swift)) | ISSUE_10_SETTINGS
+check(len(known_settings) > 30, "could not read the settings from Sources/Service/Configuration/Options.swift")
+version_match = re.search(r'static let version = "([^"]+)"', (ROOT / "Sources/Service/Configuration/Configuration.swift").read_text(encoding="utf-8"))
 version = version_match.group(1) if version_match else "?"
 
 

@@ -6,7 +6,7 @@
 # Docker format, not OCI: OCI image configs have no HEALTHCHECK and podman would drop it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VERSION=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/Service/Configuration.swift)
+VERSION=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/Service/Configuration/Configuration.swift)
 IMAGE=${IMAGE:-feedproxy:$VERSION}
 scripts/base-images.sh
 mkdir -p .build/container

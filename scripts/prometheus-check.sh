@@ -277,7 +277,7 @@ for instance, pid in REPLICAS.items():
             fail(f"{name}{{instance=\"{instance}\"}} is {got:g}, /proc/{pid} says {want:g} (allowed difference {slack:g})")
 if value("count(changes(process_start_time_seconds[1m]) > 0)"):
     fail("process_start_time_seconds changed between scrapes of one process (it must be a constant)")
-version = re.search(r'static let version = "([^"]+)"', open("Sources/Service/Configuration.swift").read()).group(1)
+version = re.search(r'static let version = "([^"]+)"', open("Sources/Service/Configuration/Configuration.swift").read()).group(1)
 if value("count(feedproxy_build_info)") is not None and not value(f'count(feedproxy_build_info{{version="{version}"}} == 1)'):
     fail(f"feedproxy_build_info does not carry version=\"{version}\" with value 1")
 
