@@ -22,6 +22,11 @@ public struct PageInfo: Codable, Sendable, Equatable {
     public var size: Int
     public var total: Int
     public var pages: Int
+    /// The same request at other pages (as in the `Link` header); null where there is none.
+    public var first: String?
+    public var prev: String?
+    public var next: String?
+    public var last: String?
 
     public init(number: Int, size: Int, total: Int) {
         self.number = number
@@ -30,4 +35,39 @@ public struct PageInfo: Codable, Sendable, Equatable {
         // Division first: `total + size - 1` would overflow for a total near Int.max.
         self.pages = size > 0 && total > 0 ? total / size + (total % size == 0 ? 0 : 1) : 0
     }
+}
+
+extension PageInfo {
+    /// Fills `first`/`prev`/`next`/`last` from `url(page)` and returns the RFC 8288 `Link`
+    /// header value with the same targets.
+    mutating func link(_ url: (Int) -> String) -> String {
+        let lastPage = max(pages, 1)
+        first = url(1)
+        last = url(lastPage)
+        prev = number > 1 ? url(min(number - 1, lastPage)) : nil
+        next = number < pages ? url(number + 1) : nil
+        let rels: [(String, String?)] = [("first", first), ("prev", prev), ("next", next), ("last", last)]
+        return rels.compactMap { rel, target in target.map { "<\($0)>; rel=\"\(rel)\"" } }.joined(separator: ", ")
+    }
+}
+
+/// A single item (`GET /podcasts/{id}`, `GET /loans/{id}`): where it came from, and it.
+public struct ItemEnvelope<Item: Codable & Sendable>: Codable, Sendable {
+    public var source: String
+    public var item: Item
+}
+
+/// `/podcasts/{id}/episodes`: the list envelope plus what the feed says of its channel.
+public struct EpisodesEnvelope: Codable, Sendable {
+    public var source = "rss"
+    public var title: String?
+    public var updated: String?
+    public var description: String?
+    public var author: String?
+    public var imageUrl: String?
+    public var link: String?
+    public var language: String?
+    public var count: Int
+    public var items: [Episode]
+    public var page: PageInfo?
 }

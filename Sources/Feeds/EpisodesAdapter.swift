@@ -17,9 +17,7 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
-        guard let id = p.value("id"), id.count <= 18, id.allSatisfy(\.isASCIIDigit), let number = Int(id), number > 0 else {
-            throw .invalidParameter("id must be a positive iTunes collection id")
-        }
+        let number = try PodcastAdapter.collectionID(p)
         let limit = try p.int("limit", in: 1...500, default: 100)
         let lookup = UpstreamRequest(upstream: "itunes", url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
@@ -36,12 +34,12 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     /// A podcast's feed body → the episodes envelope's JSON (parse, normalise, encode).
-    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int) throws(ClientError) -> [UInt8] {
+    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int) throws(ClientError) -> FeedOutput {
         let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType)
-        let envelope = FeedEnvelope(
-            source: "rss", title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published,
-            items: parsed.episodes, page: nil)
-        return try FeedJSON.encode(envelope)
+        let envelope = EpisodesEnvelope(
+            title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
+            imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, count: parsed.episodes.count, items: parsed.episodes, page: nil)
+        return FeedOutput(try FeedJSON.encode(envelope))
     }
 
     struct Lookup: Decodable {

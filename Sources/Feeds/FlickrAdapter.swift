@@ -37,7 +37,7 @@ public struct FlickrAdapter: FeedAdapter {
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: request,
             render: { body throws(ClientError) in
-                try FeedJSON.encode(try Self.normalise(body, limit: limit))
+                FeedOutput(try FeedJSON.encode(try Self.normalise(body, limit: limit)))
             })
     }
 
@@ -91,6 +91,7 @@ public struct FlickrAdapter: FeedAdapter {
                 link: item.link,
                 imageUrl: item.media?.m,
                 largeImageUrl: item.media?.m.map(largeVariant),
+                images: item.media?.m.flatMap(PhotoImages.from(mediumURL:)),
                 author: item.author.flatMap(displayName),
                 authorId: item.author_id,
                 tags: (item.tags ?? "").split(separator: " ").map(String.init),

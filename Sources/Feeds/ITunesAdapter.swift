@@ -5,16 +5,25 @@ import Upstream
 public struct ITunesAdapter: FeedAdapter {
     public let source = "itunes"
     let searchURL: String
+    /// Shorter terms are refused (`PODCAST_MIN_TERM_CHARS`): keystroke noise, not searches.
+    let minTermLength: Int
 
-    public init(searchURL: String) {
+    public init(searchURL: String, minTermLength: Int = 1) {
         self.searchURL = searchURL
+        self.minTermLength = max(1, minTermLength)
     }
+
+    /// One client's searches replace each other while queued: only the latest keystroke counts.
+    public static let searchLane = "podcast-search"
 
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         guard let rawTerm = p.string("term") else { throw .missingParameter("term") }
         // Collapse inner whitespace: "swift   ui" and "swift ui" are one search.
         let term = rawTerm.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         guard term.count <= 200 else { throw .invalidParameter("term must be between 1 and 200 characters") }
+        guard term.count >= minTermLength else {
+            throw .invalidParameter("term must be at least \(minTermLength) characters (shorter searches are keystrokes, not questions)")
+        }
         guard !term.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalidParameter("term must not contain control characters")
         }
@@ -27,13 +36,14 @@ public struct ITunesAdapter: FeedAdapter {
 
         var query = ["term=\(term.formEncoded())", "media=podcast", "entity=podcast", "limit=\(limit)", "country=\(country)"]
         if let explicit { query.append("explicit=\(explicit == "yes" ? "Yes" : "No")") }
-        let request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
+        var request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
+        request.supersedeLane = Self.searchLane
         // iTunes search is case-insensitive: one cache entry per lowercased term.
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: request,
             render: { body throws(ClientError) in
-                try FeedJSON.encode(try Self.normalise(body))
+                FeedOutput(try FeedJSON.encode(try Self.normalise(body)))
             })
     }
 
@@ -65,8 +75,13 @@ public struct ITunesAdapter: FeedAdapter {
     /// Decodes by body, not by content type (iTunes says `text/javascript` and
     /// prefixes newlines, which JSONDecoder skips as whitespace).
     public static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Podcast> {
+        FeedEnvelope(source: "itunes", title: nil, updated: nil, items: try podcasts(body), page: nil)
+    }
+
+    /// The podcasts of a search or lookup answer (both have this shape).
+    static func podcasts(_ body: [UInt8]) throws(ClientError) -> [Podcast] {
         let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
-        let podcasts = response.results.elements.compactMap { r -> Podcast? in
+        return response.results.elements.compactMap { r -> Podcast? in
             guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }
             return Podcast(
                 id: id,
@@ -74,6 +89,7 @@ public struct ITunesAdapter: FeedAdapter {
                 author: r.artistName,
                 feedUrl: r.feedUrl,
                 artworkUrl: r.artworkUrl600 ?? r.artworkUrl100 ?? r.artworkUrl60 ?? r.artworkUrl30,
+                images: PodcastImages.from([30: r.artworkUrl30, 60: r.artworkUrl60, 100: r.artworkUrl100, 600: r.artworkUrl600]),
                 genres: r.genres ?? [],
                 primaryGenre: r.primaryGenreName,
                 episodeCount: FeedNumber.count(r.trackCount),
@@ -82,6 +98,5 @@ public struct ITunesAdapter: FeedAdapter {
                 explicit: r.collectionExplicitness.map { $0 == "explicit" },
                 storeUrl: r.collectionViewUrl)
         }
-        return FeedEnvelope(source: "itunes", title: nil, updated: nil, items: podcasts, page: nil)
     }
 }

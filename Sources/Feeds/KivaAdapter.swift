@@ -1,7 +1,8 @@
 import Primitives
 import Upstream
 
-/// Kiva's newest fundraising loans → `/loans`, over GraphQL (default) or the legacy REST API.
+/// Kiva's fundraising loans → `/loans` (filtered, ordered, paged with links) and
+/// `/loans/{id}`, over GraphQL (default) or the legacy REST API.
 public struct KivaAdapter: FeedAdapter {
     public enum API: Sendable {
         case graphQL(url: String)
@@ -16,27 +17,55 @@ public struct KivaAdapter: FeedAdapter {
     }
 
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
-        let page = try p.int("page", in: 1...10_000, default: 1)
-        let limit = try p.int("limit", in: 1...100, default: 20)
-        let key = "loans|page=\(page)|limit=\(limit)"
+        let q = try KivaQuery(p)
+        let request: UpstreamRequest
+        let normalise: @Sendable ([UInt8]) throws(ClientError) -> FeedEnvelope<Loan>
+        switch api {
+        case .graphQL(let url):
+            request = UpstreamRequest(
+                upstream: source, method: .post, url: url, headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+                body: KivaGraphQL.requestBody(q))
+            normalise = { body throws(ClientError) in try KivaGraphQL.normalise(body, page: q.page, limit: q.limit) }
+        case .rest(let url):
+            request = UpstreamRequest(upstream: source, url: try KivaREST.listURL(url, q), headers: [("Accept", "application/json")])
+            normalise = { body throws(ClientError) in try KivaREST.normalise(body) }
+        }
+        return PreparedFeed(
+            source: source, cacheKey: q.cacheKey, upstreamRequest: request,
+            render: { body throws(ClientError) in
+                var envelope = try normalise(body)
+                // Paging links, in the body and as a Link header, for the same filters and order.
+                let link = envelope.page?.link { "/loans?" + q.query(page: $0) }
+                return FeedOutput(try FeedJSON.encode(envelope), link: link)
+            })
+    }
+}
+
+/// `GET /loans/{id}`: one loan, with its description.
+public struct KivaLoanAdapter: FeedAdapter {
+    public let source = "kiva"
+    let api: KivaAdapter.API
+
+    public init(api: KivaAdapter.API) {
+        self.api = api
+    }
+
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
+        guard let text = p.value("id"), !text.isEmpty, text.count <= 10, text.allSatisfy(\.isASCIIDigit), let id = Int(text), id > 0, id <= Int(Int32.max)
+        else { throw .invalidParameter("id must be a positive Kiva loan id") }
         switch api {
         case .graphQL(let url):
             let request = UpstreamRequest(
-                upstream: source, method: .post, url: url,
-                headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                body: KivaGraphQL.requestBody(limit: limit, offset: (page - 1) * limit))
+                upstream: source, method: .post, url: url, headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+                body: KivaGraphQL.loanRequestBody(id: id))
             return PreparedFeed(
-                source: source, cacheKey: key, upstreamRequest: request,
-                render: { body throws(ClientError) in
-                    try FeedJSON.encode(try KivaGraphQL.normalise(body, page: page, limit: limit))
-                })
+                source: source, cacheKey: "loan|id=\(id)", upstreamRequest: request,
+                render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try KivaGraphQL.normaliseLoan(body))) })
         case .rest(let url):
-            let request = UpstreamRequest(upstream: source, url: url.addingQuery("page=\(page)&per_page=\(limit)"), headers: [("Accept", "application/json")])
+            let request = UpstreamRequest(upstream: source, url: KivaREST.sibling(of: url, "\(id).json"), headers: [("Accept", "application/json")])
             return PreparedFeed(
-                source: source, cacheKey: key, upstreamRequest: request,
-                render: { body throws(ClientError) in
-                    try FeedJSON.encode(try KivaREST.normalise(body))
-                })
+                source: source, cacheKey: "loan|id=\(id)", upstreamRequest: request,
+                render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try KivaREST.normaliseLoan(body, id: id))) })
         }
     }
 }

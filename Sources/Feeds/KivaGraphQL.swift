@@ -1,22 +1,44 @@
 import Primitives
 
-/// Kiva's GraphQL API (`POST /graphql`): the query we send and the shape we read.
+/// Kiva's GraphQL API (`POST /graphql`): the queries we send and the shape we read.
 enum KivaGraphQL {
-    static let query = """
-        query NewestLoans($limit: Int!, $offset: Int!) { lend { loans(filters: {status: fundraising}, sortBy: newest, limit: $limit, offset: $offset) { \
-        totalCount values { id name use loanAmount status loanFundraisingInfo { fundedAmount } \
+    /// Every field a `Loan` is made of, for lists and for one loan.
+    static let loanFields = """
+        id name use loanAmount status loanFundraisingInfo { fundedAmount } \
         geocode { city country { name isoCode } } sector { name } activity { name } image { url } \
         fundraisingDate plannedExpirationDate borrowerCount lenders(limit: 0) { totalCount } tags \
-        ... on LoanPartner { partnerName } } } } }
+        ... on LoanPartner { partnerName }
         """
 
-    static func requestBody(limit: Int, offset: Int) -> [UInt8] {
+    /// The list query. Filter values are inlined from the validated `KivaQuery` (sector ids,
+    /// upper-case ISO codes and enum names only), so no GraphQL input type names are needed.
+    static func query(_ q: KivaQuery) -> String {
+        var filters = ["status: fundraising"]
+        if !q.sectors.isEmpty { filters.append("sector: [\(q.sectors.map { String($0.id) }.joined(separator: ", "))]") }
+        if !q.countries.isEmpty { filters.append("country: [\(q.countries.map { "\"\($0)\"" }.joined(separator: ", "))]") }
+        if let gender = q.gender { filters.append("gender: \(gender.rawValue)") }
+        return "query Loans($limit: Int!, $offset: Int!) { lend { loans(filters: {\(filters.joined(separator: ", "))}, sortBy: \(q.sort.graphQL), "
+            + "limit: $limit, offset: $offset) { totalCount values { \(loanFields) } } } }"
+    }
+
+    static let loanQuery = "query Loan($id: Int!) { lend { loan(id: $id) { \(loanFields) description } } }"
+
+    static func requestBody(_ q: KivaQuery) -> [UInt8] {
         struct Body: Encodable {
             struct Variables: Encodable { let limit: Int; let offset: Int }
             let query: String
             let variables: Variables
         }
-        return (try? FeedJSON.encode(Body(query: query, variables: .init(limit: limit, offset: offset)))) ?? []
+        return (try? FeedJSON.encode(Body(query: query(q), variables: .init(limit: q.limit, offset: (q.page - 1) * q.limit)))) ?? []
+    }
+
+    static func loanRequestBody(id: Int) -> [UInt8] {
+        struct Body: Encodable {
+            struct Variables: Encodable { let id: Int }
+            let query: String
+            let variables: Variables
+        }
+        return (try? FeedJSON.encode(Body(query: loanQuery, variables: .init(id: id)))) ?? []
     }
 
     struct Response: Decodable {
@@ -26,6 +48,12 @@ enum KivaGraphQL {
             let totalCount: Int?
             let values: DroppingInvalid<Value>
         }
+        let data: DataField
+    }
+
+    struct LoanResponse: Decodable {
+        struct DataField: Decodable { let lend: Lend }
+        struct Lend: Decodable { let loan: Value? }
         let data: DataField
     }
 
@@ -53,24 +81,37 @@ enum KivaGraphQL {
         let lenders: Count?
         let tags: [String]?
         let partnerName: String?
+        let description: String?
+
+        var loan: Loan? {
+            guard id > 0 else { return nil }
+            return Loan(
+                id: id, name: name, use: use,
+                amount: loanAmount?.value, fundedAmount: loanFundraisingInfo?.fundedAmount?.value,
+                status: status, country: geocode?.country?.name, countryCode: geocode?.country?.isoCode,
+                town: geocode?.city.flatMap { $0.isEmpty ? nil : $0 },
+                sector: sector?.name, activity: activity?.name, imageUrl: image?.url, images: image?.url.flatMap(LoanImages.from(url:)),
+                postedAt: Timestamp.iso8601UTC(fundraisingDate), expiresAt: Timestamp.iso8601UTC(plannedExpirationDate),
+                borrowerCount: FeedNumber.count(borrowerCount), lenderCount: FeedNumber.count(lenders?.totalCount), partnerName: partnerName,
+                tags: tags ?? [], description: description.map(HTMLText.plain))
+        }
     }
 
     static func normalise(_ body: [UInt8], page: Int, limit: Int) throws(ClientError) -> FeedEnvelope<Loan> {
-        let response = try FeedJSON.decode(Response.self, from: body, source: "kiva")
-        let loans = response.data.lend.loans
+        let loans = try FeedJSON.decode(Response.self, from: body, source: "kiva").data.lend.loans
         let items = loans.values.elements.compactMap { v -> Loan? in
-            guard v.id > 0 else { return nil }
-            return Loan(
-                id: v.id, name: v.name, use: v.use,
-                amount: v.loanAmount?.value, fundedAmount: v.loanFundraisingInfo?.fundedAmount?.value,
-                status: v.status, country: v.geocode?.country?.name, countryCode: v.geocode?.country?.isoCode,
-                town: v.geocode?.city.flatMap { $0.isEmpty ? nil : $0 },
-                sector: v.sector?.name, activity: v.activity?.name, imageUrl: v.image?.url,
-                postedAt: Timestamp.iso8601UTC(v.fundraisingDate), expiresAt: Timestamp.iso8601UTC(v.plannedExpirationDate),
-                borrowerCount: FeedNumber.count(v.borrowerCount), lenderCount: FeedNumber.count(v.lenders?.totalCount), partnerName: v.partnerName,
-                tags: v.tags ?? [])
+            var loan = v.loan
+            loan?.description = nil  // lists stay small: the story is in GET /loans/{id}
+            return loan
         }
         let page = FeedNumber.count(loans.totalCount).map { PageInfo(number: page, size: limit, total: $0) }
         return FeedEnvelope(source: "kiva", title: nil, updated: nil, items: items, page: page)
+    }
+
+    static func normaliseLoan(_ body: [UInt8]) throws(ClientError) -> ItemEnvelope<Loan> {
+        guard let loan = try FeedJSON.decode(LoanResponse.self, from: body, source: "kiva").data.lend.loan?.loan else {
+            throw ClientError(status: 404, code: "loan_not_found", message: "no loan has this id")
+        }
+        return ItemEnvelope(source: "kiva", item: loan)
     }
 }

@@ -6,6 +6,8 @@ public struct Photo: Codable, Sendable, Equatable {
     public var link: String?
     public var imageUrl: String?
     public var largeImageUrl: String?
+    /// Every size Flickr serves (`s`, `q`, `t`, `m`, `n`, `z`, `b`); nil without an image.
+    public var images: PhotoImages?
     public var author: String?
     public var authorId: String?
     public var tags: [String]
@@ -20,6 +22,8 @@ public struct Podcast: Codable, Sendable, Equatable {
     public var author: String?
     public var feedUrl: String?
     public var artworkUrl: String?
+    /// Artwork at 30, 60, 100 and 600 px.
+    public var images: PodcastImages?
     public var genres: [String]
     public var primaryGenre: String?
     public var episodeCount: Int?
@@ -42,12 +46,15 @@ public struct Loan: Codable, Sendable, Equatable {
     public var sector: String?
     public var activity: String?
     public var imageUrl: String?
+    public var images: LoanImages?
     public var postedAt: String?
     public var expiresAt: String?
     public var borrowerCount: Int?
     public var lenderCount: Int?
     public var partnerName: String?
     public var tags: [String]
+    /// The borrower's story, as plain text: only in `GET /loans/{id}` (null in lists).
+    public var description: String?
 }
 
 public struct Episode: Codable, Sendable, Equatable {

@@ -21,6 +21,12 @@ public struct QueryParameters: Sendable {
         return v
     }
 
+    /// Every value of a repeatable parameter, comma-separated lists split, trimmed,
+    /// empty ones dropped (`country=PE&country=ke,MX` → PE, ke, MX).
+    public func list(_ name: String) -> [String] {
+        items.filter { $0.name == name }.flatMap { $0.value.split(separator: ",") }.map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+    }
+
     public func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(ClientError) -> Int {
         guard let text = value(name) else { return fallback }
         guard text.utf8.count <= 10, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text), range.contains(value) else {

@@ -7,6 +7,11 @@ final class RSSParser: XMLStreamHandler {
         var title: String?
         var imageUrl: String?
         var episodes: [Episode]
+        /// The channel's own description (`description`, `itunes:summary`, Atom `subtitle`), as plain text.
+        var description: String?
+        var author: String?
+        var link: String?
+        var language: String?
     }
 
     private enum Kind { case unknown, rss, atom }
@@ -96,6 +101,8 @@ final class RSSParser: XMLStreamHandler {
             if let href = attributes["href"] {
                 if inItem { current?.imageUrl = href } else if result.imageUrl == nil || stack.count <= 3 { result.imageUrl = href }
             }
+        case (.atom, "link", _) where !inItem && stack.count <= 2:
+            if (attributes["rel"] ?? "alternate") == "alternate", result.link == nil { result.link = attributes["href"] }
         case (.atom, "link", _) where inItem:
             let rel = attributes["rel"] ?? "alternate"
             if rel == "enclosure" {
@@ -122,8 +129,11 @@ final class RSSParser: XMLStreamHandler {
         let name = element.name, ns = element.namespace
         if current == nil {
             // Channel (or feed) level.
-            if name == "title" && ns != .itunes && (parent == "channel" || (kind == .atom && parent == "feed")) && result.title == nil {
+            let channelLevel = parent == "channel" || (kind == .atom && parent == "feed")
+            if name == "title" && ns != .itunes && channelLevel && result.title == nil {
                 result.title = nonEmptyText()
+            } else if channelLevel && channelField(name, ns) {
+                // taken
             } else if name == "url" && parent == "image" && result.imageUrl == nil {
                 result.imageUrl = nonEmptyText()
             } else if kind == .atom && (name == "logo" || name == "icon") && result.imageUrl == nil {
@@ -135,6 +145,23 @@ final class RSSParser: XMLStreamHandler {
             return finishItem()
         }
         itemField(name, ns)
+        return true
+    }
+
+    /// The channel's description, author, link and language; true when `name` was one.
+    private func channelField(_ name: String, _ ns: Namespace) -> Bool {
+        switch (name, ns) {
+        case ("description", .none), ("subtitle", .atom):
+            if result.description == nil { result.description = nonEmptyText().map(HTMLText.plain) }
+        case ("summary", .itunes):
+            // Feeds often carry both; the RSS description wins, the iTunes summary fills in.
+            if result.description == nil { result.description = nonEmptyText().map(HTMLText.plain) }
+        case ("author", .itunes): if result.author == nil { result.author = nonEmptyText() }
+        case ("managingEditor", .none): if result.author == nil { result.author = nonEmptyText() }
+        case ("link", .none) where kind == .rss: if result.link == nil { result.link = nonEmptyText() }
+        case ("language", .none): if result.language == nil { result.language = nonEmptyText() }
+        default: return false
+        }
         return true
     }
 

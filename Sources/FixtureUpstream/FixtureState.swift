@@ -9,6 +9,7 @@ final class FixtureState: Sendable {
     private let mode = Locked(FixtureUpstream.Mode.normal)
     private let counts = Locked<[String: Int]>([:])
     private let feedOverrides = Locked<[String: String?]>([:])
+    private let kiva: FixtureKiva
 
     init(directory: String) throws {
         self.directory = URL(fileURLWithPath: directory)
@@ -19,6 +20,7 @@ final class FixtureState: Sendable {
         // Podcasts only reachable by id (their feeds exercise encodings), so searches stay as recorded.
         files["itunes/lookup.json"] = (try? Data(contentsOf: self.directory.appendingPathComponent("itunes/lookup.json"))).map { Array($0) }
         self.files = files
+        kiva = FixtureKiva(graphQL: FixtureJSON.parse(files["kiva/graphql.json"]), rest: FixtureJSON.parse(files["kiva/newest.json"]))
     }
 
     var requests: Int { counts.withLock { $0.values.reduce(0, +) } }
@@ -102,21 +104,11 @@ final class FixtureState: Sendable {
         return r
     }
 
-    /// Kiva GraphQL: honours the `limit` and `offset` variables of the request body.
-    func kivaGraphQL(_ req: Request) -> Response {
-        let variables = FixtureJSON.parse(req.body)?["variables"]
-        // Clamped: this server runs inside feedproxy --fixtures, and prefix(-1) would trap.
-        let limit = max(0, variables?["limit"]?.int ?? 20)
-        let offset = max(0, variables?["offset"]?.int ?? 0)
-        guard var all = FixtureJSON.parse(files["kiva/graphql.json"]), let values = all["data"]?["lend"]?["loans"]?["values"]?.array else {
-            return .error(status: 500, code: "fixture", message: "bad fixture")
-        }
-        let start = min(offset % max(values.count, 1), values.count)
-        all["data"]?["lend"]?["loans"]?["values"] = .array(Array(values[start...].prefix(limit)))
-        var r = Response(status: 200, body: all.bytes)
-        r.headers.add("Content-Type", "application/json")
-        return r
-    }
+    /// Kiva GraphQL: filters, order and paging of `lend.loans`, and `lend.loan(id:)`.
+    func kivaGraphQL(_ req: Request) -> Response { kiva.graphQLAnswer(req.body) }
+
+    /// Kiva REST: `newest.json`, `search.json` (country and gender honoured) and `{id}.json`.
+    func kivaREST(_ name: String, _ req: Request) -> Response { kiva.restAnswer(name, req) }
 
     func rss(_ name: String) -> Response {
         guard !name.contains("/"), !name.hasPrefix("."), let data = try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name))

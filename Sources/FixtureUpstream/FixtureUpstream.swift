@@ -20,7 +20,7 @@ public final class FixtureUpstream: Sendable {
         router.get("/search") { req in state.serve("itunes", req) { state.itunesSearch(req) } }
         router.get("/lookup") { req in state.serve("itunes-lookup", req) { state.itunesLookup(req) } }
         router.add("POST", "/graphql") { req in state.serve("kiva", req) { state.kivaGraphQL(req) } }
-        router.get("/v1/loans/newest.json") { req in state.serve("kiva-rest", req) { state.file("kiva/newest.json", type: "application/json") } }
+        router.get("/v1/loans/:name") { req in state.serve("kiva-rest", req) { state.kivaREST(req.pathParameters["name"] ?? "", req) } }
         router.get("/rss/:name") { req in state.serve("rss", req) { state.rss(req.pathParameters["name"] ?? "") } }
         router.get("/redirect") { req in
             var r = Response(status: 302)

@@ -36,6 +36,8 @@ final class Connection {
     var peer: IPAddress?
     /// Responses written; every 16th, the loop checks which CPU the connection's packets arrive on.
     var served = 0
+    /// The deferred handler working on the current request; cancelled if the client goes.
+    var handler: Task<Void, Never>?
 
     init(fd: Int32, id: UInt64, limits: ParseLimits, now: Double, headerTimeout: Double) {
         self.fd = fd

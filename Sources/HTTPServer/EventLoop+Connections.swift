@@ -16,6 +16,12 @@ extension EventLoop {
             flush(conn)
             guard connections[conn.fd] === conn else { return }
         }
+        // The client hung up while its handler works (an app cancelling a superseded search,
+        // a proxy aborting): nobody will read the answer, so the work is cancelled.
+        if conn.awaiting && events & UInt32(EPOLLRDHUP.rawValue) != 0 {
+            closeConnection(conn)
+            return
+        }
         if events & UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {
             readAndProcess(conn)
         }
@@ -157,7 +163,7 @@ extension EventLoop {
             conn.route = route
             conn.deadlineKind = .none
             let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
-            Task { [self] in
+            conn.handler = Task { [self] in
                 // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
                 if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
                 let response = await work()
@@ -218,6 +224,8 @@ extension EventLoop {
     func updateInterest(_ conn: Connection, adding: Bool = false) {
         var events: UInt32 = 0
         if wantsRead(conn) { events |= UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) }
+        // Awaiting a handler: not reading (pipelined requests wait), but told of a hang-up.
+        if conn.awaiting && !conn.peerClosed { events |= UInt32(EPOLLRDHUP.rawValue) }
         if conn.unsentBytes > 0 { events |= UInt32(EPOLLOUT.rawValue) }
         if adding {
             conn.registeredEvents = events
@@ -230,11 +238,25 @@ extension EventLoop {
 
     func closeConnection(_ conn: Connection) {
         guard connections[conn.fd] === conn else { return }
+        if conn.awaiting, let head = conn.current { abandon(conn, head) }
         connections[conn.fd] = nil
         _ = csys_epoll_del(epfd, conn.fd)
         close(conn.fd)
         load.subtract(1, ordering: .relaxed)
         context.statistics.openConnections.subtract(1, ordering: .relaxed)
+    }
+
+    /// A request whose client left before its answer: the handler is cancelled and the
+    /// request recorded as nginx does, `499` (client closed request).
+    private func abandon(_ conn: Connection, _ head: RequestHead) {
+        conn.handler?.cancel()
+        conn.handler = nil
+        let request = head.request
+        context.observer.requestCompleted(
+            RequestRecord(
+                method: request.method, target: request.target, route: conn.route, status: 499, bodyBytes: 0,
+                durationSeconds: NativeThread.monotonicSeconds() - conn.startedAt, requestID: request.requestID, logFields: [], loop: index,
+                peer: request.peer, requestHeaders: request.headers, trace: request.trace))
     }
 
     /// Drops connections past their deadline: slowloris heads, idle keep-alives, stalled readers.

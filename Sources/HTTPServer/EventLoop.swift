@@ -166,6 +166,7 @@ final class EventLoop: @unchecked Sendable {
             guard let conn = connections[item.fd], conn.id == item.connectionID, conn.awaiting, let head = conn.current else { continue }
             conn.phase = .head
             conn.current = nil
+            conn.handler = nil
             write(item.response, for: head, route: conn.route, on: conn)
             resumePending(conn)
             flush(conn)

@@ -4,16 +4,16 @@ enum RedisScripts {
     static let all = [get, put, unlock, rateTake]
     static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3
 
-    /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip} or {now_ms}.
+    /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip, link} or {now_ms}.
     static let get = """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        local v = redis.call('HMGET', KEYS[1], 't', 's', 'p', 'b', 'z')
+        local v = redis.call('HMGET', KEYS[1], 't', 's', 'p', 'b', 'z', 'k')
         if not v[1] then return {now} end
-        return {now, tonumber(v[1]), v[2], v[3], v[4], v[5] or ''}
+        return {now, tonumber(v[1]), v[2], v[3], v[4], v[5] or '', v[6] or ''}
         """
 
-    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px. Newer wins: an entry
+    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px, link. Newer wins: an entry
     /// fetched earlier than the stored one is dropped. Returns 1 if stored.
     static let put = """
         local t = redis.call('TIME')
@@ -21,7 +21,7 @@ enum RedisScripts {
         local stored = now - tonumber(ARGV[1])
         local cur = redis.call('HGET', KEYS[1], 't')
         if cur and tonumber(cur) > stored then return 0 end
-        redis.call('HSET', KEYS[1], 't', stored, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5])
+        redis.call('HSET', KEYS[1], 't', stored, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5], 'k', ARGV[7] or '')
         redis.call('PEXPIRE', KEYS[1], ARGV[6])
         return 1
         """

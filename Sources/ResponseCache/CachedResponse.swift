@@ -14,9 +14,12 @@ public struct CachedResponse: Sendable {
     /// The full lifetime, sent as is with an honest `Age` (RFC 9111 §4.2.3: the
     /// remaining freshness is `max-age − Age`); built once, not per hit.
     public let cacheControl: String
+    /// A `Link` header value (RFC 8288 paging links) that belongs to this answer; nil: none.
+    public let link: String?
 
-    public init(status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy) {
+    public init(status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy, link: String? = nil) {
         self.status = status
+        self.link = link
         self.body = body
         self.gzippedBody = gzippedBody
         let etag = ETag.strong(for: body)
@@ -42,7 +45,7 @@ public struct CachedResponse: Sendable {
     }
 
     /// Approximate memory held, for the byte budget.
-    var cost: Int { body.count + (gzippedBody?.count ?? 0) + etag.utf8.count + 128 }
+    var cost: Int { body.count + (gzippedBody?.count ?? 0) + etag.utf8.count + (link?.utf8.count ?? 0) + 128 }
 
     public func age(at now: Double) -> Double { max(0, now - storedAt) }
     public func isFresh(at now: Double) -> Bool { age(at: now) < policy.ttl }

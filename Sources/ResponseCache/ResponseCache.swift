@@ -29,6 +29,12 @@ public final class ResponseCache: Sendable {
         /// Raw request target → canonical key, so a repeat hit skips parameter validation.
         var aliases: [String: String] = [:]
         var flights: [String: Task<FlightResult, Never>] = [:]
+        /// Callers waiting on each flight that a caller started (background refreshes are
+        /// not counted and never cancelled): when the last one goes, the flight is cancelled.
+        var waiters: [String: Int] = [:]
+        /// Which flight is current per key (an abandoned one may still finish later).
+        var flightNumbers: [String: UInt64] = [:]
+        var nextFlight: UInt64 = 0
         var bytes = 0
     }
 
@@ -100,7 +106,8 @@ public final class ResponseCache: Sendable {
     /// `revalidate` (a client's `no-cache`): a flight this call starts skips the shared tier
     /// and asks the upstream; it still joins a flight already running.
     public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
-        await outcome(of: flight(for: key, revalidate: revalidate, loader: loader), key: key)
+        let task = state.withLock { s in join(key, s.flights[key] ?? startFlight(key, revalidate: revalidate, loader: loader, in: &s), in: &s) }
+        return await outcome(of: task, key: key)
     }
 
     /// Like `fetch`, but a new upstream fetch starts only if `admit()` allows it. It is asked
@@ -108,16 +115,46 @@ public final class ResponseCache: Sendable {
     /// upstream nothing) is never charged, however many callers race. nil: not admitted.
     public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
         let task = state.withLock { s -> Task<FlightResult, Never>? in
-            if let running = s.flights[key] { return running }
+            if let running = s.flights[key] { return join(key, running, in: &s) }
             guard admit() else { return nil }
-            return startFlight(key, revalidate: revalidate, loader: loader, in: &s)
+            return join(key, startFlight(key, revalidate: revalidate, loader: loader, in: &s), in: &s)
         }
         guard let task else { return nil }
         return await outcome(of: task, key: key)
     }
 
+    /// Counts a caller on the flight. A flight with no count (a background refresh) gets
+    /// none here either: only flights callers started can lose all their callers.
+    private func join(_ key: String, _ task: Task<FlightResult, Never>, in s: inout State) -> Task<FlightResult, Never> {
+        if let n = s.waiters[key] { s.waiters[key] = n + 1 }
+        return task
+    }
+
+    /// A caller that went away (its client disconnected). When it was the flight's last
+    /// caller, the flight is cancelled: a fetch still waiting for its upstream turn leaves
+    /// the queue without spending a token. What already left completes (see the loader).
+    private func leave(_ key: String, _ task: Task<FlightResult, Never>) {
+        let abandon = state.withLock { s -> Bool in
+            guard s.flights[key] == task, let n = s.waiters[key] else { return false }
+            s.waiters[key] = n - 1
+            guard n - 1 == 0 else { return false }
+            // Gone from the table at once: the next caller starts afresh instead of joining a
+            // cancelled flight. If this one still finishes (its request had left), it is stored.
+            s.flights[key] = nil
+            s.waiters[key] = nil
+            s.flightNumbers[key] = nil
+            return true
+        }
+        if abandon { task.cancel() }
+    }
+
     private func outcome(of task: Task<FlightResult, Never>, key: String) async -> FetchOutcome {
-        switch await task.value {
+        let result = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            leave(key, task)
+        }
+        switch result {
         case .success(let (response, origin)):
             return .loaded(response, origin)
         case .failure(let error):
@@ -142,25 +179,36 @@ public final class ResponseCache: Sendable {
     private func flight(for key: String, revalidate: Bool = false, loader: @escaping Loader) -> Task<FlightResult, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }
-            return startFlight(key, revalidate: revalidate, loader: loader, in: &s)
+            return startFlight(key, revalidate: revalidate, loader: loader, counted: false, in: &s)
         }
     }
 
-    private func startFlight(_ key: String, revalidate: Bool, loader: @escaping Loader, in s: inout State) -> Task<FlightResult, Never> {
+    private func startFlight(
+        _ key: String, revalidate: Bool, loader: @escaping Loader, counted: Bool = true, in s: inout State
+    ) -> Task<FlightResult, Never> {
+        s.nextFlight &+= 1
+        let number = s.nextFlight
         let task = Task<FlightResult, Never> { [self] in
             let result = await load(key, loader, consultShared: !revalidate)
-            finish(key, result.map { $0.0 })
+            finish(key, number, result.map { $0.0 })
             return result
         }
         s.flights[key] = task
+        s.flightNumbers[key] = number
+        s.waiters[key] = counted ? 0 : nil
         return task
     }
 
     /// Stores the result and ends the flight under one lock, so a caller arriving
     /// right after sees the new entry rather than starting another fetch.
-    private func finish(_ key: String, _ result: Result<CachedResponse, CacheLoadError>) {
+    private func finish(_ key: String, _ number: UInt64, _ result: Result<CachedResponse, CacheLoadError>) {
         state.withLock { s in
-            s.flights[key] = nil
+            // An abandoned flight that finished anyway ends no newer flight of the same key.
+            if s.flightNumbers[key] == number {
+                s.flights[key] = nil
+                s.waiters[key] = nil
+                s.flightNumbers[key] = nil
+            }
             switch result {
             case .success(let response):
                 // A negative entry (found in the shared tier) never replaces a good one.

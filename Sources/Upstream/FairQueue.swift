@@ -35,6 +35,8 @@ public final class FairQueue: Sendable {
         /// Waited the whole limit without its turn coming.
         case timeout = "queue_timeout"
         case cancelled
+        /// The same client queued a newer request in the same lane (search-as-you-type).
+        case superseded
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -49,6 +51,8 @@ public final class FairQueue: Sendable {
         public var waitsGranted = 0
         public var waitsTimedOut = 0
         public var waitsCancelled = 0
+        /// Waiters replaced by their own client's newer request in the same lane.
+        public var waitsSuperseded = 0
         public var waitSeconds = 0.0
         /// Refusals by reason (`no_token`, `queue_full`, `wait_limit`, `queue_timeout`).
         public var rejected: [String: Int] = [:]
@@ -60,6 +64,8 @@ public final class FairQueue: Sendable {
         let sequence: UInt64
         let enqueued: Double
         let deadline: Double
+        /// Requests of one client in one lane replace each other while queued (nil: never).
+        let lane: String?
         let continuation: CheckedContinuation<Outcome, Never>
     }
 
@@ -104,12 +110,23 @@ public final class FairQueue: Sendable {
     /// A token now, a token after a fair wait of at most `maxWait` seconds, or a refusal
     /// with the seconds after which trying again makes sense. `client` nil (background
     /// work) or `maxWait` 0 never waits, and never takes a token ahead of waiting clients.
-    public func acquire(client: ClientKey?, maxWait: Double) async -> Outcome {
+    /// A request with a `lane` supersedes the same client's requests still queued in that
+    /// lane: they leave at once, answered `.superseded`, and spend no token.
+    public func acquire(client: ClientKey?, maxWait: Double, lane: String? = nil) async -> Outcome {
         let id = ids.add(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 var startPump: UInt64?
+                var superseded: [CheckedContinuation<Outcome, Never>] = []
                 let immediate = state.withLock { s -> Outcome? in
+                    if let client, let lane {
+                        for w in s.clients[client] ?? [] where w.lane == lane {
+                            if let removed = remove(w.id, in: &s) {
+                                s.stats.waitsSuperseded += 1
+                                superseded.append(removed.continuation)
+                            }
+                        }
+                    }
                     let now = clock()
                     var retryAfter: Double
                     if s.total == 0 {
@@ -133,7 +150,7 @@ public final class FairQueue: Sendable {
                     s.sequence &+= 1
                     let deadline = now + maxWait
                     s.clients[client, default: []]
-                        .append(Waiter(id: id, sequence: s.sequence, enqueued: now, deadline: deadline, continuation: continuation))
+                        .append(Waiter(id: id, sequence: s.sequence, enqueued: now, deadline: deadline, lane: lane, continuation: continuation))
                     s.waiterClient[id] = client
                     s.total += 1
                     if s.total == 1 { s.nextTokenAt = now + retryAfter }
@@ -145,6 +162,7 @@ public final class FairQueue: Sendable {
                     }
                     return nil
                 }
+                for older in superseded { older.resume(returning: .rejected(.superseded, retryAfter: 0)) }
                 if let immediate { continuation.resume(returning: immediate) }
                 if let startPump { launchPump(startPump) }
             }

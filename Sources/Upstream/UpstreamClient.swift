@@ -50,6 +50,11 @@ public final class UpstreamClient: Sendable {
     /// its trace id with a new parent id. nil (background refresh): each attempt starts a trace.
     @TaskLocal public static var trace: TraceContext?
 
+    /// Set by callers whose answer is shared and cached: once a request has left (its
+    /// token spent), it completes even if the caller is cancelled, so the answer is kept.
+    /// Cancellation still takes it out of the queue before that. Off: cancellation aborts.
+    @TaskLocal public static var completesOnceSent = false
+
     /// Fair-queue counters by upstream name, for metrics.
     public func queueStats() -> [(upstream: String, stats: FairQueue.Stats)] {
         queues.map { ($0.key, $0.value.stats) }.sorted { $0.upstream < $1.upstream }
@@ -96,12 +101,13 @@ public final class UpstreamClient: Sendable {
             if let queue = queues[request.upstream] {
                 let leftMs = budgetMs - Saturating.milliseconds(now - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
-                switch await queue.acquire(client: Self.requester, maxWait: maxWait) {
+                switch await queue.acquire(client: Self.requester, maxWait: maxWait, lane: request.supersedeLane) {
                 case .granted(let waited):
                     if waited > 0 { sent = clock() }
                 case .rejected(let reason, let retryAfter):
                     breaker.releaseProbe()  // not the upstream's fault
                     if reason == .cancelled { throw .cancelled }
+                    if reason == .superseded { throw .superseded }
                     configuration.rateObserver?(request.upstream, "local", false)
                     observer?(request.upstream, "rate_limited", 0)
                     throw .rateLimited(retryAfter: retryAfter)
@@ -120,7 +126,14 @@ public final class UpstreamClient: Sendable {
                 sent = clock()
             }
             let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
-            let result = await attemptOnce(Self.traced(request), timeoutMs: max(remainingMs, 1))
+            let traced = Self.traced(request), timeoutMs = max(remainingMs, 1)
+            let result: Result<UpstreamResponse, UpstreamError>
+            if Self.completesOnceSent {
+                // Not a child task: the caller's cancellation does not reach the transfer.
+                result = await Task { await self.attemptOnce(traced, timeoutMs: timeoutMs) }.value
+            } else {
+                result = await attemptOnce(traced, timeoutMs: timeoutMs)
+            }
             let elapsed = clock() - sent
             switch result {
             case .success(let response):

@@ -13,6 +13,9 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The address resolved to a non-public range while only public ones were allowed.
     case forbiddenAddress
     case cancelled
+    /// The same client sent a newer request in the same lane (a newer keystroke's search)
+    /// while this one still waited for its upstream turn.
+    case superseded
     /// Our own token bucket for this upstream is empty: try again after the interval.
     case rateLimited(retryAfter: Double)
     /// The circuit breaker is open after repeated failures.
@@ -25,7 +28,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     public var clientStatus: Int {
         switch self {
         case .timeout: return 504
-        case .rateLimited, .circuitOpen: return 503
+        case .rateLimited, .circuitOpen, .superseded: return 503
         default: return 502
         }
     }
@@ -44,6 +47,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protocolNotAllowed: return "upstream_protocol_not_allowed"
         case .forbiddenAddress: return "upstream_forbidden_address"
         case .cancelled: return "upstream_cancelled"
+        case .superseded: return "superseded"
         case .rateLimited: return "upstream_rate_limited"
         case .circuitOpen: return "upstream_unavailable"
         case .invalidRequest: return "upstream_invalid_request"
@@ -65,6 +69,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protocolNotAllowed: return "the upstream redirected to a disallowed scheme"
         case .forbiddenAddress: return "the upstream address is not allowed"
         case .cancelled: return "the request was cancelled"
+        case .superseded: return "a newer request from the same client replaced this one before it reached the upstream"
         case .rateLimited: return "the upstream rate limit is reached"
         case .circuitOpen: return "the upstream is failing; retrying later"
         case .invalidRequest: return "the upstream request could not be built"

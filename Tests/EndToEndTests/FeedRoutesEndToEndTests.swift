@@ -81,7 +81,7 @@ import TestSupport
         let missing = try h.get("/podcasts")
         #expect(missing.status == 400)
         #expect(missing.text == "{\"error\":{\"status\":400,\"code\":\"missing_parameter\",\"message\":\"term is required\"}}")
-        let badLimit = try h.get("/podcasts?term=a&limit=500")
+        let badLimit = try h.get("/podcasts?term=swift&limit=500")
         #expect(badLimit.text == "{\"error\":{\"status\":400,\"code\":\"invalid_parameter\",\"message\":\"limit must be an integer between 1 and 200\"}}")
         #expect(try h.get("/photos?limit=0").status == 400)
         #expect(try h.get("/loans?page=-1").status == 400)

@@ -7,7 +7,7 @@ import Testing
 /// item dropped where it has no identity), never a trap and never a failed answer.
 @Suite struct HostileInputTests {
     @Test func aFeedOfOutOfRangeValuesRendersWithNulls() throws {
-        let json = try EpisodesAdapter.render(feed: fixture("rss/1580000007.xml"), contentType: nil, lookupTitle: nil, limit: 50)
+        let json = try EpisodesAdapter.render(feed: fixture("rss/1580000007.xml"), contentType: nil, lookupTitle: nil, limit: 50).body
         let parsed = try RSSParser.parse(fixture("rss/1580000007.xml"), limit: 50)
         let e = parsed.episodes
         #expect(e.count == 4)

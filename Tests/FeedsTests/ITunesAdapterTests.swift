@@ -10,7 +10,9 @@ import Testing
         #expect(env.source == "itunes")
         #expect(env.title == nil)
         #expect(env.count == 8)
-        let first = env.items[0]
+        var first = env.items[0]
+        #expect(first.images?.px100.url == "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1200361736/100x100bb.jpg")
+        first.images = nil  // checked on their own (ImageSizeTests)
         #expect(
             first
                 == Podcast(

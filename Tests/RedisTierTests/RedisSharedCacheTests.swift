@@ -33,6 +33,11 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         // Redis drops it once nobody could use it: TTL + the longer stale window.
         let pttl = Int(try redis.cli("PTTL", "feedproxy:f1:c:k")) ?? 0
         #expect(pttl > 3_600_000 && pttl <= 3_660_000)
+        // A paging Link header travels with the entry (issue 21).
+        let link = #"</loans?page=2&limit=20>; rel="next""#
+        await tier.put("paged", CachedResponse(body: Array("{}".utf8), gzippedBody: nil, storedAt: 0, policy: policy, link: link), age: 0)
+        guard case .found(let paged, _) = await tier.get("paged") else { Issue.record("expected found"); return }
+        #expect(paged.link == link)
         // Another fingerprint (another schema or configuration) does not see it.
         guard case .absent = await RedisSharedCache(connection: c, fingerprint: "f2").get("k") else { Issue.record("fingerprint leak"); return }
     }

@@ -53,7 +53,16 @@ public final class RawClient: @unchecked Sendable {
         }
     }
 
-    deinit { Glibc.close(fd) }
+    private var isClosed = false
+
+    deinit { if !isClosed { Glibc.close(fd) } }
+
+    /// Closes the connection (a FIN), as an app does when it cancels a request.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
@@ -106,6 +115,13 @@ public final class RawClient: @unchecked Sendable {
         let body = Array(buffer[0..<bodyLength])
         buffer.removeFirst(bodyLength)
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Whether an answer (or a close) is waiting to be read, after waiting at most `seconds`.
+    public func isReadable(within seconds: Double) -> Bool {
+        if !buffer.isEmpty { return true }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, Int32(seconds * 1000)) > 0
     }
 
     /// True when the server has closed the connection (reads EOF within the timeout).

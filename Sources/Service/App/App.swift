@@ -29,11 +29,14 @@ public final class App: Sendable {
             let handler: Handler
             switch route {
             case .photos: handler = services.feedRoute(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos).handle
-            case .podcasts: handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL), ttl: c.ttlPodcasts).handle
+            case .podcasts:
+                handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
+            case .podcast: handler = services.feedRoute(PodcastAdapter(lookupURL: c.itunesLookupURL), ttl: c.ttlPodcasts).handle
             case .episodes:
                 let adapter = EpisodesAdapter(lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts)
                 handler = services.feedRoute(adapter, ttl: c.ttlEpisodes).handle
             case .loans: handler = services.feedRoute(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
+            case .loan: handler = services.feedRoute(KivaLoanAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
             default:
                 guard let h = operational.handler(for: route) else { continue }
                 handler = h

@@ -25,6 +25,8 @@ public struct Configuration: Sendable {
     public var upstreamTimeoutMs = 8000
     public var upstreamMaxBodyBytes = 8 << 20
     public var feedMaxBodyBytes = 32 << 20
+    /// Shortest `/podcasts?term=` accepted: one-character searches are keystroke noise.
+    public var podcastMinTermChars = 2
     public var rateITunesPerMinute = 20.0
     public var rateKivaPerMinute = 60.0
     public var rateFlickrPerMinute = 60.0

@@ -38,6 +38,9 @@ extension ConfigurationParser {
             "largest upstream JSON body accepted"),
         Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.feedMaxBodyBytes, .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
         Option(
+            "--podcast-min-term-chars", "PODCAST_MIN_TERM_CHARS", \.podcastMinTermChars, .integer(1...50),
+            "shortest /podcasts search term accepted (shorter: 400; a keystroke, not a search)"),
+        Option(
             "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.rateITunesPerMinute, .rate(),
             "iTunes requests per minute (its published limit is about 20)"),
         Option("--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.rateKivaPerMinute, .rate(), "Kiva requests per minute (60 unregistered)"),

@@ -87,7 +87,10 @@ public final class Metrics: Sendable {
         for q in g.queues { out += "feedproxy_upstream_queue_depth{source=\"\(q.upstream)\"} \(q.stats.depth)\n" }
         family("feedproxy_upstream_queue_waits_total", "counter", "Waits in an upstream's fair queue by result.")
         for q in g.queues {
-            for (result, n) in [("granted", q.stats.waitsGranted), ("timeout", q.stats.waitsTimedOut), ("cancelled", q.stats.waitsCancelled)] {
+            for (result, n) in [
+                ("granted", q.stats.waitsGranted), ("timeout", q.stats.waitsTimedOut), ("cancelled", q.stats.waitsCancelled),
+                ("superseded", q.stats.waitsSuperseded),
+            ] {
                 out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"\(result)\"} \(n)\n"
             }
         }

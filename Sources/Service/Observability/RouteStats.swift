@@ -4,7 +4,8 @@ import Upstream
 
 /// Request counters and latency for one route, keyed by status without locks.
 final class RouteStats: Sendable {
-    static let statuses = [200, 204, 304, 400, 404, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504, 505]
+    // 499: the client closed the connection before its answer (as nginx records it).
+    static let statuses = [200, 204, 304, 400, 404, 405, 408, 413, 414, 417, 429, 431, 499, 500, 501, 502, 503, 504, 505]
     private let byStatus: [Counter]
     private let other = Counter()
     let latency = Histogram()

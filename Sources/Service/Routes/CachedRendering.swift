@@ -53,6 +53,7 @@ enum CachedRendering {
         if entry.status == 200 { headers.add("ETag", etag) }
         headers.add("Age", String(Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))))
         headers.add("X-Cache", cacheStatus.header)
+        if let link = entry.link { headers.add("Link", link) }
         var response: Response
         if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);

@@ -90,8 +90,9 @@ struct FeedRoute: Sendable {
     static func costTheUpstream(_ outcome: ResponseCache.FetchOutcome) -> Bool {
         switch outcome {
         case .loaded(_, let origin): return origin == .upstream
-        // `loadError` gives a Retry-After only to our own refusals: the request never left.
-        case .staleAfterError(_, let error), .failed(let error): return error.retryAfter == nil
+        // `loadError` gives a Retry-After only to our own refusals: the request never left;
+        // nor did one superseded by the client's own newer request while it queued.
+        case .staleAfterError(_, let error), .failed(let error): return error.retryAfter == nil && error.code != UpstreamError.superseded.code
         }
     }
 
@@ -119,16 +120,21 @@ struct FeedRoute: Sendable {
         return {
             let started = cache.now
             do {
-                let body = try await UpstreamClient.$trace.withValue(trace) {
-                    try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
+                // The answer is shared and cached: once a request has left, it completes even if
+                // every client waiting for it has gone (a cancelled one only leaves the queue).
+                let output = try await UpstreamClient.$completesOnceSent.withValue(true) {
+                    try await UpstreamClient.$trace.withValue(trace) {
+                        try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
+                    }
                 }
                 logger.log(
                     .debug, "cache fill",
                     [
-                        ("key", .string(prepared.cacheKey)), ("bytes", .int(body.count)),
+                        ("key", .string(prepared.cacheKey)), ("bytes", .int(output.body.count)),
                         ("upstream_ms", .double((cache.now - started) * 1000)),
                     ])
-                return .success(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy))
+                return .success(
+                    CachedResponse(body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: cache.now, policy: policy, link: output.link))
             } catch let error as UpstreamError {
                 logger.warn(
                     "upstream failed",

@@ -29,7 +29,7 @@ struct OperationalRoutes: Sendable {
             let listed = RouteName.allCases.compactMap(\.listedAs).map { "\"\($0)\"" }.joined(separator: ",")
             let index = Response.json(Array("{\"name\":\"FeedProxy\",\"version\":\"\(Configuration.version)\",\"routes\":[\(listed)]}".utf8))
             return { _ in .response(index) }
-        case .photos, .podcasts, .episodes, .loans:
+        case .photos, .podcasts, .podcast, .episodes, .loans, .loan:
             return nil
         }
     }

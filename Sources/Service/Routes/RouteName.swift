@@ -3,8 +3,10 @@
 enum RouteName: String, CaseIterable, Sendable {
     case photos = "/photos"
     case podcasts = "/podcasts"
+    case podcast = "/podcasts/:id"
     case episodes = "/podcasts/:id/episodes"
     case loans = "/loans"
+    case loan = "/loans/:id"
     case healthz = "/healthz"
     case readyz = "/readyz"
     case metrics = "/metrics"
@@ -15,7 +17,9 @@ enum RouteName: String, CaseIterable, Sendable {
     var listedAs: String? {
         switch self {
         case .podcasts: return "/podcasts?term="
+        case .podcast: return "/podcasts/{id}"
         case .episodes: return "/podcasts/{id}/episodes"
+        case .loan: return "/loans/{id}"
         case .index: return nil
         default: return rawValue
         }

@@ -86,7 +86,8 @@ import Upstream
     @Test func theIndexListsEveryPublicRouteOnceInOrder() {
         #expect(
             RouteName.allCases.compactMap(\.listedAs) == [
-                "/photos", "/podcasts?term=", "/podcasts/{id}/episodes", "/loans", "/healthz", "/readyz", "/metrics", "/openapi.json",
+                "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/loans", "/loans/{id}", "/healthz", "/readyz", "/metrics",
+                "/openapi.json",
             ])
         #expect(Set(RouteName.allCases.map(\.rawValue)).count == RouteName.allCases.count)
     }

@@ -1,0 +1,37 @@
+import Primitives
+import Upstream
+
+/// `GET /podcasts/{id}`: the iTunes lookup of one podcast, as the same typed `Podcast`
+/// that searches return.
+public struct PodcastAdapter: FeedAdapter {
+    public let source = "itunes"
+    let lookupURL: String
+
+    public init(lookupURL: String) {
+        self.lookupURL = lookupURL
+    }
+
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
+        let id = try Self.collectionID(p)
+        let request = UpstreamRequest(upstream: source, url: lookupURL.addingQuery("id=\(id)&entity=podcast"))
+        return PreparedFeed(
+            source: source, cacheKey: "podcast|id=\(id)", upstreamRequest: request,
+            render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try Self.normalise(body, id: id))) })
+    }
+
+    /// The `{id}` path segment: a positive iTunes collection id of at most 18 digits.
+    static func collectionID(_ p: QueryParameters) throws(ClientError) -> Int {
+        guard let id = p.value("id"), id.count <= 18, !id.isEmpty, id.allSatisfy(\.isASCIIDigit), let number = Int(id), number > 0 else {
+            throw .invalidParameter("id must be a positive iTunes collection id")
+        }
+        return number
+    }
+
+    static func normalise(_ body: [UInt8], id: Int) throws(ClientError) -> ItemEnvelope<Podcast> {
+        // A lookup may also carry episodes (wrapperType "track" of kind podcast-episode): the podcast is the one with this id.
+        guard let podcast = try ITunesAdapter.podcasts(body).first(where: { $0.id == id }) else {
+            throw ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
+        }
+        return ItemEnvelope(source: "itunes", item: podcast)
+    }
+}
