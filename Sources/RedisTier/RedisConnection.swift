@@ -19,6 +19,13 @@ public final class RedisConnection: Sendable {
         /// Lua scripts loaded (SCRIPT LOAD) on every connect; run with `script(_:keys:args:)`.
         public var scripts: [String] = []
         public var maxQueued = 10_000
+        /// Sentinels that know the primary of `masterName`; empty: connect to `endpoint` itself.
+        /// With them, only `endpoint`'s credentials and database are used.
+        public var sentinels: [RedisAddress] = []
+        public var masterName = ""
+        public var sentinelPassword: String?
+        /// How often, while connected, a sentinel is asked whether the primary moved.
+        public var sentinelCheckSeconds = 1.0
 
         public init(endpoint: RedisEndpoint) { self.endpoint = endpoint }
     }
@@ -28,6 +35,14 @@ public final class RedisConnection: Sendable {
     public enum Event: Sendable {
         case command(operation: String, outcome: String)
         case state(up: Bool, reason: String)
+        /// A command's round trip, as its caller saw it.
+        case latency(operation: String, seconds: Double)
+        /// Connected again after having been connected before.
+        case reconnected
+        /// The primary moved (Sentinel said so, or a READONLY/LOADING/MASTERDOWN reply).
+        case failover(from: String, to: String)
+        /// `maxmemory-policy` as `CONFIG GET` reported it on connect; nil when refused.
+        case evictionPolicy(String?)
     }
 
     private struct Pending: Sendable {
@@ -47,6 +62,8 @@ public final class RedisConnection: Sendable {
     private let downReason = Locked<String?>(nil)
     /// SHA1s of `settings.scripts`, as SCRIPT LOAD answered on the current connection.
     private let shas = Locked<[String]>([])
+    /// The primary connected to (its address as Sentinel gave it, or the endpoint's).
+    private let currentPrimary = Locked<RedisAddress?>(nil)
     /// Tests only: the connection thread drops commands unanswered, as a bug would, to
     /// prove the caller-side deadline holds whatever the thread or hiredis does.
     let losesRepliesForTesting = Atomic<Bool>(false)
@@ -72,7 +89,8 @@ public final class RedisConnection: Sendable {
             observer?(.command(operation: operation, outcome: "unavailable"))
             return .failure(.unavailable)
         }
-        let deadline = Self.now() + Double(settings.commandTimeoutMs) / 1000
+        let began = Self.now()
+        let deadline = began + Double(settings.commandTimeoutMs) / 1000
         let waitMs = settings.commandTimeoutMs + Self.callerSlackMs
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>) in
             let once = ReplyOnce(c)
@@ -91,6 +109,7 @@ public final class RedisConnection: Sendable {
                 once.resume(.failure(.timeout))
             }
         }
+        observer?(.latency(operation: operation, seconds: Self.now() - began))
         switch result {
         case .success(.error(let message)):
             observer?(.command(operation: operation, outcome: "error"))
@@ -128,6 +147,8 @@ public final class RedisConnection: Sendable {
         var backoff = 0.05
         var nextAttempt = 0.0
         var lastTraffic = Self.now()
+        var lastSentinelCheck = Self.now()
+        var everConnected = false
         while !stopped.load(ordering: .relaxed) {
             if context == nil {
                 failAll(.unavailable)
@@ -141,6 +162,9 @@ public final class RedisConnection: Sendable {
                     context = c
                     backoff = 0.05
                     lastTraffic = Self.now()
+                    lastSentinelCheck = lastTraffic
+                    if everConnected { observer?(.reconnected) }
+                    everConnected = true
                     setUp(true, reason: "connected")
                 case .failure(let failure):
                     // Jitter spreads the replicas' reconnects after a Redis restart.
@@ -151,6 +175,19 @@ public final class RedisConnection: Sendable {
                 }
             }
             guard let c = context else { continue }
+            // With Sentinel: follow a primary that moved while this connection still works
+            // (a failover the old primary survived, reachable but now a replica).
+            if !settings.sentinels.isEmpty, Self.now() - lastSentinelCheck >= settings.sentinelCheckSeconds {
+                lastSentinelCheck = Self.now()
+                if let primary = discoverPrimary(), let current = currentPrimary.withLock({ $0 }), primary != current {
+                    observer?(.failover(from: current.description, to: primary.description))
+                    redisFree(c)
+                    context = nil
+                    nextAttempt = 0
+                    setUp(false, reason: "primary moved to \(primary)")
+                    continue
+                }
+            }
             var batch = queue.withLock { q -> [Pending] in
                 defer { q.removeAll(keepingCapacity: true) }
                 return q
@@ -170,7 +207,14 @@ public final class RedisConnection: Sendable {
             if let failure = exchange(batch, on: c) {
                 redisFree(c)
                 context = nil
-                nextAttempt = Self.now() + backoff * Double.random(in: 0.5...1.0)
+                // A primary that stepped down answers at once: reconnect (and re-resolve) now.
+                let moved = Self.primaryMoved(failure)
+                // Through Sentinel the new address is counted on reconnect; a managed endpoint
+                // keeps its name, so the step-down itself is the failover followed.
+                if moved, settings.sentinels.isEmpty, let from = currentPrimary.withLock({ $0 }) {
+                    observer?(.failover(from: from.description, to: from.description))
+                }
+                nextAttempt = moved ? 0 : Self.now() + backoff * Double.random(in: 0.5...1.0)
                 setUp(false, reason: failure)
             }
         }
@@ -198,6 +242,7 @@ public final class RedisConnection: Sendable {
             }
             sent.append(p)
         }
+        var movedReason: String?
         for (i, p) in sent.enumerated() {
             var raw: UnsafeMutableRawPointer?
             if redisGetReply(c, &raw) != REDIS_OK || raw == nil {
@@ -211,9 +256,15 @@ public final class RedisConnection: Sendable {
             }
             let value = RedisValue(reply: reply)
             freeReplyObject(raw)
+            if case .error(let message) = value, Self.primaryMoved(message), movedReason == nil { movedReason = message }
             p.reply(.success(value))
         }
-        return nil
+        return movedReason
+    }
+
+    /// Replies that mean this server is no longer (or not yet) the writable primary.
+    static func primaryMoved(_ reason: String) -> Bool {
+        reason.hasPrefix("READONLY") || reason.hasPrefix("LOADING") || reason.hasPrefix("MASTERDOWN")
     }
 
     private static func append(_ args: [[UInt8]], to c: UnsafeMutablePointer<redisContext>) -> Bool {
@@ -241,7 +292,20 @@ public final class RedisConnection: Sendable {
     /// A ready connection, or why there is none (logged with "redis down").
     private func connect() -> Result<UnsafeMutablePointer<redisContext>, ConnectFailure> {
         let e = settings.endpoint
-        guard let c = chiredis_connect(e.host, Int32(e.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else {
+        var target = RedisAddress(host: e.host, port: e.port)
+        if !settings.sentinels.isEmpty {
+            guard let primary = discoverPrimary() else {
+                return .failure(
+                    ConnectFailure(
+                        reason: "no sentinel (\(settings.sentinels.map(\.description).joined(separator: ", "))) named a primary for \(settings.masterName)"))
+            }
+            if let previous = currentPrimary.withLock({ $0 }), previous != primary {
+                observer?(.failover(from: previous.description, to: primary.description))
+            }
+            target = primary
+        }
+        // hiredis resolves the name on every connect: a managed endpoint that moves is followed.
+        guard let c = chiredis_connect(target.host, Int32(target.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else {
             return .failure(ConnectFailure(reason: "cannot allocate a connection"))
         }
         guard c.pointee.err == 0 else {
@@ -254,6 +318,8 @@ public final class RedisConnection: Sendable {
         if let password = e.password { setup.append(e.username.map { ["AUTH", $0, password] } ?? ["AUTH", password]) }
         if e.database != 0 { setup.append(["SELECT", String(e.database)]) }
         for source in settings.scripts { setup.append(["SCRIPT", "LOAD", source]) }
+        // Through Sentinel, a server that is not (yet) the primary is not connected to.
+        if !settings.sentinels.isEmpty { setup.append(["ROLE"]) }
         var loaded: [String] = []
         for command in setup {
             guard Self.append(command.map { Array($0.utf8) }, to: c) else {
@@ -276,9 +342,53 @@ public final class RedisConnection: Sendable {
                 return .failure(ConnectFailure(reason: "\(command[0]) refused: \(message)"))
             }
             if command.first == "SCRIPT", let sha = value.bytes { loaded.append(String(decoding: sha, as: UTF8.self)) }
+            if command.first == "ROLE", value.elements?.first?.bytes.map({ String(decoding: $0, as: UTF8.self) }) != "master" {
+                redisFree(c)
+                return .failure(ConnectFailure(reason: "\(target) is not the primary (yet): failover in progress"))
+            }
         }
         shas.withLock { $0 = loaded }
+        currentPrimary.withLock { $0 = target }
+        observer?(.evictionPolicy(Self.evictionPolicy(c)))
         return .success(c)
+    }
+
+    /// `CONFIG GET maxmemory-policy`; nil when the server refuses it (managed services often do).
+    private static func evictionPolicy(_ c: UnsafeMutablePointer<redisContext>) -> String? {
+        guard append(["CONFIG", "GET", "maxmemory-policy"].map { Array($0.utf8) }, to: c) else { return nil }
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else { return nil }
+        let value = RedisValue(reply: reply)
+        freeReplyObject(raw)
+        guard let fields = value.elements, fields.count == 2, let policy = fields[1].bytes else { return nil }
+        return String(decoding: policy, as: UTF8.self)
+    }
+
+    /// Asks the sentinels, in turn, where the primary of `masterName` is.
+    private func discoverPrimary() -> RedisAddress? {
+        for sentinel in settings.sentinels {
+            guard let c = chiredis_connect(sentinel.host, Int32(sentinel.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else {
+                continue
+            }
+            defer { redisFree(c) }
+            guard c.pointee.err == 0 else { continue }
+            var commands: [[String]] = []
+            if let password = settings.sentinelPassword { commands.append(["AUTH", password]) }
+            commands.append(["SENTINEL", "get-master-addr-by-name", settings.masterName])
+            var answer: RedisValue?
+            for command in commands {
+                guard Self.append(command.map { Array($0.utf8) }, to: c) else { break }
+                var raw: UnsafeMutableRawPointer?
+                guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else { break }
+                answer = RedisValue(reply: reply)
+                freeReplyObject(raw)
+                if case .error = answer { break }
+            }
+            guard let fields = answer?.elements, fields.count == 2, let host = fields[0].bytes, let port = fields[1].int, (1...65535).contains(port)
+            else { continue }
+            return RedisAddress(host: String(decoding: host, as: UTF8.self), port: port)
+        }
+        return nil
     }
 
     struct ConnectFailure: Error {

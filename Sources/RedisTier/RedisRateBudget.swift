@@ -6,14 +6,18 @@ import Upstream
 /// new pods share one budget during a rolling deploy.
 public final class RedisRateBudget: SharedRateBudget {
     private let redis: RedisConnection
+    private let prefix: String
 
-    public init(connection: RedisConnection) { redis = connection }
+    public init(connection: RedisConnection, prefix: String = "feedproxy") {
+        redis = connection
+        self.prefix = prefix
+    }
 
     public func take(_ upstream: String, perMinute: Double, burst: Int) async -> RateDecision? {
         guard perMinute > 0 else { return RateDecision(granted: false, retryAfter: 60) }
         let interval = Saturating.int((60_000 / perMinute).rounded(), in: 1...Int(Int32.max))
         let reply = await redis.script(
-            RedisScripts.rateTakeIndex, keys: [Array("feedproxy:rate:\(upstream)".utf8)],
+            RedisScripts.rateTakeIndex, keys: [Array("\(prefix):rate:\(upstream)".utf8)],
             args: [Array(String(interval).utf8), Array(String(max(1, burst)).utf8)], operation: "rate")
         guard case .success(let value) = reply, let fields = value.elements, fields.count == 2,
             let granted = fields[0].int, let retryMs = fields[1].int

@@ -13,15 +13,20 @@ enum RedisScripts {
         return {now, tonumber(v[1]), v[2], v[3], v[4], v[5] or '', v[6] or ''}
         """
 
-    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px, link. Newer wins: an entry
-    /// fetched earlier than the stored one is dropped. Returns 1 if stored.
+    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px, link, fetch_ms. Newer wins
+    /// by fetch start on Redis' clock (now − age − fetch time): a slow fetch that began
+    /// before the stored one's is dropped however late it arrives. A negative answer never
+    /// replaces a good one (which expires by itself). Returns 1 if stored.
     static let put = """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
         local stored = now - tonumber(ARGV[1])
-        local cur = redis.call('HGET', KEYS[1], 't')
-        if cur and tonumber(cur) > stored then return 0 end
-        redis.call('HSET', KEYS[1], 't', stored, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5], 'k', ARGV[7] or '')
+        local started = stored - tonumber(ARGV[8] or '0')
+        local cur = redis.call('HMGET', KEYS[1], 'f', 't', 's')
+        local curStarted = tonumber(cur[1] or cur[2])
+        if curStarted and curStarted > started then return 0 end
+        if ARGV[2] ~= '200' and cur[3] == '200' then return 0 end
+        redis.call('HSET', KEYS[1], 't', stored, 'f', started, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5], 'k', ARGV[7] or '')
         redis.call('PEXPIRE', KEYS[1], ARGV[6])
         return 1
         """

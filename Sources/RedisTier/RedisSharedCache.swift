@@ -10,9 +10,9 @@ public final class RedisSharedCache: SharedCacheTier {
     private let redis: RedisConnection
     private let prefix: String
 
-    public init(connection: RedisConnection, fingerprint: String) {
+    public init(connection: RedisConnection, prefix keyPrefix: String = "feedproxy", fingerprint: String) {
         redis = connection
-        prefix = "feedproxy:\(fingerprint):"
+        prefix = "\(keyPrefix):\(fingerprint):"
     }
 
     public func get(_ key: String) async -> SharedLookup {
@@ -32,13 +32,14 @@ public final class RedisSharedCache: SharedCacheTier {
     }
 
     @discardableResult
-    public func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool {
+    public func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double) async -> Bool {
         let p = entry.policy
         // Redis drops the entry once no replica could use it, even stale.
         let window = min(p.ttl + max(p.staleWhileRevalidate, p.staleIfError), Self.longestSeconds)
         let args: [[UInt8]] = [
             Array(String(Saturating.int(age * 1000, in: 0...Int(Int32.max))).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
             entry.gzippedBody ?? [], Array(String(Saturating.int((window * 1000).rounded(.up), in: 1...Int(1e12))).utf8), Array((entry.link ?? "").utf8),
+            Array(String(Saturating.int(fetchSeconds * 1000, in: 0...Int(Int32.max))).utf8),
         ]
         let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
         return reply == .success(.integer(1))

@@ -3,11 +3,12 @@
 /// for that replica's result (bounded), then fetch themselves. Any tier failure
 /// falls back to this process's own behaviour.
 extension ResponseCache {
-    func load(_ key: String, _ loader: Loader, consultShared: Bool) async -> FlightResult {
+    func load(_ key: String, _ loader: @escaping Loader, consultShared: Bool) async -> FlightResult {
         guard let shared else { return await loader().map { ($0, .upstream) } }
         // Revalidation asks the upstream and still publishes the answer for the other replicas.
         guard consultShared else { return await fetchHere(key, loader) }
         var stale = usableStale(peek(key))
+        var sharedCopy: CachedResponse?
         switch await shared.get(key) {
         case .found(let entry, let age):
             let found = entry.restamped(storedAt: clock() - age)
@@ -15,6 +16,7 @@ extension ResponseCache {
                 sharedObserver?(.hit)
                 return .success((found, .sharedHit))
             }
+            sharedCopy = found
             if let candidate = usableStale(found), candidate.storedAt > (stale?.storedAt ?? -.infinity) { stale = candidate }
             sharedObserver?(.miss)
         case .absent:
@@ -22,11 +24,20 @@ extension ResponseCache {
         case .unavailable:
             return await fetchHere(key, loader)
         }
-        return await fetchOnce(key, loader, stale: stale, shared: shared)
+        let result = await fetchOnce(key, loader, stale: stale, shared: shared)
+        // Stale-if-error across replicas: when the fetch fails, another replica's last good
+        // answer (kept in the tier for TTL + the longer stale window) is as good as our own.
+        if case .failure = result, let copy = sharedCopy, copy.status == 200, copy.age(at: clock()) < copy.policy.ttl + copy.policy.staleIfError,
+            (peek(key)?.storedAt ?? -.infinity) < copy.storedAt
+        {
+            store(copy, for: key)
+            sharedObserver?(.staleServed)
+        }
+        return result
     }
 
     /// One replica at a time fetches: take the lock, or serve stale, or poll for the holder's result.
-    private func fetchOnce(_ key: String, _ loader: Loader, stale: CachedResponse?, shared: any SharedCacheTier) async -> FlightResult {
+    private func fetchOnce(_ key: String, _ loader: @escaping Loader, stale: CachedResponse?, shared: any SharedCacheTier) async -> FlightResult {
         let deadline = clock() + sharedPolicy.waitLimit
         var interval = sharedPolicy.pollInterval
         while true {
@@ -38,6 +49,15 @@ extension ResponseCache {
                     await shared.unlock(key, token: token)
                     sharedObserver?(.wait)
                     return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                }
+                // Stale-while-revalidate across replicas: a usable stale answer (ours or the
+                // tier's) is served now, and this replica refreshes in the background, under the lock.
+                if let stale {
+                    Task { [self] in
+                        if case .success(let (fresh, _)) = await fetchHere(key, loader, unlocking: token) { store(fresh, for: key) }
+                    }
+                    sharedObserver?(.staleServed)
+                    return .success((stale, .staleWhileOtherRefreshes))
                 }
                 return await fetchHere(key, loader, unlocking: token)
             case .unavailable:
@@ -65,7 +85,9 @@ extension ResponseCache {
     /// the tier and the lock released afterwards, off the request's path, in that order
     /// so a waiter sees the value before the lock disappears.
     private func fetchHere(_ key: String, _ loader: Loader, unlocking token: String? = nil) async -> FlightResult {
+        let started = clock()
         let result = await loader()
+        let fetchSeconds = clock() - started
         let publish: CachedResponse?
         switch result {
         case .success(let response): publish = response
@@ -78,7 +100,7 @@ extension ResponseCache {
                     if entry.body.count + (entry.gzippedBody?.count ?? 0) > policy.maxValueBytes {
                         observer?(.skippedTooLarge)
                     } else {
-                        if await shared.put(key, entry, age: entry.age(at: now)) { observer?(.stored) }
+                        if await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds) { observer?(.stored) }
                     }
                 }
                 if let token { await shared.unlock(key, token: token) }

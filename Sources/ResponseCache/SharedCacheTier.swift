@@ -6,10 +6,11 @@
 public protocol SharedCacheTier: Sendable {
     /// The entry and its age in seconds on the tier's clock.
     func get(_ key: String) async -> SharedLookup
-    /// Stores unless the tier holds a newer entry (newer wins); `age` as of now.
-    /// True when this entry was stored.
+    /// Stores unless the tier holds an entry whose fetch started later (newer wins, by
+    /// fetch start: `age` as of now plus `fetchSeconds`, the time the fetch took), or a good
+    /// entry that `entry`, a negative answer, would replace. True when this entry was stored.
     @discardableResult
-    func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool
+    func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double) async -> Bool
     /// Takes the key's fetch lock for `ttl` seconds (it expires by itself if its holder dies).
     func lock(_ key: String, ttl: Double) async -> SharedLock
     func unlock(_ key: String, token: String) async
@@ -71,4 +72,10 @@ extension SharedTierEvent {
         default: return rawValue
         }
     }
+}
+
+extension SharedCacheTier {
+    /// An entry whose fetch took no measurable time (tests, warm-up).
+    @discardableResult
+    public func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool { await put(key, entry, age: age, fetchSeconds: 0) }
 }

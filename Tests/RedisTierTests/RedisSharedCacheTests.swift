@@ -78,13 +78,21 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         defer { c.stop() }
         #expect(waitUntil { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f")
-        await tier.put("k", entry("new"), age: 1)
-        await tier.put("k", entry("old"), age: 30)  // fetched earlier, arriving later
+        // As production sends them: age 0 at put, and how long the fetch took.
+        #expect(await tier.put("k", entry("new"), age: 0, fetchSeconds: 0.05))
+        // A slow fetch that started 5 s ago, before "new" did, arrives later: dropped.
+        #expect(await tier.put("k", entry("old"), age: 0, fetchSeconds: 5) == false)
         guard case .found(let e, _) = await tier.get("k") else { Issue.record("missing"); return }
         #expect(e.body == Array("new".utf8))
-        await tier.put("k", entry("newer"), age: 0)
+        #expect(await tier.put("k", entry("newer"), age: 0, fetchSeconds: 0))
         guard case .found(let e2, _) = await tier.get("k") else { Issue.record("missing"); return }
         #expect(e2.body == Array("newer".utf8))
+        // A negative answer (an upstream 404, fetched later) never replaces the good one (issue 20).
+        #expect(await tier.put("k", entry("{}", status: 404, gzip: nil), age: 0, fetchSeconds: 0) == false)
+        guard case .found(let e3, _) = await tier.get("k") else { Issue.record("missing"); return }
+        #expect(e3.status == 200 && e3.body == Array("newer".utf8))
+        // Where there is no good answer, the negative one is stored.
+        #expect(await tier.put("gone", entry("{}", status: 404, gzip: nil), age: 0, fetchSeconds: 0))
     }
 
     @Test func fetchLockIsExclusiveReleasedOnlyByItsHolderAndExpires() async throws {
@@ -182,6 +190,54 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         #expect(try redis.cli("EXISTS", "feedproxy:f:c:big") == "0")
         redis.kill9()
         #expect(waitUntil(3) { !c.isUp })
+        let before = events.withLock { $0.count }
+        let start = Date()
         guard case .loaded(_, .upstream) = await cache.fetch("other", loader: big) else { Issue.record("expected a local fetch"); return }
+        // Straight to the upstream: no lookup in (and no miss counted against) the dead tier, no wait for it.
+        #expect(events.withLock { Array($0[before...]) }.filter { $0 != .skippedTooLarge }.isEmpty, "\(events.withLock { $0 })")
+        #expect(Date().timeIntervalSince(start) < 0.5)
+    }
+
+    /// Issue 20: a replica with no copy of its own serves the tier's stale answer at once
+    /// (stale-while-revalidate across replicas) and refreshes once, in the background.
+    @Test func aColdReplicaServesTheTiersStaleAnswerAndRefreshesOnce() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f")
+        let shortPolicy = FreshnessPolicy(ttl: 1, staleWhileRevalidate: 60, staleIfError: 600)
+        await tier.put("k", CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: 0, policy: shortPolicy), age: 5)  // 5 s old: stale
+        let fetches = Atomic<Int>(0)
+        let cache = ResponseCache(
+            maxBytes: 1 << 20, clock: { Date().timeIntervalSince1970 }, shared: tier, sharedPolicy: SharedTierPolicy(waitLimit: 1, maxValueBytes: 1 << 20))
+        let slow: ResponseCache.Loader = {
+            fetches.add(1, ordering: .relaxed)
+            try? await Task.sleep(for: .milliseconds(300))
+            return .success(CachedResponse(body: Array("fresh".utf8), gzippedBody: nil, storedAt: Date().timeIntervalSince1970, policy: shortPolicy))
+        }
+        let start = Date()
+        guard case .loaded(let served, .staleWhileOtherRefreshes) = await cache.fetch("k", loader: slow) else { Issue.record("expected stale"); return }
+        #expect(served.body == Array("old".utf8))
+        #expect(Date().timeIntervalSince(start) < 0.25)  // not the upstream's 300 ms
+        #expect(waitUntil(3) { (try? redis.cli("HGET", "feedproxy:f:c:k", "b")) == "fresh" })
+        #expect(fetches.load(ordering: .relaxed) == 1)
+        guard case .fresh(let refreshed) = cache.lookup("k") else { Issue.record("expected the refreshed entry locally"); return }
+        #expect(refreshed.body == Array("fresh".utf8))
+    }
+
+    /// Issue 20: when the fetch fails, the tier's stale copy answers inside stale-if-error.
+    @Test func aFailedFetchFallsBackToTheTiersStaleCopy() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f")
+        let p = FreshnessPolicy(ttl: 1, staleWhileRevalidate: 0, staleIfError: 600)
+        await tier.put("k", CachedResponse(body: Array("last good".utf8), gzippedBody: nil, storedAt: 0, policy: p), age: 30)
+        let cache = ResponseCache(maxBytes: 1 << 20, clock: { Date().timeIntervalSince1970 }, shared: tier)
+        let failing: ResponseCache.Loader = { .failure(CacheLoadError(status: 502, code: "upstream_http_error", message: "500")) }
+        guard case .staleAfterError(let entry, _) = await cache.fetch("k", loader: failing) else { Issue.record("expected the tier's stale copy"); return }
+        #expect(entry.body == Array("last good".utf8))
     }
 }

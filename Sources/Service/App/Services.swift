@@ -21,18 +21,18 @@ struct Services: Sendable {
         let metrics = Metrics(routes: RouteName.allCases.map(\.rawValue), sources: ["flickr", "itunes", "kiva", "episodes"])
         self.logger = logger
         self.metrics = metrics
-        let redis = c.redis.map { Self.redisConnection($0, c, metrics: metrics, logger: logger) }
+        let redis = Self.redisEndpoint(c).map { Self.redisConnection($0, c, metrics: metrics, logger: logger) }
         self.redis = redis
 
         var upstreamConfig = UpstreamConfiguration(c)
         upstreamConfig.rateObserver = { metrics.shared.rateDecision(upstream: $0, mode: $1, granted: $2) }
-        upstreamConfig.sharedBudget = redis.map { RedisRateBudget(connection: $0) }
+        upstreamConfig.sharedBudget = redis.map { RedisRateBudget(connection: $0, prefix: c.redisKeyPrefix) }
         upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
         cache = ResponseCache(
             maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() },
-            shared: redis.map { RedisSharedCache(connection: $0, fingerprint: SchemaFingerprint.compute(c)) },
+            shared: redis.map { RedisSharedCache(connection: $0, prefix: c.redisKeyPrefix, fingerprint: SchemaFingerprint.compute(c)) },
             sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
         let quota = c.clientMissRatePerMinute > 0
@@ -52,9 +52,18 @@ struct Services: Sendable {
 
     /// The one Redis connection of this process; its failures are counted and logged
     /// once per change of state, never passed on to clients.
+    /// Where Redis is: `REDIS_URL`, or (with sentinels) only its credentials and database;
+    /// `REDIS_PASSWORD`/`_FILE` win over the URL's password. nil: no shared tier.
+    static func redisEndpoint(_ c: Configuration) -> RedisEndpoint? {
+        guard c.redis != nil || !c.redisSentinels.isEmpty else { return nil }
+        var endpoint = c.redis ?? RedisEndpoint(host: "sentinel", port: 6379)
+        if let password = c.redisPassword { endpoint.password = password }
+        return endpoint
+    }
+
     private static func redisConnection(_ endpoint: RedisEndpoint, _ c: Configuration, metrics: Metrics, logger: Logger) -> RedisConnection {
         metrics.shared.redisState(up: false)
-        let address = "\(endpoint.host):\(endpoint.port)"
+        let address = c.redisSentinels.isEmpty ? "\(endpoint.host):\(endpoint.port)" : "sentinel master \(c.redisSentinelMaster ?? "")"
         return RedisConnection(settings: RedisConnection.Settings(endpoint, c)) { event in
             switch event {
             case .command(let operation, let outcome):
@@ -63,6 +72,20 @@ struct Services: Sendable {
                 metrics.shared.redisState(up: up)
                 let fields: [(String, LogValue)] = [("redis", .string(address)), ("reason", .string(reason))]
                 if up { logger.info("redis up", fields) } else { logger.warn("redis down: serving from this replica alone", fields) }
+            case .latency(let operation, let seconds):
+                metrics.shared.redisLatency(operation: operation, seconds: seconds)
+            case .reconnected:
+                metrics.shared.redisReconnected()
+            case .failover(let from, let to):
+                metrics.shared.redisFailover()
+                logger.warn("redis primary moved", [("from", .string(from)), ("to", .string(to))])
+            case .evictionPolicy(let policy):
+                metrics.shared.redisEvictionPolicy(ok: policy.map { $0.hasPrefix("allkeys-") })
+                if let policy, !policy.hasPrefix("allkeys-") {
+                    logger.warn(
+                        "redis maxmemory-policy is not allkeys-*: a full Redis refuses new cache entries instead of evicting old ones",
+                        [("maxmemory_policy", .string(policy))])
+                }
             }
         }
     }

@@ -44,6 +44,14 @@ public struct Configuration: Sendable {
     public var breakerCooldown = 30.0
     /// The optional shared tier (`REDIS_URL`, parsed once); nil keeps everything in this process.
     public var redis: RedisEndpoint?
+    /// Sentinels to find the primary through (`REDIS_SENTINELS`); empty: `redis` is the server.
+    public var redisSentinels: [RedisAddress] = []
+    public var redisSentinelMaster: String?
+    public var redisSentinelPassword: String?
+    /// Overrides the URL's password (`REDIS_PASSWORD`, or the content of `REDIS_PASSWORD_FILE`).
+    public var redisPassword: String?
+    /// Prefix of every key FeedProxy writes (two deployments on one Redis keep apart).
+    public var redisKeyPrefix = "feedproxy"
     public var redisTimeoutMs = 25
     public var redisConnectTimeoutMs = 100
     public var l2MaxValueBytes = 1 << 20

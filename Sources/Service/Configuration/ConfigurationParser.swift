@@ -107,6 +107,9 @@ public enum ConfigurationParser {
 
     /// Settings that are each valid but wrong together.
     static func validateCombinations(_ c: Configuration) throws(ConfigurationError) {
+        if c.redisSentinels.isEmpty != (c.redisSentinelMaster == nil) {
+            throw ConfigurationError(description: "REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together: set both, or neither")
+        }
         // Through a proxy the address libcurl connects to is the proxy's, so the check that
         // keeps publisher-chosen feed URLs off private addresses would check nothing.
         if c.upstreamProxy != nil, !c.allowPrivateFeedHosts, c.fixturesDirectory == nil {

@@ -66,6 +66,17 @@ extension ConfigurationParser {
             "--redis-url", "REDIS_URL", \.redis, .redisURL,
             "redis://[[user]:password@]host[:port][/db]: shared cache, fetch locks and rate budget across replicas (unset: none)"),
         Option(
+            "--redis-sentinels", "REDIS_SENTINELS", \.redisSentinels, .addressList,
+            "comma list of host:port Redis Sentinels that name the primary (with REDIS_SENTINEL_MASTER; REDIS_URL then gives only credentials and db)"),
+        Option("--redis-sentinel-master", "REDIS_SENTINEL_MASTER", \.redisSentinelMaster, .optionalName, "the master name the sentinels monitor"),
+        Option(
+            "--redis-sentinel-password", "REDIS_SENTINEL_PASSWORD", \.redisSentinelPassword, .optionalSecret, "password the sentinels require (unset: none)"),
+        Option("--redis-password", "REDIS_PASSWORD", \.redisPassword, .optionalSecret, "Redis password, instead of one in REDIS_URL (unset: the URL's)"),
+        Option(
+            "--redis-password-file", "REDIS_PASSWORD_FILE", \.redisPassword, .secretFile,
+            "file holding the Redis password (a mounted Secret; trailing newline ignored)"),
+        Option("--redis-key-prefix", "REDIS_KEY_PREFIX", \.redisKeyPrefix, .keyPrefix, "prefix of every Redis key (cache, locks, rate budget)"),
+        Option(
             "--redis-timeout-ms", "REDIS_TIMEOUT_MS", \.redisTimeoutMs, .integer(1...10_000),
             "deadline per Redis command; past it the replica carries on without Redis"),
         Option("--redis-connect-timeout-ms", "REDIS_CONNECT_TIMEOUT_MS", \.redisConnectTimeoutMs, .integer(1...60_000), "deadline for connecting to Redis"),

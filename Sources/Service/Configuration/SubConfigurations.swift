@@ -45,5 +45,8 @@ extension RedisConnection.Settings {
         commandTimeoutMs = c.redisTimeoutMs
         connectTimeoutMs = c.redisConnectTimeoutMs
         scripts = RedisConnection.tierScripts
+        sentinels = c.redisSentinels
+        masterName = c.redisSentinelMaster ?? ""
+        sentinelPassword = c.redisSentinelPassword
     }
 }

@@ -150,3 +150,59 @@ extension ValueParser where Value == LogLevel {
             return level
         }, show: { $0.rawValue })
 }
+
+extension ValueParser where Value == [RedisAddress] {
+    static let addressList = Self(
+        parse: { name, text throws(ConfigurationError) in
+            let parts = text.split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+            var out: [RedisAddress] = []
+            for part in parts {
+                guard let address = RedisAddress(part) else { throw ConfigurationError(description: "\(name) must be host:port entries, got \"\(part)\"") }
+                out.append(address)
+            }
+            return out
+        }, show: { $0.isEmpty ? "unset" : $0.map(\.description).joined(separator: ",") })
+}
+
+extension ValueParser where Value == String? {
+    /// A name of letters, digits and `._-` (a Sentinel master name); empty for unset.
+    static let optionalName = Self(
+        parse: { name, text throws(ConfigurationError) in
+            guard !text.isEmpty else { return nil }
+            guard text.utf8.count <= 128, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ConfigurationError(description: "\(name) must be a name without spaces")
+            }
+            return text
+        }, show: { $0 ?? "unset" })
+
+    /// A secret given directly; never shown (help prints "unset").
+    static let optionalSecret = Self(
+        parse: { name, text throws(ConfigurationError) in
+            guard !text.contains("\r"), !text.contains("\n") else { throw ConfigurationError(description: "\(name) must be one line") }
+            return text.isEmpty ? nil : text
+        }, show: { $0 == nil ? "unset" : "set" })
+
+    /// A secret read from a file (a mounted Kubernetes Secret): its content, one trailing newline dropped.
+    static let secretFile = Self(
+        parse: { name, path throws(ConfigurationError) in
+            guard !path.isEmpty else { return nil }
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
+                throw ConfigurationError(description: "\(name): cannot read \(path)")
+            }
+            var text = String(decoding: data, as: UTF8.self)
+            if text.hasSuffix("\n") { text.removeLast() }
+            if text.hasSuffix("\r") { text.removeLast() }
+            guard !text.isEmpty, !text.contains("\n") else { throw ConfigurationError(description: "\(name): \(path) must hold one line") }
+            return text
+        }, show: { $0 == nil ? "unset" : "set" })
+}
+
+extension ValueParser where Value == String {
+    static let keyPrefix = Self(
+        parse: { name, text throws(ConfigurationError) in
+            guard !text.isEmpty, text.utf8.count <= 64, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ConfigurationError(description: "\(name) must be 1–64 printable characters without spaces")
+            }
+            return text
+        }, show: { $0 })
+}

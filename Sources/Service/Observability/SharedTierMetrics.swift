@@ -5,6 +5,19 @@ import Synchronization
 final class SharedTierMetrics: Sendable {
     private let counters = LabelledCounters()
     private let redisUp = Atomic<Int>(-1)  // -1: no Redis configured
+    private let reconnects = Counter()
+    private let failovers = Counter()
+    /// 1 when `maxmemory-policy` is allkeys-*, 0 when it is not, -1 when unknown (CONFIG refused).
+    private let evictionPolicyOK = Atomic<Int>(-1)
+    /// Round trips of the Redis operations FeedProxy sends (others are not timed).
+    static let timedOperations = ["get", "put", "lock", "unlock", "rate", "ping"]
+    private let latency: [String: Histogram] = Dictionary(
+        uniqueKeysWithValues: timedOperations.map { ($0, Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25])) })
+
+    func redisLatency(operation: String, seconds: Double) { latency[operation]?.observe(seconds) }
+    func redisReconnected() { reconnects.add() }
+    func redisFailover() { failovers.add() }
+    func redisEvictionPolicy(ok: Bool?) { evictionPolicyOK.store(ok.map { $0 ? 1 : 0 } ?? -1, ordering: .relaxed) }
 
     func redisCommand(operation: String, outcome: String) {
         counters.add("feedproxy_redis_commands_total", "operation=\"\(operation)\",outcome=\"\(outcome)\"")
@@ -22,6 +35,18 @@ final class SharedTierMetrics: Sendable {
         let up = redisUp.load(ordering: .relaxed)
         if up >= 0 {
             out += "# HELP feedproxy_redis_up 1 while the Redis connection works.\n# TYPE feedproxy_redis_up gauge\nfeedproxy_redis_up \(up)\n"
+            out += "# HELP feedproxy_redis_reconnects_total Connections to Redis made again after one was lost.\n"
+            out += "# TYPE feedproxy_redis_reconnects_total counter\nfeedproxy_redis_reconnects_total \(reconnects.current)\n"
+            out += "# HELP feedproxy_redis_failovers_total Primary changes followed (Sentinel, or a READONLY/LOADING/MASTERDOWN step-down).\n"
+            out += "# TYPE feedproxy_redis_failovers_total counter\nfeedproxy_redis_failovers_total \(failovers.current)\n"
+            let policy = evictionPolicyOK.load(ordering: .relaxed)
+            if policy >= 0 {
+                out += "# HELP feedproxy_redis_eviction_policy_ok 1 when Redis evicts like a cache (maxmemory-policy allkeys-*), 0 when not.\n"
+                out += "# TYPE feedproxy_redis_eviction_policy_ok gauge\nfeedproxy_redis_eviction_policy_ok \(policy)\n"
+            }
+            out += "# HELP feedproxy_redis_command_duration_seconds Redis round trips by operation, as the caller waited.\n"
+            out += "# TYPE feedproxy_redis_command_duration_seconds histogram\n"
+            for op in Self.timedOperations { latency[op]?.render("feedproxy_redis_command_duration_seconds", labels: "operation=\"\(op)\"", into: &out) }
         }
         counters.render(
             "feedproxy_redis_commands_total", help: "Redis commands by operation and outcome (ok, error, timeout, unavailable).", always: false,

@@ -1,0 +1,71 @@
+import Foundation
+import Primitives
+import Testing
+import TestSupport
+@testable import RedisTier
+
+/// Issue 20: the connection finds the primary through a real Sentinel and follows a
+/// failover; credentials in a URL are percent-decoded.
+@Suite(.serialized) struct SentinelTests {
+    @Test func followsAFailoverTheSentinelPerforms() async throws {
+        let primary = try RedisServerProcess()
+        let replica = try RedisServerProcess(arguments: ["--replicaof", "127.0.0.1", "\(primary.port)"])
+        let sentinel = try SentinelProcess(monitoring: primary.port)
+        // The sentinel has to have found the replica (through the primary) before it can promote it.
+        #expect(waitUntil(15) { ((try? sentinel.cli("SENTINEL", "replicas", "mymaster")) ?? "").contains("\(replica.port)") })
+        #expect(waitUntil(15) { ((try? replica.cli("INFO", "replication")) ?? "").contains("master_link_status:up") })
+
+        let failovers = Locked(0)
+        var settings = RedisConnection.Settings(endpoint: RedisEndpoint(host: "unused", port: 1))
+        settings.sentinels = [RedisAddress(host: "127.0.0.1", port: sentinel.port)]
+        settings.masterName = "mymaster"
+        settings.commandTimeoutMs = 200
+        settings.sentinelCheckSeconds = 0.2
+        let c = RedisConnection(settings: settings) { event in
+            if case .failover = event { failovers.withLock { $0 += 1 } }
+        }
+        defer { c.stop() }
+        #expect(waitUntil { c.isUp })
+        #expect(await c.command(["SET", "before", "1"], operation: "t") == .success(.status("OK")))
+        #expect(try primary.cli("GET", "before") == "1")
+
+        try sentinel.cli("SENTINEL", "FAILOVER", "mymaster")
+        #expect(waitUntil(15) { sentinel.primaryPort == replica.port })
+        // Writes land on the promoted server within the check interval plus a reconnect.
+        var landed = false
+        for _ in 0..<100 where !landed {
+            if await c.command(["SET", "after", "2"], operation: "t") == .success(.status("OK")), (try? replica.cli("GET", "after")) == "2" {
+                landed = true
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(landed)
+        #expect(failovers.withLock { $0 } >= 1)
+    }
+
+    @Test func noSentinelAnsweringIsADownTierNotAHang() async throws {
+        var settings = RedisConnection.Settings(endpoint: RedisEndpoint(host: "unused", port: 1))
+        settings.sentinels = [RedisAddress(host: "127.0.0.1", port: try RedisServerProcess.freePort())]
+        settings.masterName = "mymaster"
+        let reasons = Locked<[String]>([])
+        let c = RedisConnection(settings: settings) { event in
+            if case .state(false, let reason) = event { reasons.withLock { $0.append(reason) } }
+        }
+        defer { c.stop() }
+        #expect(waitUntil { !reasons.withLock { $0 }.isEmpty })
+        #expect(reasons.withLock { $0 }.first?.contains("no sentinel") == true)
+        let start = Date()
+        #expect(await c.command(["PING"], operation: "t") == .failure(.unavailable))
+        #expect(Date().timeIntervalSince(start) < 0.1)
+    }
+
+    @Test func urlCredentialsArePercentDecoded() throws {
+        let e = try RedisEndpoint(url: "redis://app%40team:p%2Fss%3Aw%40rd@cache.internal:6380/3")
+        #expect(e.username == "app@team" && e.password == "p/ss:w@rd" && e.host == "cache.internal" && e.port == 6380 && e.database == 3)
+        #expect(throws: RedisEndpoint.InvalidURL.self) { try RedisEndpoint(url: "redis://:bad%zz@host") }
+        #expect(RedisAddress("10.0.0.5:26380") == RedisAddress(host: "10.0.0.5", port: 26380))
+        #expect(RedisAddress("sentinel-0") == RedisAddress(host: "sentinel-0", port: 26379))
+        #expect(RedisAddress("host:99999") == nil)
+    }
+}
