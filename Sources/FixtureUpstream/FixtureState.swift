@@ -42,6 +42,11 @@ final class FixtureState: Sendable {
             var r = Response(status: 503, body: Array("<html><body><h1>503 Service Unavailable</h1></body></html>".utf8))
             r.headers.add("Content-Type", "text/html")
             return .response(r)
+        case .notfound:
+            // An upstream 4xx (a feed taken down, a key the API no longer knows).
+            var r = Response(status: 404, body: Array("<html><body><h1>404 Not Found</h1></body></html>".utf8))
+            r.headers.add("Content-Type", "text/html")
+            return .response(r)
         case .garbage:
             var r = Response(status: 200, body: Array("{\"items\": [ {\"title\": \"cut off".utf8))
             r.headers.add("Content-Type", "application/json")

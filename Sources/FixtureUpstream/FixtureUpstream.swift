@@ -6,7 +6,7 @@ import Synchronization
 public final class FixtureUpstream: Sendable {
     /// What the fixture upstream does with feed requests (tests switch it at run time).
     public enum Mode: String, Sendable {
-        case normal, fail, slow, garbage
+        case normal, fail, slow, garbage, notfound
     }
 
     public let server: Server
@@ -33,7 +33,7 @@ public final class FixtureUpstream: Sendable {
         router.get("/__fixture/counts") { _ in .response(.json(Array(state.countsJSON.utf8))) }
         router.add("POST", "/__fixture/mode/:mode") { req in
             guard let mode = Mode(rawValue: req.pathParameters["mode"] ?? "") else {
-                return .response(.error(status: 400, code: "bad_mode", message: "mode is normal, fail, slow or garbage"))
+                return .response(.error(status: 400, code: "bad_mode", message: "mode is normal, fail, slow, garbage or notfound"))
             }
             state.setMode(mode)
             return .response(Response(status: 204))
