@@ -29,6 +29,7 @@ FP_PORT=18180        # access log off (LOG_LEVEL=warn)
 FP_LOG_PORT=18182    # access log on  (LOG_LEVEL=info, stdout to a file)
 NGINX_PORT=18181
 NGINX_LOG_PORT=18183
+NGINX_GZIP_PORT=18186
 LOG_LEVEL=warn "$BIN/feedproxy" --fixtures Fixtures --port "$FP_PORT" --threads 2 >"$OUT/feedproxy.log" 2>&1 &
 pids+=($!)
 FP_PID=$!
@@ -39,18 +40,34 @@ for port in "$FP_PORT" "$FP_LOG_PORT"; do
   curl -sf "http://127.0.0.1:$port/photos" -o /dev/null            # fill the cache
 done
 
-# The exact bytes FeedProxy serves on a hit become nginx's static file.
+# The exact bytes FeedProxy serves on a hit become nginx's static file, and the exact
+# pre-compressed bytes it sends to gzip clients become the file gzip_static serves.
 mkdir -p "$OUT/www"
 curl -sf "http://127.0.0.1:$FP_PORT/photos" -o "$OUT/www/photos"
+curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:$FP_PORT/photos" -o "$OUT/www/photos.gz"
 BYTES=$(wc -c <"$OUT/www/photos")
+GZ_BYTES=$(wc -c <"$OUT/www/photos.gz")
 
+# nginx at its best for this job (each setting named in the README's Benchmarks section):
+# one worker per core pinned to it, a reuseport listener per worker, sendfile, the file's
+# descriptor and metadata cached, keep-alive without a request limit, a buffered access log.
 cat >"$OUT/nginx.conf" <<CONF
 worker_processes 2;
+worker_cpu_affinity auto;
 pid $PWD/$OUT/nginx.pid;
 error_log $PWD/$OUT/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  open_file_cache max=1000 inactive=60s;
+  open_file_cache_valid 60s;
+  open_file_cache_min_uses 1;
+  open_file_cache_errors on;
   keepalive_requests 1000000;
+  keepalive_timeout 65;
+  server_tokens off;
   types { application/json photos; }
   default_type application/json;
   server {
@@ -63,26 +80,40 @@ http {
     access_log $PWD/$OUT/nginx-access.log combined buffer=64k flush=1s;
     location / { root $PWD/$OUT/www; }
   }
+  # gzip clients: the same pre-compressed bytes FeedProxy sends, from photos.gz.
+  server {
+    listen 127.0.0.1:$NGINX_GZIP_PORT reuseport;
+    access_log $PWD/$OUT/nginx-access-gzip.log combined buffer=64k flush=1s;
+    gzip_static on;
+    gzip_vary on;
+    location / { root $PWD/$OUT/www; }
+  }
 }
 CONF
 nginx -c "$PWD/$OUT/nginx.conf" -g 'daemon off;' &
 pids+=($!)
-for port in "$NGINX_PORT" "$NGINX_LOG_PORT"; do
+for port in "$NGINX_PORT" "$NGINX_LOG_PORT" "$NGINX_GZIP_PORT"; do
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/photos" >/dev/null && break; sleep 0.1; done
   cmp <(curl -s "http://127.0.0.1:$port/photos") "$OUT/www/photos"
 done
+cmp <(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_GZIP_PORT/photos") "$OUT/www/photos.gz"
+cmp <(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$FP_LOG_PORT/photos") "$OUT/www/photos.gz"
 
-run() {  # name url -> "req/s p50 p99"
-  wrk -t2 -c"$CONNS" -d"${DURATION}s" --latency "$2" >"$OUT/$1.wrk"
-  awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {print r, p50, p99}' "$OUT/$1.wrk"
+run() {  # name url [wrk args...] -> "req/s p50 p99"
+  local name=$1 url=$2
+  shift 2
+  wrk -t2 -c"$CONNS" -d"${DURATION}s" --latency "$@" "$url" >"$OUT/$name.wrk"
+  awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {print r, p50, p99}' "$OUT/$name.wrk"
 }
-compare() {  # label feedproxy-port nginx-port: rounds interleaved fp, ng, ng, fp
-  local a b c d
-  a=$(run "$1-fp1" "http://127.0.0.1:$2/photos")
-  b=$(run "$1-ng1" "http://127.0.0.1:$3/photos")
-  c=$(run "$1-ng2" "http://127.0.0.1:$3/photos")
-  d=$(run "$1-fp2" "http://127.0.0.1:$2/photos")
-  python3 - "$1" $a $d $b $c <<'PY'
+compare() {  # label feedproxy-port nginx-port [wrk args...]: rounds interleaved fp, ng, ng, fp
+  local a b c d label=$1 fp=$2 ng=$3 tag
+  shift 3
+  tag=$(echo "$label" | tr -c 'a-z0-9' '-' | cut -c1-24)
+  a=$(run "$tag-fp1" "http://127.0.0.1:$fp/photos" "$@")
+  b=$(run "$tag-ng1" "http://127.0.0.1:$ng/photos" "$@")
+  c=$(run "$tag-ng2" "http://127.0.0.1:$ng/photos" "$@")
+  d=$(run "$tag-fp2" "http://127.0.0.1:$fp/photos" "$@")
+  python3 - "$label" $a $d $b $c <<'PY'
 import sys
 def ms(v):  # wrk prints 812.00us / 1.23ms / 1.01s
     for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
@@ -98,9 +129,10 @@ print(f"  nginx     {avg(ng,0):>9.0f} req/s  p50 {avg(ng,1):5.2f} ms  p99 {avg(n
 print(f"  ratio feedproxy/nginx = {avg(fp,0) / avg(ng,0):.2f}   p99 feedproxy/nginx = {avg(fp,2) / avg(ng,2):.2f}")
 PY
 }
-echo "cache hit, ${BYTES}-byte JSON body, wrk -t2 -c$CONNS -d${DURATION}s, keep-alive, 2 cores shared with wrk"
+echo "cache hit, ${BYTES}-byte JSON body (${GZ_BYTES} gzipped), wrk -t2 -c$CONNS -d${DURATION}s, keep-alive, 2 cores shared with wrk"
 compare "access log off on both sides" "$FP_PORT" "$NGINX_PORT"
 compare "access log on on both sides (feedproxy JSON lines to a file; nginx buffer=64k flush=1s)" "$FP_LOG_PORT" "$NGINX_LOG_PORT"
+compare "gzip, access log on on both sides (Accept-Encoding: gzip; nginx gzip_static)" "$FP_LOG_PORT" "$NGINX_GZIP_PORT" -H "Accept-Encoding: gzip"
 # An L2 hit: a replica whose own cache is too small to keep the answer (CACHE_MAX_BYTES
 # 4096 keeps nothing over 512 bytes) finds it in Redis on every request.
 need redis-server redis-server

@@ -3,7 +3,9 @@
 #  1. yamllint --strict (.yamllint) on every YAML file under deploy/;
 #  2. kubernetes-validate --strict on every manifest in deploy/kubernetes/, against the
 #     oldest and the newest Kubernetes this project supports (schemas bundled in the
-#     package: no cluster, no network);
+#     package: no cluster, no network); and on the base with the optional Sentinel
+#     component (components/sentinel) applied, as kubectl's kustomize builds it (skipped,
+#     saying so, where kubectl is missing; deploy-policy.py checks the component anyway);
 #  3. check-jsonschema on deploy/compose.yaml against the compose-spec schema that
 #     check-jsonschema vendors (--builtin-schema vendor.compose-spec: no network);
 #  4. nginx -t on deploy/nginx/nginx.conf. nginx resolves upstream host names when it
@@ -16,11 +18,13 @@
 #  6. scripts/deploy-policy.py: what no schema knows (settings named as in Options.swift,
 #     allkeys-lru and no persistence, probes, grace periods, selectors, image version,
 #     who the client is: TRUSTED_PROXIES against nginx's address and the Service type,
-#     REDIS_URL in a Secret, the fallback share against the HPA maximum + surge…);
+#     REDIS_URL in a Secret, the fallback share against the HPA maximum + surge, the
+#     Sentinel component's REDIS_SENTINELS/REDIS_SENTINEL_MASTER and passwords in the Secret…);
 #  7. each validator is shown a deliberately broken copy and must reject it (for
 #     deploy-policy.py also: compose trusting more than nginx, no TRUSTED_PROXIES behind
 #     the ClusterIP Service, a fallback share below the HPA maximum + surge, REDIS_URL in
-#     the ConfigMap instead of the Secret).
+#     the ConfigMap instead of the Secret, a Sentinel component without the master name or
+#     with a password in the ConfigMap, and one whose patch kubernetes-validate rejects).
 #  8. deploy/prometheus/ and the optional kustomize component
 #     deploy/kubernetes/components/monitoring/ (custom resources: kubernetes-validate
 #     has no schema for them and skips that directory): promtool check rules on
@@ -78,6 +82,27 @@ for v in $K8S_VERSIONS; do
 done
 echo "kubernetes-validate --strict: $(echo "$MANIFESTS" | wc -l) manifests valid for Kubernetes ${K8S_VERSIONS// / and }"
 
+# The Sentinel component applied to the base, as an overlay in the scratch directory would.
+sentinel_validate() {  # a deploy/kubernetes directory → kustomize build with components/sentinel, then kubernetes-validate
+  local dir base v
+  dir=$(mktemp -d "$SCRATCH/sentinel.XXXX")
+  base=$(realpath --relative-to="$dir" "$1")
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n  - %s/components/sentinel\n' \
+    "$base" "$base" >"$dir/kustomization.yaml"
+  kubectl kustomize "$dir" >"$dir/build.yaml" || return 1
+  for v in $K8S_VERSIONS; do
+    "$BIN/kubernetes-validate" --strict --quiet -k "$v" "$dir/build.yaml" >&2 || return 1
+  done
+  echo "$dir/build.yaml"
+}
+SENTINEL_RENDER=""
+if command -v kubectl >/dev/null 2>&1; then
+  SENTINEL_RENDER=$(sentinel_validate deploy/kubernetes)
+  echo "kustomize (kubectl $(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: //p')): components/sentinel applies to the base; kubernetes-validate --strict: its $(grep -c '^kind:' "$SENTINEL_RENDER") manifests valid"
+else
+  echo "kubectl not found: components/sentinel is checked by deploy-policy.py only (no kustomize build, no kubernetes-validate of the patched manifests)"
+fi
+
 "$BIN/check-jsonschema" --builtin-schema vendor.compose-spec deploy/compose.yaml >/dev/null
 echo "check-jsonschema: deploy/compose.yaml matches the compose-spec schema"
 
@@ -120,7 +145,7 @@ mapfile -d '' COMPOSE_REDIS < <("$BIN/python" -c 'import sys, yaml; sys.stdout.w
 redis_test "${COMPOSE_REDIS[@]}"
 echo "redis-server: the Kubernetes redis.conf and the compose command both give allkeys-lru, a maxmemory, no save, no appendonly (Redis $(redis-cli --version | awk '{print $2}'))"
 
-"$BIN/python" scripts/deploy-policy.py
+SENTINEL_RENDER="$SENTINEL_RENDER" "$BIN/python" scripts/deploy-policy.py
 
 "$BIN/python" scripts/monitoring-check.py --groups-out "$SCRATCH/prometheusrule-groups.yml"
 promtool check rules --lint-fatal deploy/prometheus/alerts.yml "$SCRATCH/prometheusrule-groups.yml" >/dev/null
@@ -163,6 +188,7 @@ policy_broken() {  # file-under-deploy/ sed-expression → a copy of deploy/ wit
   cp deploy/compose.yaml "$dir/"
   cp deploy/nginx/nginx.conf "$dir/nginx/"
   cp deploy/kubernetes/*.yaml "$dir/kubernetes/"
+  cp -r deploy/kubernetes/components "$dir/kubernetes/"
   cp "$(broken "deploy/$1" "$2")" "$dir/$1"
   echo "$dir"
 }
@@ -180,6 +206,11 @@ must_fail "RATE_LIMIT_FALLBACK_REPLICAS below maxReplicas + maxSurge (deploy-pol
 # Issue 20: REDIS_URL back in the ConfigMap.
 must_fail "REDIS_URL in the ConfigMap (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
   "$(policy_broken kubernetes/feedproxy-configmap.yaml 's#^  REDIS_TIMEOUT_MS:#  REDIS_URL: redis://redis:6379/0\n  REDIS_TIMEOUT_MS:#')"
+# Issue 20: the Sentinel component without the master name, or with a password in the ConfigMap.
+must_fail "a Sentinel component without REDIS_SENTINEL_MASTER (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken kubernetes/components/sentinel/feedproxy-configmap.yaml '/^  REDIS_SENTINEL_MASTER:/d')"
+must_fail "REDIS_SENTINEL_PASSWORD in the Sentinel component's ConfigMap (deploy-policy.py)" "$BIN/python" scripts/deploy-policy.py \
+  "$(policy_broken kubernetes/components/sentinel/feedproxy-configmap.yaml 's#^  REDIS_SENTINEL_MASTER: (.*)#  REDIS_SENTINEL_MASTER: \1\n  REDIS_SENTINEL_PASSWORD: EXAMPLE#')"
 monitoring_broken() {  # file-under-deploy/ sed-expression → a copy of deploy/prometheus and deploy/kubernetes with that one edit
   local dir
   dir=$(mktemp -d "$SCRATCH/monitoring.XXXX")
@@ -195,6 +226,10 @@ must_fail "a rule expression that does not parse (promtool check rules)" promtoo
   "$(broken deploy/prometheus/alerts.yml 's/expr: feedproxy_redis_up == 0/expr: feedproxy_redis_up ==/')"
 must_fail "a threshold its unit test disagrees with (promtool test rules)" promtool test rules \
   "$(monitoring_broken prometheus/alerts.yml 's#process_open_fds / process_max_fds > 0.8#process_open_fds / process_max_fds > 0.9#')/prometheus/alerts_test.yml"
+if command -v kubectl >/dev/null 2>&1; then
+  must_fail "a misspelt field in a Sentinel component patch (kustomize build + kubernetes-validate)" sentinel_validate \
+    "$(monitoring_broken kubernetes/components/sentinel/feedproxy-secret.yaml 's/^stringData:/stringdata:/')/kubernetes"
+fi
 echo "negative tests: each validator rejected its broken copy ($NEGATIVE of $NEGATIVE)"
 
 elapsed=$((($(date +%s%N) - started) / 100000000))

@@ -10,6 +10,7 @@ Exits 1 listing every violation. Needs PyYAML (in deploy-check's virtualenv).
 import base64
 import ipaddress
 import math
+import os
 import pathlib
 import re
 import sys
@@ -29,6 +30,19 @@ ISSUE_10_SETTINGS = {
     "L2_MAX_VALUE_BYTES",
     "RATE_LIMIT_FALLBACK_REPLICAS",
 }
+
+# Issue 20's settings (Redis Sentinel, credentials apart from the URL, the key prefix),
+# added to Options.swift in parallel with these files; redundant once they are there.
+ISSUE_20_SETTINGS = {
+    "REDIS_SENTINELS",
+    "REDIS_SENTINEL_MASTER",
+    "REDIS_SENTINEL_PASSWORD",
+    "REDIS_PASSWORD",
+    "REDIS_PASSWORD_FILE",
+    "REDIS_KEY_PREFIX",
+}
+# Settings that carry a password: the Secret only, never the ConfigMap or a literal env value.
+SECRET_SETTINGS = ("REDIS_URL", "REDIS_PASSWORD", "REDIS_SENTINEL_PASSWORD")
 
 errors: list[str] = []
 
@@ -54,7 +68,7 @@ def seconds(value) -> float:
 
 
 options_swift = (ROOT / "Sources/Service/Configuration/Options.swift").read_text(encoding="utf-8")
-known_settings = set(re.findall(r'Option\(\s*"--[a-z0-9-]+",\s*"([A-Z0-9_]+)"', options_swift)) | ISSUE_10_SETTINGS
+known_settings = set(re.findall(r'Option\(\s*"--[a-z0-9-]+",\s*"([A-Z0-9_]+)"', options_swift)) | ISSUE_10_SETTINGS | ISSUE_20_SETTINGS
 check(len(known_settings) > 30, "could not read the settings from Sources/Service/Configuration/Options.swift")
 version_match = re.search(r'static let version = "([^"]+)"', (ROOT / "Sources/Service/Configuration/Configuration.swift").read_text(encoding="utf-8"))
 version = version_match.group(1) if version_match else "?"
@@ -192,7 +206,7 @@ config = objects.get(("ConfigMap", "feedproxy"), {}).get("data", {})
 check(deployment is not None, "kubernetes: Deployment feedproxy missing")
 check(bool(config), "kubernetes: ConfigMap feedproxy missing")
 check_settings("ConfigMap feedproxy", config)
-for key in ("REDIS_URL", "REDIS_PASSWORD", "REDIS_SENTINEL_PASSWORD"):
+for key in SECRET_SETTINGS:
     check(key not in config, f"ConfigMap feedproxy: {key} must come from a Secret (it may carry a password), not the ConfigMap")
 
 
@@ -223,7 +237,7 @@ if deployment:
         elif "configMapRef" in source and source["configMapRef"]["name"] != "feedproxy":
             environment.update(objects.get(("ConfigMap", source["configMapRef"]["name"]), {}).get("data", {}))
     for e in container.get("env", []):
-        check(e.get("name") not in ("REDIS_URL", "REDIS_PASSWORD") or "value" not in e, f"Deployment: {e.get('name')} must come from a Secret, not a literal env value")
+        check(e.get("name") not in SECRET_SETTINGS or "value" not in e, f"Deployment: {e.get('name')} must come from a Secret, not a literal env value")
         if "value" in e:
             environment[e["name"]] = e["value"]
         elif "secretKeyRef" in e.get("valueFrom", {}):
@@ -333,9 +347,95 @@ if redis_service or ("ConfigMap", "redis") in objects or ("Deployment", "redis")
 else:
     check(secret_out_of_band or bool(environment.get("REDIS_URL")), "Secret feedproxy: without the in-cluster Redis, REDIS_URL must name the managed one")
 
+# --- kubernetes: the Sentinel component (issue 20) -------------------------------
+# components/sentinel patches the base: the sentinels and the master name in the ConfigMap,
+# the passwords in the Secret, the single Redis dropped. Applied here to the base objects
+# above (strategic merge of maps, null deletes a key, $patch: delete drops an object:
+# all the component may use; anything else is reported rather than guessed), then checked.
+# deploy-check also builds it with kustomize; SENTINEL_RENDER names that build, which must
+# agree with this one.
+SENTINEL = K8S / "components/sentinel"
+
+
+def merge(target: dict, patch: dict, where: str) -> dict:
+    out = dict(target)
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        elif isinstance(v, dict):
+            out[k] = merge(out.get(k) if isinstance(out.get(k), dict) else {}, v, f"{where}.{k}")
+        elif isinstance(v, list):
+            errors.append(f"{where}.{k}: a list in a patch (deploy-policy.py merges maps only)")
+        else:
+            out[k] = v
+    return out
+
+
+def sentinel_render() -> dict:
+    component = load(SENTINEL / "kustomization.yaml") or {}
+    check(component.get("kind") == "Component", "components/sentinel: kustomization.yaml must be a kustomize Component")
+    check(not (set(component) - {"apiVersion", "kind", "patches"}), f"components/sentinel: only patches expected, got {sorted(component)}")
+    rendered = {key: doc for key, doc in objects.items()}
+    for entry in component.get("patches", []):
+        if "path" in entry:
+            docs = [d for d in yaml.safe_load_all((SENTINEL / entry["path"]).read_text(encoding="utf-8")) if d]
+            where = f"components/sentinel/{entry['path']}"
+        else:
+            docs = [d for d in yaml.safe_load_all(entry.get("patch", "")) if d]
+            where = "components/sentinel: inline patch"
+        check(len(docs) == 1 and not (set(entry) - {"path", "patch"}), f"{where}: one strategic-merge patch, no target selectors")
+        for doc in docs:
+            key = (doc.get("kind"), (doc.get("metadata") or {}).get("name"))
+            if key not in rendered:
+                errors.append(f"{where}: patches {key[0]} {key[1]}, which the base does not have")
+                continue
+            if doc.get("$patch") == "delete":
+                del rendered[key]
+            else:
+                body = {k: v for k, v in doc.items() if k not in ("apiVersion", "kind", "metadata")}
+                rendered[key] = merge(rendered[key], body, f"{where}")
+    return rendered
+
+
+def data_of(obj) -> dict:
+    data = {k: base64.b64decode(v).decode() for k, v in ((obj or {}).get("data") or {}).items()}
+    data.update((obj or {}).get("stringData") or {})
+    return data
+
+
+if not (SENTINEL / "kustomization.yaml").exists():
+    errors.append("kubernetes: components/sentinel/kustomization.yaml missing (the Sentinel variant)")
+else:
+    rendered = sentinel_render()
+    s_config = (rendered.get(("ConfigMap", "feedproxy")) or {}).get("data") or {}
+    s_secret_obj = rendered.get(("Secret", "feedproxy"))
+    s_secret = data_of(s_secret_obj)
+    check_settings("components/sentinel: ConfigMap feedproxy", s_config)
+    check_settings("components/sentinel: Secret feedproxy", s_secret)
+    sentinels = str(s_config.get("REDIS_SENTINELS", ""))
+    check(bool(sentinels.strip()), "components/sentinel: the ConfigMap must set REDIS_SENTINELS (host:port of each sentinel)")
+    for item in filter(None, (x.strip() for x in sentinels.split(","))):
+        host, _, port = item.rpartition(":")
+        check(bool(host) and port.isdigit() and 1 <= int(port) <= 65535, f"components/sentinel: REDIS_SENTINELS entry {item!r} is not host:port")
+    check(bool(str(s_config.get("REDIS_SENTINEL_MASTER", "")).strip()), "components/sentinel: the ConfigMap must set REDIS_SENTINEL_MASTER (required with REDIS_SENTINELS)")
+    for key in SECRET_SETTINGS:
+        check(key not in s_config, f"components/sentinel: {key} must be in the Secret feedproxy, not the ConfigMap")
+    check(s_secret_obj is not None and "REDIS_PASSWORD" in s_secret, "components/sentinel: REDIS_PASSWORD must be in the Secret feedproxy")
+    for key in ("Deployment", "Service", "ConfigMap", "NetworkPolicy"):
+        check((key, "redis") not in rendered, f"components/sentinel: must drop the base's single Redis ({key} redis): nothing uses it")
+    check(("Deployment", "feedproxy") in rendered and rendered[("Deployment", "feedproxy")] == objects.get(("Deployment", "feedproxy")),
+          "components/sentinel: must leave Deployment feedproxy as the base has it (it reads the ConfigMap and the Secret)")
+    render = os.environ.get("SENTINEL_RENDER")
+    if render:
+        built = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(pathlib.Path(render).read_text(encoding="utf-8")) if d}
+        check(set(built) == set(rendered), f"components/sentinel: kustomize builds {sorted(set(built) ^ set(rendered))} differently from deploy-policy.py")
+        check(((built.get(("ConfigMap", "feedproxy")) or {}).get("data") or {}) == s_config,
+              "components/sentinel: kustomize's ConfigMap feedproxy differs from deploy-policy.py's")
+        check(data_of(built.get(("Secret", "feedproxy"))) == s_secret, "components/sentinel: kustomize's Secret feedproxy differs from deploy-policy.py's")
+
 if errors:
     print("deploy policy: %d problem(s)" % len(errors))
     for e in errors:
         print("  - " + e)
     sys.exit(1)
-print(f"deploy policy: compose ({len(replicas)} replicas), nginx upstream and {len(objects)} Kubernetes objects agree with FeedProxy {version}")
+print(f"deploy policy: compose ({len(replicas)} replicas), nginx upstream and {len(objects)} Kubernetes objects and the Sentinel component agree with FeedProxy {version}")

@@ -5,47 +5,111 @@ import json, pathlib
 
 root = pathlib.Path(__file__).resolve().parent.parent
 nullable = lambda t: {"type": [t, "null"]}
+ref = lambda name: {"$ref": "#/components/schemas/" + name}
 ts = {"type": ["string", "null"], "format": "date-time", "description": "ISO-8601 in UTC, e.g. 2025-11-03T14:20:05Z"}
 
-def envelope(item_ref, source, paged):
-    return {"type": "object", "required": ["source", "title", "updated", "count", "items", "page"], "additionalProperties": False,
-            "properties": {"source": {"const": source}, "title": nullable("string"), "updated": ts, "count": {"type": "integer", "minimum": 0},
-                           "items": {"type": "array", "items": {"$ref": item_ref}},
-                           "page": {"oneOf": [{"$ref": "#/components/schemas/Page"}, {"type": "null"}]} if paged else {"type": "null"}}}
+# What the server trims around list elements and parameter values (Unicode White_Space;
+# the ASCII part here, so generated values are always ones the server trims).
+ws = "[\\t\\n\\u000b\\f\\r ]"
+
+def comma_list(token, most=None):
+    """A comma-separated list of `token`s (at most `most`); elements may be empty or padded (the server drops empty ones)."""
+    element = ws + "*(" + token + ")?" + ws + "*"
+    return "^" + element + "(," + element + ")" + ("*" if most is None else "{0,%d}" % (most - 1)) + "$"
+
+def any_case(word):
+    """`word` matched case-insensitively (JSON Schema patterns have no flags); `-` also as `_` or a space."""
+    return "".join("[-_ ]" if c == "-" else "[" + c.upper() + c + "]" if c.isalpha() else c for c in word)
+
+# A /podcasts term: no control characters except whitespace (which is trimmed and collapsed),
+# and at least two characters that are not whitespace (PODCAST_MIN_TERM_CHARS, default 2).
+term_char = "[^\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]"
+term_word_char = "[^\\s\\u0000-\\u001f\\u007f-\\u009f]"
+
+# Kiva's sectors by the ids of its lend API's sector facets (Sources/Feeds/KivaQuery.swift).
+sectors = {"agriculture": 1, "arts": 9, "clothing": 5, "construction": 14, "education": 15, "entertainment": 17, "food": 12, "health": 6,
+           "housing": 10, "manufacturing": 8, "personal-use": 16, "retail": 7, "services": 4, "transportation": 3, "wholesale": 13}
+assert sorted(sectors.values()) == [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17]
+sector_token = "|".join(any_case(s) for s in sorted(sectors)) + "|\\+?0*(1[02-7]?|[3-9])"
+
+def envelope(item_schema, source, paged, channel=()):
+    """The list envelope; `channel` names extra nullable string fields between `updated` and `count`."""
+    props = {"source": {"const": source}, "title": nullable("string"), "updated": ts}
+    props.update({name: dict(nullable("string"), description=desc) for name, desc in channel})
+    props.update({"count": {"type": "integer", "minimum": 0}, "items": {"type": "array", "items": item_schema},
+                  "page": {"oneOf": [ref("Page"), {"type": "null"}]} if paged else {"type": "null"}})
+    return {"type": "object", "required": list(props), "additionalProperties": False, "properties": props}
+
+def item_envelope(item, source):
+    return {"type": "object", "required": ["source", "item"], "additionalProperties": False,
+            "properties": {"source": {"const": source}, "item": ref(item)}}
 
 def param(name, desc, schema, required=False):
     return {"name": name, "in": "query", "required": required, "description": desc, "schema": schema}
 
+def repeatable(name, desc, pattern, example):
+    """A list parameter: comma-separated, and it may also be repeated (`?country=PE&country=KE,MX`). Described as one
+    string so that generated requests stay within the server's limits (country: at most 50 codes in all)."""
+    return {"name": name, "in": "query", "required": False, "description": desc + ". Comma-separated; the parameter may also be repeated, "
+            "its values joined (country=PE&country=KE,MX)", "example": example, "schema": {"type": "string", "pattern": pattern}}
+
+def path_id(maximum, desc, example):
+    return {"name": "id", "in": "path", "required": True, "description": desc, "example": example,
+            "schema": {"type": "integer", "minimum": 1, "maximum": maximum}}
+
 def err(desc):
-    return {"description": desc, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return {"description": desc, "content": {"application/json": {"schema": ref("Error")}}}
 
 cache_headers = {h: {"schema": {"type": "string"}, "description": d} for h, d in [
     ("ETag", "strong validator of this representation"), ("Cache-Control", "public, max-age, stale-while-revalidate, stale-if-error"),
     ("Age", "seconds since the entry was fetched"), ("X-Cache", "HIT, MISS or STALE"), ("X-Request-ID", "the client's id or a generated one")]}
+
+link_target = "<[^<>]+>; rel=\"(first|prev|next|last)\""
+link_header = {"Link": {"schema": {"type": "string", "pattern": "^" + link_target + "(, " + link_target + ")*$"},
+                        "description": "RFC 8288 paging links: the same targets as page.first, page.prev, page.next and page.last (those that are not null)"}}
 
 retry_after = {"Retry-After": {"schema": {"type": "string", "pattern": "^[0-9]+$"}, "description": "seconds after which a retry makes sense"}}
 
 def limited(desc):
     return dict(err(desc), headers=retry_after)
 
-def feed_op(summary, schema, params, extra_errors=None):
+rate_limited_503 = "the upstream is rate limited (its queue is full or the wait would be too long) or its circuit is open; see Retry-After"
+
+def feed_op(summary, schema, params, extra_errors=None, extra_headers=None, description=None):
+    headers = dict(cache_headers, **(extra_headers or {}))
     responses = {
-        "200": {"description": "the feed", "headers": cache_headers, "content": {"application/json": {"schema": {"$ref": schema}}}},
-        "304": {"description": "not modified (If-None-Match matched)", "headers": cache_headers},
+        "200": {"description": "the feed", "headers": headers, "content": {"application/json": {"schema": ref(schema)}}},
+        "304": {"description": "not modified (If-None-Match matched)", "headers": headers},
         "400": err("invalid or missing parameter"),
         "502": err("the upstream failed or answered something unreadable"),
         "429": limited("client_rate_limited: this client made more uncached (upstream-costing) requests than its share, CLIENT_MISS_RATE_PER_MIN; see Retry-After"),
-        "503": limited("the upstream is rate limited (its queue is full or the wait would be too long) or its circuit is open; see Retry-After"),
+        "503": limited(rate_limited_503),
         "504": err("the upstream timed out"),
+        "414": err("uri_too_long: the request line is longer than 8 KiB"),
+        "431": err("headers_too_large: more than 32 KiB or 100 header fields"),
     }
     responses.update(extra_errors or {})
-    return {"get": {"summary": summary, "parameters": params + [
+    op = {"summary": summary, "parameters": params + [
         {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}},
         {"name": "X-Request-ID", "in": "header", "required": False, "schema": {"type": "string"},
          "description": "echoed back when it is 1-128 characters of A-Z a-z 0-9 . _ : -, otherwise replaced by a generated id"},
         {"name": "X-Forwarded-For", "in": "header", "required": False, "schema": {"type": "string"},
          "description": "names the client (for its miss quota and fair share) only when the connecting peer is in TRUSTED_PROXIES; otherwise ignored"}],
-        "responses": responses}}
+        "responses": responses}
+    if description:
+        op["description"] = description
+    return {"get": op}
+
+def image(width, height, edge, desc):
+    """An ImageSize whose width, height (null: not documented) and maxEdge are these."""
+    return {"allOf": [ref("ImageSize")], "description": desc, "properties": {
+        "width": {"const": width} if width is not None else {"type": "null"},
+        "height": {"const": height} if height is not None else {"type": "null"},
+        "maxEdge": {"const": edge}}}
+
+def images(sizes, desc):
+    return {"type": "object", "additionalProperties": False, "required": list(sizes), "description": desc,
+            "properties": {key: image(*spec) for key, spec in sizes.items()}}
 
 doc = {
   "openapi": "3.1.0",
@@ -53,25 +117,49 @@ doc = {
            "description": "Flickr public photos, iTunes podcast search and Kiva loans as one small, typed, cached JSON API."},
   "servers": [{"url": "http://localhost:8080"}],
   "paths": {
-    "/photos": feed_op("Flickr public photos", "#/components/schemas/PhotoFeed", [
+    "/": {"get": {"summary": "index: the service and its routes", "responses": {"200": {"description": "name, version and the routes served",
+        "content": {"application/json": {"schema": {"type": "object", "required": ["name", "version", "routes"], "additionalProperties": False,
+            "properties": {"name": {"const": "FeedProxy"}, "version": {"type": "string"}, "routes": {"type": "array", "items": {"type": "string"}}}}}}}}}},
+    "/photos": feed_op("Flickr public photos", "PhotoFeed", [
         param("tags", "comma-separated tags (at most 20, each at most 100 printable characters)", {"type": "string", "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"}),
         param("tagmode", "all tags or any", {"type": "string", "enum": ["all", "any"]}),
         param("id", "a Flickr user id", {"type": "string", "pattern": "^\\s*[0-9]+@N[0-9]{2}\\s*$"}),
         param("ids", "comma-separated Flickr user ids (at most 20)", {"type": "string", "pattern": "^\\s*[0-9]+@N[0-9]{2}\\s*(,\\s*[0-9]+@N[0-9]{2}\\s*)*$"}),
         param("lang", "language", {"type": "string", "enum": ["de-de", "en-us", "es-us", "fr-fr", "it-it", "ko-kr", "pt-br", "zh-hk"]}),
         param("limit", "items, 1-20", {"type": "integer", "minimum": 1, "maximum": 20, "default": 20})]),
-    "/podcasts": feed_op("iTunes podcast search", "#/components/schemas/PodcastFeed", [
-        param("term", "search words, 1-200 printable characters", {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$"}, required=True),
+    "/podcasts": feed_op("iTunes podcast search", "PodcastFeed", [
+        param("term", "search words: 200 characters at most, and at least PODCAST_MIN_TERM_CHARS (default 2) after trimming; printable",
+              {"type": "string", "minLength": 2, "maxLength": 200,
+               "pattern": "^" + term_char + "*" + term_word_char + term_char + "*" + term_word_char + term_char + "*$"},
+              required=True),
         param("limit", "items, 1-200", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
         param("country", "ISO 3166-1 alpha-2", {"type": "string", "pattern": "^[A-Za-z]{2}$", "default": "us"}),
-        param("explicit", "include explicit podcasts", {"type": "string", "enum": ["yes", "no"]})]),
-    "/podcasts/{id}/episodes": feed_op("Episodes from a podcast's RSS feed", "#/components/schemas/EpisodeFeed", [
-        {"name": "id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1, "maximum": 999999999999999999}},
+        param("explicit", "include explicit podcasts", {"type": "string", "enum": ["yes", "no"]})],
+        {"400": err("invalid or missing parameter (term absent or blank: missing_parameter; shorter than PODCAST_MIN_TERM_CHARS: invalid_parameter)"),
+         "503": limited(rate_limited_503 + ". Or superseded, without Retry-After: the same client sent a newer /podcasts search while this one "
+                        "still waited for its upstream turn, so this one answers at once and spends no upstream request")}),
+    "/podcasts/{id}": feed_op("One podcast by its iTunes collection id", "PodcastItem", [path_id(999999999999999999, "iTunes collection id", 1200361736)],
+        {"400": err("invalid id"), "404": err("podcast_not_found: no podcast has this id")}),
+    "/podcasts/{id}/episodes": feed_op("Episodes from a podcast's RSS feed", "EpisodeFeed", [
+        path_id(999999999999999999, "iTunes collection id", 1200361736),
         param("limit", "items, 1-500", {"type": "integer", "minimum": 1, "maximum": 500, "default": 100})],
         {"404": err("unknown podcast (podcast_not_found) or no feed (feed_unavailable)")}),
-    "/loans": feed_op("Kiva's newest fundraising loans", "#/components/schemas/LoanFeed", [
+    "/loans": feed_op("Kiva's fundraising loans, filtered and ordered", "LoanFeed", [
         param("page", "page number", {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1}),
-        param("limit", "items per page, 1-100", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20})]),
+        param("limit", "items per page, 1-100", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
+        repeatable("sector", "loans in any of these sectors: " + ", ".join(sorted(sectors)) + " (any case; also Kiva's numeric sector id)",
+                   comma_list(sector_token), "retail,food"),
+        repeatable("country", "loans in any of these countries, ISO 3166-1 alpha-2 (any case), at most 50 distinct codes in all",
+                   comma_list("[A-Za-z]{2}", 50), "PE,KE"),
+        param("gender", "borrower gender; nonbinary needs Kiva's GraphQL API (400 when KIVA_LOANS_URL is set)",
+              {"type": "string", "enum": ["female", "male", "nonbinary"]}),
+        param("sort", "order: newest (posted), expiring (soonest first), amountLeft, popularity",
+              {"type": "string", "enum": ["newest", "expiring", "amountLeft", "popularity"], "default": "newest"})],
+        {"400": err("invalid parameter: the message lists the allowed values")}, link_header,
+        description="Pages are offsets into Kiva's live list (Kiva offers no cursor): pages fetched or cached at different times "
+                    "can overlap or skip loans. Equivalent requests (order, case and repeats of sector/country aside) share a cache entry."),
+    "/loans/{id}": feed_op("One Kiva loan, with its description", "LoanItem", [path_id(2147483647, "Kiva loan id", 2812300)],
+        {"400": err("invalid id"), "404": err("loan_not_found: no loan has this id")}),
     "/healthz": {"get": {"summary": "liveness", "responses": {"200": {"description": "serving", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}}}}}}}},
     "/readyz": {"get": {"summary": "readiness", "responses": {
         "200": {"description": "ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}}}}}},
@@ -82,32 +170,58 @@ doc = {
   "components": {"schemas": {
     "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["status", "code", "message"],
               "properties": {"status": {"type": "integer"}, "code": {"type": "string"}, "message": {"type": "string"}}}}},
-    "Page": {"type": "object", "required": ["number", "size", "total", "pages"], "properties": {k: {"type": "integer", "minimum": 0} for k in ["number", "size", "total", "pages"]}},
-    "Photo": {"type": "object", "additionalProperties": False, "required": ["id", "title", "link", "imageUrl", "largeImageUrl", "author", "authorId", "tags", "published", "taken", "description"],
+    "Page": {"type": "object", "additionalProperties": False, "required": ["number", "size", "total", "pages", "first", "prev", "next", "last"],
+             "properties": dict({k: {"type": "integer", "minimum": 0} for k in ["number", "size", "total", "pages"]},
+                                **{k: dict(nullable("string"), pattern="^/loans\\?page=[1-9][0-9]*&limit=[1-9][0-9]*(&.*)?$", description=d) for k, d in [
+                                    ("first", "path and query of page 1 of the same request"), ("prev", "the page before (null on page 1)"),
+                                    ("next", "the page after (null on the last page)"), ("last", "the last page (page 1 when there are none)")]})},
+    "ImageSize": {"type": "object", "additionalProperties": False, "required": ["url", "width", "height", "maxEdge"],
+                  "properties": {"url": {"type": "string"}, "width": dict(nullable("integer"), minimum=1, description="pixels; null when the upstream does not fix it"),
+                                 "height": dict(nullable("integer"), minimum=1, description="pixels; null when the upstream does not fix it"),
+                                 "maxEdge": {"type": "integer", "minimum": 1, "description": "the longest edge is at most this many pixels"}}},
+    "PhotoImages": images({"s": (75, 75, 75, "75x75 square"), "q": (150, 150, 150, "150x150 square"), "t": (None, None, 100, "longest edge 100"),
+                           "m": (None, None, 240, "longest edge 240"), "n": (None, None, 320, "longest edge 320"), "z": (None, None, 640, "longest edge 640"),
+                           "b": (None, None, 1024, "longest edge 1024")}, "Flickr's size suffixes"),
+    "PodcastImages": images({str(px): (px, px, px, "%dx%d artwork" % (px, px)) for px in (30, 60, 100, 600)}, "iTunes artwork sizes"),
+    "LoanImages": images({"w80h80": (80, 80, 80, "80x80"), "w480h300": (480, 300, 480, "480x300"), "w800": (800, None, 800, "800 wide, height as the photo")},
+                         "Kiva's image service presets"),
+    "Photo": {"type": "object", "additionalProperties": False, "required": ["id", "title", "link", "imageUrl", "largeImageUrl", "images", "author", "authorId", "tags", "published", "taken", "description"],
               "properties": {"id": nullable("string"), "title": nullable("string"), "link": nullable("string"), "imageUrl": nullable("string"),
-                             "largeImageUrl": nullable("string"), "author": nullable("string"), "authorId": nullable("string"),
+                             "largeImageUrl": nullable("string"), "images": {"oneOf": [ref("PhotoImages"), {"type": "null"}]},
+                             "author": nullable("string"), "authorId": nullable("string"),
                              "tags": {"type": "array", "items": {"type": "string"}}, "published": ts, "taken": ts, "description": nullable("string")}},
-    "Podcast": {"type": "object", "additionalProperties": False, "required": ["id", "title", "author", "feedUrl", "artworkUrl", "genres", "primaryGenre", "episodeCount", "releaseDate", "country", "explicit", "storeUrl"],
+    "Podcast": {"type": "object", "additionalProperties": False, "required": ["id", "title", "author", "feedUrl", "artworkUrl", "images", "genres", "primaryGenre", "episodeCount", "releaseDate", "country", "explicit", "storeUrl"],
               "properties": {"id": {"type": "integer"}, "title": nullable("string"), "author": nullable("string"), "feedUrl": nullable("string"),
-                             "artworkUrl": nullable("string"), "genres": {"type": "array", "items": {"type": "string"}}, "primaryGenre": nullable("string"),
+                             "artworkUrl": nullable("string"), "images": {"oneOf": [ref("PodcastImages"), {"type": "null"}]},
+                             "genres": {"type": "array", "items": {"type": "string"}}, "primaryGenre": nullable("string"),
                              "episodeCount": nullable("integer"), "releaseDate": ts, "country": nullable("string"), "explicit": nullable("boolean"), "storeUrl": nullable("string")}},
-    "Loan": {"type": "object", "additionalProperties": False, "required": ["id", "name", "use", "amount", "fundedAmount", "status", "country", "countryCode", "town", "sector", "activity", "imageUrl", "postedAt", "expiresAt", "borrowerCount", "lenderCount", "partnerName", "tags"],
+    "Loan": {"type": "object", "additionalProperties": False, "required": ["id", "name", "use", "amount", "fundedAmount", "status", "country", "countryCode", "town", "sector", "activity", "imageUrl", "images", "postedAt", "expiresAt", "borrowerCount", "lenderCount", "partnerName", "tags", "description"],
               "properties": {"id": {"type": "integer"}, "name": nullable("string"), "use": nullable("string"), "amount": nullable("number"), "fundedAmount": nullable("number"),
                              "status": nullable("string"), "country": nullable("string"), "countryCode": nullable("string"), "town": nullable("string"),
-                             "sector": nullable("string"), "activity": nullable("string"), "imageUrl": nullable("string"), "postedAt": ts, "expiresAt": ts,
+                             "sector": nullable("string"), "activity": nullable("string"), "imageUrl": nullable("string"),
+                             "images": {"oneOf": [ref("LoanImages"), {"type": "null"}]}, "postedAt": ts, "expiresAt": ts,
                              "borrowerCount": nullable("integer"), "lenderCount": nullable("integer"), "partnerName": nullable("string"),
-                             "tags": {"type": "array", "items": {"type": "string"}}}},
+                             "tags": {"type": "array", "items": {"type": "string"}},
+                             "description": dict(nullable("string"), description="the borrower's story as plain text; only in GET /loans/{id}, null in lists")}},
     "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "summary", "link"],
               "properties": {"id": nullable("string"), "title": nullable("string"), "published": ts, "audioUrl": nullable("string"), "audioType": nullable("string"),
                              "audioBytes": nullable("integer"), "duration": nullable("integer"), "episode": nullable("integer"), "season": nullable("integer"),
                              "explicit": nullable("boolean"), "imageUrl": nullable("string"), "summary": nullable("string"), "link": nullable("string")}},
-    "PhotoFeed": envelope("#/components/schemas/Photo", "flickr", False),
-    "PodcastFeed": envelope("#/components/schemas/Podcast", "itunes", False),
-    "LoanFeed": envelope("#/components/schemas/Loan", "kiva", True),
-    "EpisodeFeed": envelope("#/components/schemas/Episode", "rss", False),
+    "PhotoFeed": envelope(ref("Photo"), "flickr", False),
+    "PodcastFeed": envelope(ref("Podcast"), "itunes", False),
+    # In lists a loan's description is always null (the story is in GET /loans/{id}).
+    "LoanFeed": envelope({"allOf": [ref("Loan")], "properties": {"description": {"type": "null"}}}, "kiva", True),
+    "EpisodeFeed": envelope(ref("Episode"), "rss", False, channel=[
+        ("description", "the channel's description (else itunes:summary, Atom subtitle) as plain text"),
+        ("author", "itunes:author, else managingEditor"), ("imageUrl", "the channel's image"),
+        ("link", "the channel's web page"), ("language", "the channel's language, as the feed writes it")]),
+    "PodcastItem": item_envelope("Podcast", "itunes"),
+    "LoanItem": item_envelope("Loan", "kiva"),
   }},
 }
 text = json.dumps(doc, separators=(",", ":"), sort_keys=True)
+# The Swift file holds the text in a #"""…"""# raw string: nothing in it may end it or start an escape.
+assert '"""#' not in text and "\\#" not in text, "the document cannot be embedded in a Swift raw string"
 (root / "docs" / "openapi.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 (root / "Sources" / "Service" / "Routes" / "OpenAPIDocument.swift").write_text(
     "// Generated by scripts/openapi.py from the same description as docs/openapi.json. Do not edit.\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make scaleout-test: three FeedProxy replicas sharing one Redis, nginx in front, and the
-counting fixture upstream, all on loopback. Seven scenarios, each from a clean state
+counting fixture upstream, all on loopback. Nine scenarios, each from a clean state
 (replicas restarted, Redis flushed), each printing its figures and failing the run when
 an expectation is not met:
 
@@ -14,7 +14,15 @@ an expectation is not met:
   5 Redis down the whole run: each replica keeps to limit / RATE_LIMIT_FALLBACK_REPLICAS;
   6 the replica holding a fetch lock killed mid-fetch: another replica answers within
     UPSTREAM_TIMEOUT_MS + 0.5 s;
-  7 a Redis at maxmemory 1mb with allkeys-lru evicts, and clients only see 200s.
+  7 a Redis at maxmemory 1mb with allkeys-lru evicts, and clients only see 200s;
+  8 Sentinel: a primary, its replica and three `redis-server --sentinel` (quorum 2,
+    down-after 1 s); the replicas find the primary through REDIS_SENTINELS (no REDIS_URL);
+    the primary killed (-9) under mixed load: each replica on the promoted one within the
+    failover time (until a sentinel names it) + 2 s, no 5xx, L2 writes resume there,
+    feedproxy_redis_failovers_total >= 1, one iTunes budget (shared decisions, fetches
+    within 60/min) before and after;
+  9 a 404 from the upstream (fixture mode notfound) after the TTL of a good answer in L2:
+    every replica, a cold one too, keeps serving the good 200 and the L2 entry stays 200.
 
 Python 3.11 standard library only. Needs redis-server, redis-cli and nginx (the Makefile
 target installs them) and the debug binary (FEEDPROXY_BIN overrides). Everything it starts
@@ -24,6 +32,7 @@ it stops, by PID. Exit status 0 only when every scenario passed.
 import concurrent.futures as cf
 import http.client
 import json
+import math
 import os
 import shutil
 import signal
@@ -242,6 +251,7 @@ class Cluster:
             "CLIENT_MISS_RATE_PER_MIN": "0", "TRUSTED_PROXIES": "127.0.0.1/32",
         }
         env.update(extra or {})
+        env = {k: v for k, v in env.items() if v is not None}  # a None in extra removes the variable (REDIS_URL with sentinels)
         with open(self.replica_log(i), "ab") as f:
             f.write(f"--- start {time.strftime('%H:%M:%S')} {' '.join(f'{k}={v}' for k, v in sorted((extra or {}).items()))}\n".encode())
         self.spawn(f"replica{i + 1}", [BIN], env=self.base_env(env), stdout_path=self.replica_log(i))
@@ -355,6 +365,191 @@ http {{
         self.spawn("nginx", [NGINX, "-p", d, "-c", path, "-e", f"{d}/logs/error.log"])
         if not wait_until(lambda: get(self.nginx_port, "/healthz", timeout=2).status == 200, 10):
             raise RuntimeError("nginx did not start: " + open(f"{d}/logs/error.log").read()[-2000:])
+
+
+# ---------------------------------------------------------------------------------------
+# Redis Sentinel (scenario 8): one primary, one replica, three sentinels, all on loopback.
+
+SENTINEL_MASTER = "mymaster"
+# A cache, as deploy/ configures it (README, Scaling): bounded, LRU, no persistence.
+REDIS_CACHE_ARGS = ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru", "--save", "", "--appendonly", "no"]
+
+
+class RedisReplyError(Exception):
+    pass
+
+
+def _resp_read(f):
+    line = f.readline()
+    if not line.endswith(b"\r\n"):
+        raise ConnectionError("connection closed mid-reply")
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise RedisReplyError(rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        n = int(rest)
+        return None if n < 0 else f.read(n + 2)[:-2].decode(errors="replace")
+    if kind == b"*":
+        n = int(rest)
+        return None if n < 0 else [_resp_read(f) for _ in range(n)]
+    raise ConnectionError(f"not RESP: {line[:40]!r}")
+
+
+def resp(port, *args, timeout=1.0):
+    """One command to the Redis or Sentinel on 127.0.0.1:port (RESP2, no redis-cli fork:
+    the failover is timed by polling). An error reply raises RedisReplyError."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        parts = [str(a).encode() for a in args]
+        sock.sendall(b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts))
+        with sock.makefile("rb") as f:
+            return _resp_read(f)
+
+
+def info(port, section):
+    out = {}
+    for line in resp(port, "INFO", section).splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            out[k] = v.strip()
+    return out
+
+
+def scan_count(port, pattern="feedproxy:*"):
+    """Keys matching pattern, counted as `redis-cli -p PORT --scan --pattern P | wc -l` does."""
+    r = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(port), "--scan", "--pattern", pattern],
+                       capture_output=True, text=True, timeout=10)
+    return len([line for line in r.stdout.splitlines() if line])
+
+
+class SentinelSet:
+    """A primary, its replica and three sentinels (quorum 2) on free loopback ports, with
+    generated configuration files in the run's temp dir. Every process is started through
+    the cluster, so stop_all() (every exit path, signals included) stops it by PID."""
+
+    def __init__(self, c, sentinels=3, down_after_ms=1000, failover_timeout_ms=5000):
+        self.c = c
+        self.dir = os.path.join(c.tmp, "sentinel")
+        self.primary_port, self.replica_port = free_port(), free_port()
+        self.sentinel_ports = [free_port() for _ in range(sentinels)]
+        self.down_after_ms, self.failover_timeout_ms = down_after_ms, failover_timeout_ms
+        self.names = []
+        self.promoted = {}  # sentinel index -> monotonic time it first named the replica
+        self.keys_at_promotion = None
+
+    @property
+    def sentinels_env(self):
+        return ",".join(f"127.0.0.1:{p}" for p in self.sentinel_ports)
+
+    def _spawn(self, name, argv):
+        self.names.append(name)
+        self.c.spawn(name, argv)
+
+    def _redis(self, name, port, extra=()):
+        d = os.path.join(self.dir, name)
+        os.makedirs(d, exist_ok=True)
+        self._spawn(name, [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", d, "--protected-mode", "yes",
+                           *REDIS_CACHE_ARGS, *extra])
+
+    def sentinel_conf(self, port):
+        d = os.path.join(self.dir, f"sentinel-{port}")
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "sentinel.conf")  # a sentinel rewrites its file: one each, writable
+        with open(path, "w") as f:
+            f.write(f"""# generated by scripts/scaleout-test.py (scenario 8)
+port {port}
+bind 127.0.0.1
+daemonize no
+dir {d}
+sentinel resolve-hostnames no
+sentinel monitor {SENTINEL_MASTER} 127.0.0.1 {self.primary_port} 2
+sentinel down-after-milliseconds {SENTINEL_MASTER} {self.down_after_ms}
+sentinel failover-timeout {SENTINEL_MASTER} {self.failover_timeout_ms}
+""")
+        return path
+
+    def start(self, timeout=15):
+        """Primary, then the replica (in sync before any sentinel starts: a sentinel learns
+        replicas from the primary's INFO, which it asks at once and then every 10 s), then the
+        sentinels; returns once each sentinel lists the replica and both other sentinels."""
+        t0 = time.monotonic()
+        # No 5 s wait for more replicas before the first (diskless) full sync.
+        self._redis("s8-primary", self.primary_port, ["--repl-diskless-sync-delay", "0"])
+        if not wait_until(lambda: resp(self.primary_port, "PING") == "PONG", 10):
+            raise RuntimeError("sentinel set: primary redis-server did not start")
+        self._redis("s8-replica", self.replica_port, ["--replicaof", "127.0.0.1", str(self.primary_port)])
+        if not wait_until(lambda: info(self.replica_port, "replication").get("master_link_status") == "up"
+                          and "state=online" in info(self.primary_port, "replication").get("slave0", ""), timeout):
+            raise RuntimeError("sentinel set: the replica did not sync with the primary")
+        self.synced_after = time.monotonic() - t0
+        for n, port in enumerate(self.sentinel_ports):
+            self._spawn(f"s8-sentinel{n + 1}", [REDIS_SERVER, self.sentinel_conf(port), "--sentinel"])
+        if not wait_until(lambda: all(self.sentinel_ready(p) for p in self.sentinel_ports), max(1, timeout - (time.monotonic() - t0)), 0.1):
+            states = {p: self.sentinel_state(p) for p in self.sentinel_ports}
+            raise RuntimeError(f"sentinel set: sentinels not ready: {states}")
+        return time.monotonic() - t0
+
+    def sentinel_state(self, port):
+        try:
+            master = resp(port, "SENTINEL", "MASTER", SENTINEL_MASTER)
+            replicas = resp(port, "SENTINEL", "REPLICAS", SENTINEL_MASTER)
+        except (OSError, RedisReplyError) as e:
+            return f"{type(e).__name__}: {e}"
+        m = dict(zip(master[::2], master[1::2]))
+        rs = [dict(zip(r[::2], r[1::2])) for r in replicas]
+        return {"flags": m.get("flags"), "other_sentinels": m.get("num-other-sentinels"),
+                "replicas": [(r.get("port"), r.get("flags")) for r in rs]}
+
+    def sentinel_ready(self, port):
+        st = self.sentinel_state(port)
+        if not isinstance(st, dict) or st["flags"] != "master" or str(st["other_sentinels"]) != str(len(self.sentinel_ports) - 1):
+            return False
+        return any(p == str(self.replica_port) and flags == "slave" for p, flags in st["replicas"])
+
+    def master_addr(self, port):
+        reply = resp(port, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SENTINEL_MASTER, timeout=0.5)
+        return f"{reply[0]}:{reply[1]}" if reply else None
+
+    def kill_primary(self):
+        p = self.c.procs.pop("s8-primary")
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        return time.monotonic()
+
+    def watch_promotion(self, timeout):
+        """A thread polling every sentinel (every 20 ms) until each names the replica as the
+        primary: the failover time is the first of those moments."""
+        want = f"127.0.0.1:{self.replica_port}"
+
+        def run():
+            end = time.monotonic() + timeout
+            while time.monotonic() < end and len(self.promoted) < len(self.sentinel_ports):
+                for n, port in enumerate(self.sentinel_ports):
+                    if n in self.promoted:
+                        continue
+                    try:
+                        if self.master_addr(port) == want:
+                            self.promoted[n] = time.monotonic()
+                            if self.keys_at_promotion is None:
+                                self.keys_at_promotion = scan_count(self.replica_port)
+                    except (OSError, RedisReplyError, ValueError):
+                        pass
+                time.sleep(0.02)
+
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
+
+    @property
+    def promoted_at(self):
+        return min(self.promoted.values()) if self.promoted else None
+
+    def stop(self):
+        for name in reversed(self.names):
+            self.c.stop(name, grace=3)
 
 
 class Scenario:
@@ -687,7 +882,7 @@ def s7_eviction(c, s):
     c.redis("CONFIG", "SET", "maxmemory", str(maxmemory))
     c.redis("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
     tag = int(time.time())
-    paths = [f"/podcasts?term=a&limit={n}&country={cc}" for cc in ("us", "gb") for n in range(1, 151)]
+    paths = [f"/podcasts?term=ab&limit={n}&country={cc}" for cc in ("us", "gb") for n in range(1, 151)]
     paths += [f"/photos?tags=ev{tag}x{n}" for n in range(150)]
     with cf.ThreadPoolExecutor(6) as pool:
         replies = list(pool.map(lambda p: get(c.nginx_port, p), paths))
@@ -701,6 +896,250 @@ def s7_eviction(c, s):
     c.redis("CONFIG", "SET", "maxmemory", "0")
 
 
+def rate_modes(c, i, upstream="itunes"):
+    """feedproxy_rate_limit_decisions_total for one upstream, as {"shared/granted": n, ...}."""
+    out = {}
+    for k, v in c.metrics(i).items():
+        if k.startswith("feedproxy_rate_limit_decisions_total{") and f'upstream="{upstream}"' in k:
+            mode = k.split('mode="')[1].split('"')[0]
+            decision = k.split('decision="')[1].split('"')[0]
+            out[f"{mode}/{decision}"] = int(v)
+    return out
+
+
+def mode_total(modes, mode):
+    return sum(v for k, v in modes.items() if k.startswith(mode + "/"))
+
+
+def s8_sentinel_failover(c, s):
+    """The primary of a Sentinel-managed pair killed (-9) under mixed load: the replicas
+    follow the promoted replica within the failover time + 2 s, no 5xx, L2 writes resume
+    on the new primary, and the upstream budget stays one shared budget."""
+    topo = SentinelSet(c)
+    stop = threading.Event()
+    threads = []
+    try:
+        setup = topo.start()
+        s.note(f"primary :{topo.primary_port}, replica :{topo.replica_port}, sentinels :{', :'.join(map(str, topo.sentinel_ports))} "
+               f"(quorum 2, down-after {topo.down_after_ms} ms, failover-timeout {topo.failover_timeout_ms} ms); "
+               f"replica in sync and seen by all three sentinels (and they by each other) {setup:.1f} s after the start")
+        per_min = 60
+        env = dict(HIGH_LIMITS, RATE_LIMIT_ITUNES_PER_MIN=str(per_min), RATE_LIMIT_FALLBACK_REPLICAS=str(REPLICAS), **NO_QUEUE)
+        env.update(REDIS_URL=None, REDIS_SENTINELS=topo.sentinels_env, REDIS_SENTINEL_MASTER=SENTINEL_MASTER)
+        c.stop_replicas()
+        c.start_replicas(env)
+        # Hits: warmed on every replica (no upstream budget spent by them later). Misses in the
+        # load: Flickr and Kiva (high limits); iTunes misses come from the budget probe only.
+        hits = ["/photos", "/podcasts?term=swift", "/loans", "/podcasts/1200361736/episodes"]
+        for port in c.ports:
+            for p in hits:
+                get(port, p)
+        keys_on_primary = scan_count(topo.primary_port)
+        s.note(f"L2 keys on the primary after the warm-up (replicas found it through the sentinels): {keys_on_primary}")
+        lock = threading.Lock()
+        replies = []  # mixed load through nginx: (time, path, reply)
+        probes = []   # distinct iTunes searches straight to the replicas: (time, replica, reply)
+        tag = int(time.time())
+
+        def worker(t):
+            conn = http.client.HTTPConnection("127.0.0.1", c.nginx_port, timeout=15)
+            n = 0
+            while not stop.is_set():
+                n += 1
+                miss = [f"/photos?tags=sf{tag}k{t}x{n}", f"/loans?page={t * 1500 + n}"][n % 2]
+                for path in (hits[n % len(hits)], miss):
+                    r = get(c.nginx_port, path, conn=conn)
+                    if r.status == 0:
+                        conn = http.client.HTTPConnection("127.0.0.1", c.nginx_port, timeout=15)
+                    with lock:
+                        replies.append((time.monotonic(), path, r))
+                time.sleep(0.01)
+            conn.close()
+
+        def prober():
+            n = 0
+            while not stop.is_set():
+                n += 1
+                i = n % REPLICAS
+                r = get(c.ports[i], f"/podcasts?term=sb{tag}x{n}", timeout=5)
+                with lock:
+                    probes.append((time.monotonic(), i, r))
+                time.sleep(0.1)
+
+        kill_at, after_up, wait_up = 3.0, 4.0, 15.0
+        itunes_start = c.counts().get("itunes", 0)
+        started = time.monotonic()
+        threads = [threading.Thread(target=worker, args=(t,), daemon=True) for t in range(4)]
+        threads.append(threading.Thread(target=prober, daemon=True))
+        for t in threads:
+            t.start()
+        time.sleep(kill_at)
+        killed = topo.kill_primary()
+        watcher = topo.watch_promotion(wait_up)
+        up_at, seen_down = [None] * REPLICAS, [False] * REPLICAS
+        while time.monotonic() < killed + wait_up and None in up_at:
+            for i in range(REPLICAS):
+                if up_at[i] is not None:
+                    continue
+                try:
+                    m = c.metrics(i)
+                except Exception:
+                    continue
+                if m.get("feedproxy_redis_up") == 0:
+                    seen_down[i] = True
+                # Up again on the new primary: the old one is dead, so an "up" after a "down"
+                # or a followed failover can only be the promoted replica.
+                if m.get("feedproxy_redis_up") == 1 and (m.get("feedproxy_redis_failovers_total", 0) >= 1 or seen_down[i]):
+                    up_at[i] = time.monotonic()
+            time.sleep(0.05)
+        all_up = time.monotonic()
+        watcher.join(timeout=wait_up)
+        stored_at_up = sum(c.metrics(i).get('feedproxy_l2_events_total{event="stored"}', 0) for i in range(REPLICAS))
+        modes_at_up = [rate_modes(c, i) for i in range(REPLICAS)]
+        itunes_at_up = c.counts().get("itunes", 0)
+        time.sleep(after_up)
+        stop.set()
+        for t in threads:
+            t.join(timeout=20)
+        ended = time.monotonic()
+        final = [c.metrics(i) for i in range(REPLICAS)]
+        modes_end = [rate_modes(c, i) for i in range(REPLICAS)]
+        itunes_end = c.counts().get("itunes", 0)
+        keys_end = scan_count(topo.replica_port)
+        promoted = topo.promoted_at
+
+        # The failover, as the sentinels see it.
+        failover = promoted - killed if promoted else None
+        s.check("failover time: kill -9 of the primary until a sentinel's SENTINEL get-master-addr-by-name names the replica",
+                "never" if failover is None else f"{failover:.2f} s (all three: "
+                + ", ".join(f"{t - killed:.2f}" for t in sorted(topo.promoted.values())) + " s)",
+                failover is not None, f"within {wait_up:.0f} s")
+        # Each replica following it.
+        if failover is not None:
+            shown = ", ".join("never" if u is None else f"{u - killed:.2f} s ({u - promoted:+.2f} s after the promotion)" for u in up_at)
+        else:
+            shown = ", ".join("never" if u is None else f"{u - killed:.2f} s" for u in up_at)
+        s.check("feedproxy_redis_up 1 again on the new primary, per replica, after the kill",
+                shown, failover is not None and all(u is not None and u - killed <= failover + 2 for u in up_at),
+                f"each within the failover time + 2 s = {failover + 2:.2f} s" if failover is not None else "a failover")
+        rs = [r for _, _, r in replies]
+        bad = [(p, r.status, r.error) for _, p, r in replies if r.status >= 500 or r.status == 0]
+        s.check(f"responses >= 500 (or connection errors) of {len(rs)} under mixed load through nginx (primary killed at {kill_at:.0f} s)",
+                len(bad), not bad and rs, "0")
+        s.note(f"mixed-load statuses: {fmt_statuses(rs)}; replicas saw Redis down: {seen_down}")
+        if bad:
+            s.note(f"first failures: {bad[:5]}")
+        failovers = [m.get("feedproxy_redis_failovers_total") for m in final]
+        s.check("feedproxy_redis_failovers_total per replica", " / ".join("absent" if f is None else f"{f:.0f}" for f in failovers),
+                all(f is not None and f >= 1 for f in failovers), "each >= 1")
+        s.note("feedproxy_redis_reconnects_total per replica: "
+               + " / ".join(f"{m.get('feedproxy_redis_reconnects_total', 'absent')}" for m in final))
+        # L2 writes resume on the new primary.
+        stored_end = sum(m.get('feedproxy_l2_events_total{event="stored"}', 0) for m in final)
+        s.check("L2 keys on the new primary (redis-cli --scan --pattern 'feedproxy:*') at the promotion -> at the end",
+                f"{topo.keys_at_promotion} -> {keys_end}", topo.keys_at_promotion is not None and keys_end > topo.keys_at_promotion, "grows")
+        s.check("L2 'stored' events after every replica was back", f"+{stored_end - stored_at_up:.0f}", stored_end > stored_at_up, "> 0")
+        # One upstream budget: shared decisions after the failover, no fallback once back, and
+        # the iTunes fetches within the budget.
+        after = []
+        fallback_after = 0
+        for i in range(REPLICAS):
+            shared = mode_total(modes_end[i], "shared") - mode_total(modes_at_up[i], "shared")
+            fb = mode_total(modes_end[i], "fallback") - mode_total(modes_at_up[i], "fallback")
+            fallback_after += fb
+            after.append((shared, fb))
+        s.check("rate decisions (itunes) per replica after every replica was back: shared / fallback",
+                "; ".join(f"replica{i + 1} +{a} / +{b}" for i, (a, b) in enumerate(after)),
+                all(a > 0 for a, _ in after) and fallback_after == 0, "each shared > 0, fallback +0")
+        s.note("rate decisions (itunes) at the end: " + "; ".join(f"replica{i + 1} {modes_end[i]}" for i in range(REPLICAS)))
+        burst, rate = math.ceil(per_min / 6), per_min / 60
+        fb_burst, fb_rate = math.ceil(per_min / REPLICAS / 6), per_min / REPLICAS / 60
+        t_after, t_total, outage = ended - all_up, ended - started, all_up - killed
+        limit_after = burst + rate * t_after + 1
+        fetched_after = itunes_end - itunes_at_up
+        s.check(f"upstream itunes fetches after the failover ({t_after:.1f} s, {per_min}/min: burst {burst})", fetched_after,
+                fetched_after <= limit_after, f"<= {burst} + {rate:g}/s x {t_after:.1f} s + 1 = {limit_after:.1f} (one budget, not {REPLICAS})")
+        limit_total = burst + rate * t_total + REPLICAS * (fb_burst + fb_rate * outage) + 1
+        fetched_total = itunes_end - itunes_start
+        s.check(f"upstream itunes fetches over the whole load ({t_total:.1f} s, {outage:.1f} s of it without Redis)", fetched_total,
+                fetched_total <= limit_total,
+                f"<= {burst} + {rate:g}/s x {t_total:.1f} s + {REPLICAS} fallback shares ({fb_burst} + {fb_rate:.2f}/s x {outage:.1f} s) + 1 = {limit_total:.1f}")
+        wrong = [r for _, _, r in probes if r.status != 200 and not rate_limited(r)]
+        s.check(f"budget probe answers other than 200 or 503 upstream_rate_limited with Retry-After ({len(probes)} distinct searches, "
+                "about 10/s round-robin over the replicas)", len(wrong), not wrong and probes, "0")
+        s.note(f"budget probe statuses: {fmt_statuses([r for _, _, r in probes])}")
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=20)
+        c.stop_replicas()  # the next scenario starts them on the plain Redis
+        topo.stop()
+
+
+def l2_statuses(port, contains=""):
+    """L2 entries (hashes under feedproxy:, with the status in field 's') -> status."""
+    out, cursor = {}, "0"
+    while True:
+        cursor, keys = resp(port, "SCAN", cursor, "MATCH", "feedproxy:*", "COUNT", 1000)
+        for k in keys:
+            if contains in k and resp(port, "TYPE", k) == "hash":
+                out[k] = resp(port, "HGET", k, "s")
+        if cursor == "0":
+            return out
+
+
+def s9_4xx_keeps_good(c, s):
+    """A 404 from the upstream while L2 holds a good answer: every replica keeps serving
+    the good 200, and the L2 entry stays a 200."""
+    ttl = 1
+    env = dict(HIGH_LIMITS, CACHE_TTL_PODCASTS=str(ttl), CACHE_NEGATIVE_TTL="5")
+    c.restart(env)
+    term = "swift"
+    path = f"/podcasts?term={term}"
+    good = get(c.ports[0], path)
+    filled = time.monotonic()
+    etag = good.headers.get("etag")
+    entries = l2_statuses(c.redis_port, term)
+    s.check("the answer that fills L2 (replica1) / L2 entries for the key", f"{good.status}, ETag {etag} / {entries}",
+            good.status == 200 and etag and list(entries.values()) == ["200"], "200 with an ETag / one entry, status 200")
+    if good.status != 200 or len(entries) != 1:
+        return
+    r = get(c.upstream_port, "/__fixture/mode/notfound", method="POST")
+    if r.status != 204:
+        s.check("fixture upstream mode 'notfound' (every feed request answered 404)", f"{r.status} {r.body[:80]!r}", False,
+                "204 (FixtureUpstream.Mode.notfound)")
+        return
+    time.sleep(max(0, filled + ttl + 0.3 - time.monotonic()))  # the entry is stale now, still within SWR and SIE
+    before = c.counts().get("itunes", 0)
+    forced = get(c.ports[1], path, headers={"Cache-Control": "no-cache"})
+    fetched = c.counts().get("itunes", 0) - before
+    s.check("upstream fetches for a no-cache request on replica2 once the TTL had passed (the upstream answers 404)",
+            fetched, fetched >= 1, ">= 1")
+    s.check("replica2's answer to that request (stale-if-error from L2, as from L1)",
+            f"{forced.status} (X-Cache {forced.headers.get('x-cache', '-')})", forced.status == 200, "200")
+    time.sleep(0.3)  # its publication, if any, has landed
+    for rnd in (1, 2):
+        answers = [get(p, path) for p in c.ports] + [get(c.nginx_port, path)]
+        shown = ", ".join(f"{r.status} {r.headers.get('x-cache', '-')}" for r in answers)
+        s.check(f"round {rnd}: replica1..3 and nginx for the key, after the 404 (first ask for replica3)" if rnd == 1
+                else f"round {rnd}, 1 s later (background refreshes, answered 404, done)", shown,
+                all(r.status == 200 and r.headers.get("etag") == etag and r.body == good.body for r in answers),
+                "all 200 with the original ETag and body")
+        entries = l2_statuses(c.redis_port, term)
+        s.check(f"L2 entry for the key after round {rnd}", entries, list(entries.values()) == ["200"], "one entry, status 200")
+        time.sleep(1.0)
+    # A replica with an empty local cache now: only L2 can answer it.
+    c.stop("replica3")
+    c.start_replica(2, env, None)
+    ready = wait_until(lambda: get(c.ports[2], "/healthz", timeout=2).status == 200, 20) \
+        and wait_until(lambda: c.metric(2, "feedproxy_redis_up") == 1, 10)
+    cold = get(c.ports[2], path)
+    s.check(f"restarted (cold) replica3 for the key, {time.monotonic() - filled:.1f} s after the fill",
+            f"{cold.status} {cold.headers.get('x-cache', '-')}", ready and cold.status == 200 and cold.headers.get("etag") == etag,
+            "200 with the original ETag")
+    c.set_mode("normal")
+
+
 SCENARIOS = [
     (1, "one upstream fetch per key across replicas", s1_single_flight),
     (2, "one shared rate budget", s2_shared_budget),
@@ -709,6 +1148,8 @@ SCENARIOS = [
     (5, "Redis down from the start: fallback budget per replica", s5_redis_absent),
     (6, "fetch-lock holder killed mid-fetch", s6_lock_holder_killed),
     (7, "Redis at maxmemory evicts (allkeys-lru)", s7_eviction),
+    (8, "Sentinel failover: primary killed under load", s8_sentinel_failover),
+    (9, "a 4xx from the upstream while L2 holds a good answer", s9_4xx_keeps_good),
 ]
 
 

@@ -63,9 +63,16 @@ public struct KivaLoanAdapter: FeedAdapter {
                 render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try KivaGraphQL.normaliseLoan(body))) })
         case .rest(let url):
             let request = UpstreamRequest(upstream: source, url: KivaREST.sibling(of: url, "\(id).json"), headers: [("Accept", "application/json")])
-            return PreparedFeed(
-                source: source, cacheKey: "loan|id=\(id)", upstreamRequest: request,
-                render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try KivaREST.normaliseLoan(body, id: id))) })
+            return PreparedFeed(source: source, cacheKey: "loan|id=\(id)", upstreamRequest: request) { client in
+                let body: [UInt8]
+                do {
+                    body = try await client.send(request).body
+                } catch UpstreamError.httpStatus(404) {
+                    // The REST API answers an unknown loan with a 404 of its own.
+                    throw ClientError(status: 404, code: "loan_not_found", message: "no loan has this id")
+                }
+                return FeedOutput(try FeedJSON.encode(try KivaREST.normaliseLoan(body, id: id)))
+            }
         }
     }
 }

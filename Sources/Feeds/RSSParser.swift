@@ -36,6 +36,7 @@ final class RSSParser: XMLStreamHandler {
     private var itemDescription: String?
     private var itunesSummary: String?
     private var contentEncoded: String?
+    private var channelSummary: String?
     private var reachedLimit = false
     private var notAFeed = false
 
@@ -58,6 +59,7 @@ final class RSSParser: XMLStreamHandler {
         }
         guard !handler.notAFeed, handler.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
         var result = handler.result
+        if result.description == nil { result.description = handler.channelSummary }
         // The channel image may come after the first items: fill it in at the end.
         for i in result.episodes.indices where result.episodes[i].imageUrl == nil { result.episodes[i].imageUrl = result.imageUrl }
         return result
@@ -134,6 +136,8 @@ final class RSSParser: XMLStreamHandler {
                 result.title = nonEmptyText()
             } else if channelLevel && channelField(name, ns) {
                 // taken
+            } else if kind == .atom && name == "name" && parent == "author" && stack.count == 2 && result.author == nil {
+                result.author = nonEmptyText()  // <feed><author><name>
             } else if name == "url" && parent == "image" && result.imageUrl == nil {
                 result.imageUrl = nonEmptyText()
             } else if kind == .atom && (name == "logo" || name == "icon") && result.imageUrl == nil {
@@ -154,8 +158,8 @@ final class RSSParser: XMLStreamHandler {
         case ("description", .none), ("subtitle", .atom):
             if result.description == nil { result.description = nonEmptyText().map(HTMLText.plain) }
         case ("summary", .itunes):
-            // Feeds often carry both; the RSS description wins, the iTunes summary fills in.
-            if result.description == nil { result.description = nonEmptyText().map(HTMLText.plain) }
+            // Feeds often carry both; the RSS description wins, the iTunes summary fills in (see `parse`).
+            if channelSummary == nil { channelSummary = nonEmptyText().map(HTMLText.plain) }
         case ("author", .itunes): if result.author == nil { result.author = nonEmptyText() }
         case ("managingEditor", .none): if result.author == nil { result.author = nonEmptyText() }
         case ("link", .none) where kind == .rss: if result.link == nil { result.link = nonEmptyText() }

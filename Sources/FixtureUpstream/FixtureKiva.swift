@@ -57,11 +57,15 @@ struct FixtureKiva: Sendable {
                 (countries.isEmpty || countries.contains(l["location"]?["country_code"]?.string ?? ""))
                     && (gender == nil || l["borrowers"]?.array?.first?["gender"]?.string == gender)
             }
-            if name == "search.json" {
-                all["loans"] = .array(matching)
-                all["paging"]?["total"] = .int(matching.count)
-                all["paging"]?["pages"] = .int(max(1, (matching.count + 19) / 20))
-            }
+            let perPage = max(1, min(100, Int(req.query("per_page") ?? "") ?? 20))
+            let page = max(1, min(10_000, Int(req.query("page") ?? "") ?? 1))
+            let total = name == "search.json" ? matching.count : (all["paging"]?["total"]?.int ?? matching.count)
+            // Pages cycle through the recorded loans, as the GraphQL fixture's do.
+            let start = matching.isEmpty ? 0 : ((page - 1) * perPage) % matching.count
+            all["loans"] = .array(Array((matching + matching)[start...].prefix(min(perPage, matching.count))))
+            all["paging"] = .object([
+                "page": .int(page), "page_size": .int(perPage), "total": .int(total), "pages": .int(max(1, (total + perPage - 1) / perPage)),
+            ])
             return Self.json(all)
         }
         let id = name.hasSuffix(".json") ? Int(name.dropLast(5)) ?? -1 : -1

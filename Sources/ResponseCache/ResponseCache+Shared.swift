@@ -5,8 +5,15 @@
 extension ResponseCache {
     func load(_ key: String, _ loader: @escaping Loader, consultShared: Bool) async -> FlightResult {
         guard let shared else { return await loader().map { ($0, .upstream) } }
-        // Revalidation asks the upstream and still publishes the answer for the other replicas.
-        guard consultShared else { return await fetchHere(key, loader) }
+        // Revalidation asks the upstream and still publishes the answer for the other replicas;
+        // if the upstream fails, the tier's last good answer still stands (stale-if-error).
+        guard consultShared else {
+            let result = await fetchHere(key, loader)
+            if case .failure = result, case .found(let entry, let age) = await shared.get(key) {
+                keepIfUsableAfterError(entry.restamped(storedAt: clock() - age), key)
+            }
+            return result
+        }
         var stale = usableStale(peek(key))
         var sharedCopy: CachedResponse?
         switch await shared.get(key) {
@@ -25,15 +32,20 @@ extension ResponseCache {
             return await fetchHere(key, loader)
         }
         let result = await fetchOnce(key, loader, stale: stale, shared: shared)
-        // Stale-if-error across replicas: when the fetch fails, another replica's last good
-        // answer (kept in the tier for TTL + the longer stale window) is as good as our own.
-        if case .failure = result, let copy = sharedCopy, copy.status == 200, copy.age(at: clock()) < copy.policy.ttl + copy.policy.staleIfError,
-            (peek(key)?.storedAt ?? -.infinity) < copy.storedAt
-        {
-            store(copy, for: key)
-            sharedObserver?(.staleServed)
-        }
+        if case .failure = result, let copy = sharedCopy { keepIfUsableAfterError(copy, key) }
         return result
+    }
+
+    /// Stale-if-error across replicas: when a fetch fails, another replica's last good
+    /// answer (kept in the tier for TTL + the longer stale window) is as good as our own.
+    /// Kept here, it is what the failed flight's callers are served, and no negative
+    /// entry replaces it.
+    private func keepIfUsableAfterError(_ copy: CachedResponse, _ key: String) {
+        guard copy.status == 200, copy.age(at: clock()) < copy.policy.ttl + copy.policy.staleIfError,
+            (peek(key)?.storedAt ?? -.infinity) < copy.storedAt
+        else { return }
+        store(copy, for: key)
+        sharedObserver?(.staleServed)
     }
 
     /// One replica at a time fetches: take the lock, or serve stale, or poll for the holder's result.

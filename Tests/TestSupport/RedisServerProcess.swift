@@ -23,7 +23,10 @@ public final class RedisServerProcess: @unchecked Sendable {
         guard let binary else { throw Failure.notInstalled }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"] + extraArguments
+        // A replica writes the RDB of its first sync into its directory: never the repository.
+        p.arguments =
+            ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", "--dir", NSTemporaryDirectory()]
+            + extraArguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()

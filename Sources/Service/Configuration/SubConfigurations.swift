@@ -16,8 +16,8 @@ extension ServerConfiguration {
         writeTimeout = c.writeTimeout
         drainTimeout = c.drainTimeout
         maxConnections = c.maxConnections
-        // X-Cache is this application's header; the server exposes only its own by default.
-        cors = CORSPolicy(origin: c.corsOrigin.isEmpty ? nil : c.corsOrigin, exposedHeaders: ["ETag", "Age", "X-Cache", "X-Request-ID", "Retry-After"])
+        // X-Cache and Link (paging) are this application's headers; the server exposes only its own by default.
+        cors = CORSPolicy(origin: c.corsOrigin.isEmpty ? nil : c.corsOrigin, exposedHeaders: ["ETag", "Age", "X-Cache", "X-Request-ID", "Retry-After", "Link"])
     }
 }
 
