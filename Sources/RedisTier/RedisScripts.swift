@@ -1,8 +1,8 @@
 /// The Lua the tier runs inside Redis, so each step is atomic and timed on Redis' clock
 /// (`TIME`), not on any replica's. Loaded on every connect; see `RedisConnection.script`.
 enum RedisScripts {
-    static let all = [get, put, unlock, rateTake]
-    static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3
+    static let all = [get, put, unlock, rateTake, renew, probe]
+    static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3, renewIndex = 4, probeIndex = 5
 
     /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip, link} or {now_ms}.
     static let get = """
@@ -35,6 +35,22 @@ enum RedisScripts {
     static let unlock = """
         if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
         return 0
+        """
+
+    /// KEYS[1] lock; ARGV: token, px. Extends only the caller's own lock.
+    static let renew = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+        return 0
+        """
+
+    /// KEYS[1] entry, KEYS[2] failure marker → {now_ms, stored_ms or false, policy or false,
+    /// marker or false}: what a waiting replica polls, without the body.
+    static let probe = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local v = redis.call('HMGET', KEYS[1], 't', 'p', 's')
+        local failed = redis.call('GET', KEYS[2])
+        return {now, v[1] and tonumber(v[1]) or false, v[2] or false, failed or false, v[3] or false}
         """
 
     /// GCRA: KEYS[1] budget; ARGV: emission interval ms, burst. → {1, 0} or {0, retry_ms}.

@@ -60,6 +60,45 @@ public final class RedisSharedCache: SharedCacheTier {
         _ = await redis.script(RedisScripts.unlockIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8)], operation: "unlock")
     }
 
+    public func renew(_ key: String, token: String, ttl: Double) async -> Bool {
+        let px = String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))
+        let reply = await redis.script(
+            RedisScripts.renewIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8), Array(px.utf8)], operation: "lock")
+        return reply == .success(.integer(1))
+    }
+
+    public func probe(_ key: String) async -> SharedProbe {
+        let reply = await redis.script(
+            RedisScripts.probeIndex, keys: [Array((prefix + "c:" + key).utf8), Array((prefix + "e:" + key).utf8)], args: [], operation: "probe")
+        guard case .success(let value) = reply, let f = value.elements, f.count == 5, let now = f[0].int, now >= 0 else { return .unavailable }
+        if let marker = f[3].bytes, let failure = Self.failure(marker) { return .failed(failure) }
+        guard let stored = f[1].int, stored >= 0, stored <= now, let policyText = f[2].bytes, policyText.count <= 128,
+            let policy = Self.policy(String(decoding: policyText, as: UTF8.self)), let statusText = f[4].bytes,
+            let status = Int(String(decoding: statusText, as: UTF8.self)), Self.storable(status)
+        else { return .notYet }
+        return Double(now - stored) / 1000 < policy.ttl ? .fresh : .notYet
+    }
+
+    public func markFailed(_ key: String, _ failure: SharedFailure, ttl: Double) async {
+        let px = String(Saturating.int(ttl * 1000, in: 1...60_000))
+        let text: String
+        switch failure {
+        case .tooLarge: text = "too_large"
+        case .error(let e): text = "\(e.status)\n\(e.code)\n\(e.message)"
+        }
+        _ = await redis.command([Array("SET".utf8), Array((prefix + "e:" + key).utf8), Array(text.utf8), Array("PX".utf8), Array(px.utf8)], operation: "put")
+    }
+
+    /// A failure marker as `markFailed` wrote it; anything else reads as none.
+    static func failure(_ bytes: [UInt8]) -> SharedFailure? {
+        guard bytes.count <= 1024 else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text == "too_large" { return .tooLarge }
+        let parts = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let status = Int(parts[0]), (400...599).contains(status), !parts[1].isEmpty else { return nil }
+        return .error(ClientError(status: status, code: String(parts[1]), message: String(parts[2])))
+    }
+
     /// What a replica stores: a 200 or a negative (4xx/5xx error) answer. A 1xx, 204 or 304
     /// has no body by definition and would go out without Content-Length, desynchronising a
     /// front proxy's response stream; other 2xx and 3xx are never cached here.

@@ -5,10 +5,14 @@ public struct CacheLoadError: Error, Sendable, Equatable {
     public let error: ClientError
     /// An entry to keep briefly so repeated bad requests do not hit the upstream.
     public let negativeEntry: CachedResponse?
+    /// Whether other replicas waiting for the same key may answer this too (an upstream
+    /// failure), or should fetch themselves (this caller was cancelled, superseded or refused).
+    public let sharedWithWaiters: Bool
 
-    public init(_ error: ClientError, negativeEntry: CachedResponse? = nil) {
+    public init(_ error: ClientError, negativeEntry: CachedResponse? = nil, sharedWithWaiters: Bool = true) {
         self.error = error
         self.negativeEntry = negativeEntry
+        self.sharedWithWaiters = sharedWithWaiters
     }
 
     public init(status: Int, code: String, message: String, retryAfter: Double? = nil, negativeEntry: CachedResponse? = nil) {

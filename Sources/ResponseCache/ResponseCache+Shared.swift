@@ -16,6 +16,12 @@ extension ResponseCache {
         }
         var stale = usableStale(peek(key))
         var sharedCopy: CachedResponse?
+        // Refreshing our own stale copy: ask first whether the tier has a fresh one at all,
+        // without its body (another replica refreshing it has not finished, most of the time).
+        if stale != nil, case .notYet = await shared.probe(key) {
+            sharedObserver?(.miss)
+            return await fetchOnce(key, loader, stale: stale, shared: shared)
+        }
         switch await shared.get(key) {
         case .found(let entry, let age):
             let found = entry.restamped(storedAt: clock() - age)
@@ -48,19 +54,29 @@ extension ResponseCache {
         sharedObserver?(.staleServed)
     }
 
-    /// One replica at a time fetches: take the lock, or serve stale, or poll for the holder's result.
+    /// One replica at a time fetches: take the lock, or serve stale, or poll (body-less) for
+    /// the holder's result; a holder's failure is answered by its waiters, not refetched in turn.
     private func fetchOnce(_ key: String, _ loader: @escaping Loader, stale: CachedResponse?, shared: any SharedCacheTier) async -> FlightResult {
         let deadline = clock() + sharedPolicy.waitLimit
         var interval = sharedPolicy.pollInterval
         while true {
-            switch await shared.lock(key, ttl: sharedPolicy.waitLimit + 1) {
+            switch await shared.lock(key, ttl: sharedPolicy.lockTTL) {
             case .acquired(let token):
-                // The previous holder may have stored its answer and let go between our
-                // lookup and this lock: look once more before spending an upstream request.
-                if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                // The previous holder may have stored its answer (or failed) and let go between
+                // our lookup and this lock: look once more before spending an upstream request.
+                switch await shared.probe(key) {
+                case .fresh:
+                    if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                        await shared.unlock(key, token: token)
+                        sharedObserver?(.wait)
+                        return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                    }
+                case .failed(.error(let error)):
                     await shared.unlock(key, token: token)
                     sharedObserver?(.wait)
-                    return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                    return .failure(CacheLoadError(error, sharedWithWaiters: false))
+                case .failed(.tooLarge), .notYet, .unavailable:
+                    break
                 }
                 // Stale-while-revalidate across replicas: a usable stale answer (ours or the
                 // tier's) is served now, and this replica refreshes in the background, under the lock.
@@ -84,38 +100,73 @@ extension ResponseCache {
                     return await fetchHere(key, loader)
                 }
                 try? await Task.sleep(for: .seconds(min(interval, max(0.001, deadline - clock()))))
+                if Task.isCancelled { return .failure(CacheLoadError(status: 502, code: "upstream_cancelled", message: "cancelled", negativeEntry: nil)) }
                 interval = min(interval * 2, sharedPolicy.maxPollInterval)
-                if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                // Polled without the body; fetched once it is there.
+                switch await shared.probe(key) {
+                case .fresh:
+                    if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                        sharedObserver?(.wait)
+                        return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                    }
+                case .failed(.error(let error)):
                     sharedObserver?(.wait)
-                    return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                    return .failure(CacheLoadError(error, sharedWithWaiters: false))
+                case .failed(.tooLarge):
+                    return await fetchHere(key, loader)  // it cannot come through the tier: fetch now, not after the wait
+                case .notYet, .unavailable:
+                    break
                 }
             }
         }
     }
 
-    /// Fetches from the upstream here; the result (or a negative entry) is published to
-    /// the tier and the lock released afterwards, off the request's path, in that order
-    /// so a waiter sees the value before the lock disappears.
+    /// Fetches from the upstream here; the result (or a negative entry, or a failure marker
+    /// for the waiters) is published to the tier and the lock released afterwards, off the
+    /// request's path, in that order so a waiter sees the outcome before the lock disappears.
+    /// The lock is renewed while the fetch runs (every upstream call of it).
     private func fetchHere(_ key: String, _ loader: Loader, unlocking token: String? = nil) async -> FlightResult {
         let started = clock()
+        let renewal: Task<Void, Never>? = token.flatMap { token in
+            guard let shared else { return nil }
+            let ttl = sharedPolicy.lockTTL
+            return Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(ttl / 3))
+                    if Task.isCancelled { return }
+                    let renewed = await shared.renew(key, token: token, ttl: ttl)
+                    if !renewed { return }
+                }
+            }
+        }
         let result = await loader()
+        renewal?.cancel()
         let fetchSeconds = clock() - started
         let publish: CachedResponse?
+        var failure: SharedFailure?
         switch result {
         case .success(let response): publish = response
-        case .failure(let error): publish = error.negativeEntry
+        case .failure(let error):
+            publish = error.negativeEntry
+            if publish == nil, error.sharedWithWaiters { failure = .error(error.error) }
         }
         if let shared, publish != nil || token != nil {
-            let policy = sharedPolicy, observer = sharedObserver, now = clock()
+            let policy = sharedPolicy, observer = sharedObserver, now = clock(), failed = failure, publish = publish
             Task {
+                var failure = failed
                 if let entry = publish {
                     if entry.body.count + (entry.gzippedBody?.count ?? 0) > policy.maxValueBytes {
                         observer?(.skippedTooLarge)
+                        failure = .tooLarge
                     } else {
                         if await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds) { observer?(.stored) }
                     }
                 }
-                if let token { await shared.unlock(key, token: token) }
+                // Only the lock holder speaks for the key: its waiters answer its failure.
+                if let token {
+                    if let failure { await shared.markFailed(key, failure, ttl: policy.failureTTL) }
+                    await shared.unlock(key, token: token)
+                }
             }
         }
         return result.map { ($0, .upstream) }

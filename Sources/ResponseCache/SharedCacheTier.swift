@@ -1,3 +1,5 @@
+import Primitives
+
 /// A cache shared by every replica (L2), behind this small protocol so the cache does
 /// not know what implements it (Redis in production, nothing by default). Every call
 /// may fail; a failure only ever means "behave as if there were no shared tier".
@@ -14,6 +16,30 @@ public protocol SharedCacheTier: Sendable {
     /// Takes the key's fetch lock for `ttl` seconds (it expires by itself if its holder dies).
     func lock(_ key: String, ttl: Double) async -> SharedLock
     func unlock(_ key: String, token: String) async
+    /// Extends the caller's own lock to `ttl` seconds from now; false if it is not held any more.
+    func renew(_ key: String, token: String, ttl: Double) async -> Bool
+    /// What a waiter needs to know, without the body: is there a fresh entry, or did the
+    /// lock holder's fetch just fail (and how)?
+    func probe(_ key: String) async -> SharedProbe
+    /// Tells waiters, for `ttl` seconds, that the fetch of `key` failed with `error` (they
+    /// answer it instead of taking the lock and fetching in turn: no convoy).
+    func markFailed(_ key: String, _ error: SharedFailure, ttl: Double) async
+}
+
+/// A failed fetch as waiters are told of it.
+public enum SharedFailure: Sendable, Equatable {
+    /// The upstream failed: waiters answer this error (or their stale copy).
+    case error(ClientError)
+    /// The answer was fetched but is too large for the tier: waiters fetch their own, at once.
+    case tooLarge
+}
+
+public enum SharedProbe: Sendable, Equatable {
+    case fresh
+    case failed(SharedFailure)
+    /// Absent or stale: keep waiting (or take the lock).
+    case notYet
+    case unavailable
 }
 
 public enum SharedLookup: Sendable {
@@ -37,6 +63,11 @@ public struct SharedTierPolicy: Sendable {
     /// First poll interval while waiting; doubles up to `maxPollInterval`.
     public var pollInterval = 0.01
     public var maxPollInterval = 0.05
+    /// A fetch lock lives this long unless its holder renews it (every third of it, while
+    /// fetching): a holder that died frees the key within this, not within the whole budget.
+    public var lockTTL = 1.5
+    /// How long waiters are told a fetch failed, so they answer it instead of refetching in turn.
+    public var failureTTL = 2.0
 
     public init(waitLimit: Double, maxValueBytes: Int) {
         self.waitLimit = waitLimit

@@ -55,6 +55,13 @@ public final class UpstreamClient: Sendable {
     /// Cancellation still takes it out of the queue before that. Off: cancellation aborts.
     @TaskLocal public static var completesOnceSent = false
 
+    /// When the caller's whole answer is due (this client's clock): every upstream call made
+    /// for it, queue waits included, fits before it. nil: each call has its own full budget.
+    @TaskLocal public static var deadline: Double?
+
+    /// The default time budget of one request, in seconds.
+    public var budgetSeconds: Double { Double(configuration.timeoutMs) / 1000 }
+
     /// Fair-queue counters by upstream name, for metrics.
     public func queueStats() -> [(upstream: String, stats: FairQueue.Stats)] {
         queues.map { ($0.key, $0.value.stats) }.sorted { $0.upstream < $1.upstream }
@@ -86,8 +93,12 @@ public final class UpstreamClient: Sendable {
     /// requests, all inside one time budget. Non-2xx answers throw `.httpStatus`.
     public func send(_ request: UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse {
         let breaker = breaker(for: request)
-        let budgetMs = request.timeoutSeconds.map(Saturating.milliseconds) ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
+        var budgetMs = request.timeoutSeconds.map(Saturating.milliseconds) ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
         let start = clock()
+        if let deadline = Self.deadline {
+            budgetMs = min(budgetMs, Saturating.milliseconds(deadline - start))
+            guard budgetMs > 0 else { throw .timeout }
+        }
         var attempt = 0
         while true {
             attempt += 1

@@ -1,3 +1,5 @@
+import Foundation
+import Primitives
 import Testing
 import TestSupport
 @testable import Upstream
@@ -49,5 +51,27 @@ import TestSupport
         newer.cancel()
         _ = await newer.result
         #expect(up.requestCount == 0)
+    }
+}
+
+/// Issue 20: one budget for a whole answer: a call made past the caller's deadline fails at once.
+@Suite struct DeadlineTests {
+    @Test func aCallPastTheDeadlineTimesOutAtOnceAndOneWithinItIsCut() async throws {
+        let up = try FaultUpstream()
+        defer { up.stop() }
+        let client = try UpstreamClient(configuration: UpstreamConfiguration())
+        let start = Date()
+        await expectError(.timeout, within: 0.5) {
+            try await UpstreamClient.$deadline.withValue(NativeThread.monotonicSeconds() - 1) {
+                try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
+            }
+        }
+        #expect(up.requestCount == 0)
+        await expectError(.timeout, within: 2) {
+            try await UpstreamClient.$deadline.withValue(NativeThread.monotonicSeconds() + 0.3) {
+                try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=3000")))
+            }
+        }
+        #expect(Date().timeIntervalSince(start) < 2.5)
     }
 }

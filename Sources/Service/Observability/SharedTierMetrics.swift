@@ -10,7 +10,7 @@ final class SharedTierMetrics: Sendable {
     /// 1 when `maxmemory-policy` is allkeys-*, 0 when it is not, -1 when unknown (CONFIG refused).
     private let evictionPolicyOK = Atomic<Int>(-1)
     /// Round trips of the Redis operations FeedProxy sends (others are not timed).
-    static let timedOperations = ["get", "put", "lock", "unlock", "rate", "ping"]
+    static let timedOperations = ["get", "probe", "put", "lock", "unlock", "rate", "ping"]
     private let latency: [String: Histogram] = Dictionary(
         uniqueKeysWithValues: timedOperations.map { ($0, Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25])) })
 

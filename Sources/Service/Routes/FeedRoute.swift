@@ -53,18 +53,23 @@ struct FeedRoute: Sendable {
         let cache = self.cache, metrics = self.metrics, source = adapter.source
         let limiter = client == nil ? nil : clients.limiter
         let load = loader(prepared, client: client, trace: request.trace)
+        let upstream = self.upstream
         return .deferred {
             let started = cache.now
             var denied: Double?
             var charged = false
-            let admitted = await cache.fetch(
-                prepared.cacheKey, revalidate: bypass,
-                admit: {
-                    guard let client, let limiter else { return true }
-                    denied = limiter.admit(client, now: cache.now)
-                    charged = denied == nil
-                    return charged
-                }, loader: load)
+            // One upstream budget for the whole answer, waiting for another replica included:
+            // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
+            let admitted = await UpstreamClient.$deadline.withValue(NativeThread.monotonicSeconds() + upstream.budgetSeconds) {
+                await cache.fetch(
+                    prepared.cacheKey, revalidate: bypass,
+                    admit: {
+                        guard let client, let limiter else { return true }
+                        denied = limiter.admit(client, now: cache.now)
+                        charged = denied == nil
+                        return charged
+                    }, loader: load)
+            }
             guard let outcome = admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
             if charged, let client, !Self.costTheUpstream(outcome) { limiter?.refund(client) }
             let waited = cache.now - started
@@ -174,9 +179,16 @@ struct FeedRoute: Sendable {
         let status = error.clientStatus
         var negative: CachedResponse?
         let client = ClientError(status: status, code: error.code, message: message, retryAfter: retryAfter)
+        // Our own refusals and a caller's cancellation say nothing about the upstream: other
+        // replicas waiting for this key fetch it themselves instead of answering them.
+        let shared: Bool
+        switch error {
+        case .cancelled, .superseded, .rateLimited, .circuitOpen: shared = false
+        default: shared = true
+        }
         if case .httpStatus(let code) = error, (400..<500).contains(code), code != 429, negativeTTL > 0 {
             negative = CachedResponse(status: status, body: client.body, gzippedBody: nil, storedAt: now, policy: .negative(ttl: negativeTTL))
         }
-        return CacheLoadError(client, negativeEntry: negative)
+        return CacheLoadError(client, negativeEntry: negative, sharedWithWaiters: shared)
     }
 }
