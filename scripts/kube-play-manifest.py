@@ -25,7 +25,16 @@ import yaml
 
 src, image, port, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 docs = []
-for path in sorted(pathlib.Path(src).rglob("*")):
+# The base as kustomize builds it: the files its kustomization lists (optional components
+# under components/ patch it only when an overlay asks for them); without one, every file
+# outside components/.
+base = pathlib.Path(src)
+kustomization = base / "kustomization.yaml"
+if kustomization.is_file():
+    paths = [base / r for r in (yaml.safe_load(kustomization.read_text()) or {}).get("resources", [])]
+else:
+    paths = [p for p in sorted(base.rglob("*")) if "components" not in p.relative_to(base).parts]
+for path in paths:
     if path.suffix in (".yaml", ".yml") and path.is_file():
         docs += [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind")]
 
