@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make scaleout-test: three FeedProxy replicas sharing one Redis, nginx in front, and the
-counting fixture upstream, all on loopback. Nine scenarios, each from a clean state
+counting fixture upstream, all on loopback. Twelve scenarios, each from a clean state
 (replicas restarted, Redis flushed), each printing its figures and failing the run when
 an expectation is not met:
 
@@ -22,7 +22,21 @@ an expectation is not met:
     feedproxy_redis_failovers_total >= 1, one iTunes budget (shared decisions, fetches
     within 60/min) before and after;
   9 a 404 from the upstream (fixture mode notfound) after the TTL of a good answer in L2:
-    every replica, a cold one too, keeps serving the good 200 and the L2 entry stays 200.
+    every replica, a cold one too, keeps serving the good 200 and the L2 entry stays 200;
+ 10 a cold replica and a stale L2 entry (TTL 2 s, CACHE_SWR_FACTOR=100, upstream slowed to
+    3 s, UPSTREAM_TIMEOUT_MS=5000 so the refresh outlasts it): the replica that never saw
+    the key answers at once (< 500 ms) with X-Cache STALE and the filling replica's ETag
+    and body, exactly one upstream fetch follows in the background, and then the L2 entry
+    is fresh (a newer 't', L2_HIT on another replica);
+ 11 the lock holder's fetch fails (fixture mode fail, 503s): replica1, then 100 ms later
+    replica2 and replica3 at once, for one cold key: every answer within
+    UPSTREAM_TIMEOUT_MS + 500 ms, all the same 502, and only the holder's attempts
+    upstream (1, or 2 with its retry on 503);
+ 12 an older fetch arriving after a newer one (UPSTREAM_TIMEOUT_MS=5000): replica1's
+    no-cache fetch held 3 s by the slowed upstream, replica2's no-cache fetch 0.5 s later
+    answered at once; when replica1's answer arrives the L2 entry is still replica2's
+    (fetch start 'f' and stored time 't' on Redis' clock unchanged, replica1's put
+    refused), and replica3 serves replica2's ETag.
 
 Python 3.11 standard library only. Needs redis-server, redis-cli and nginx (the Makefile
 target installs them) and the debug binary (FEEDPROXY_BIN overrides). Everything it starts
@@ -1099,6 +1113,8 @@ def s9_4xx_keeps_good(c, s):
     good = get(c.ports[0], path)
     filled = time.monotonic()
     etag = good.headers.get("etag")
+    # The tier is written off the request's path, a few milliseconds after the answer.
+    wait_until(lambda: len(l2_statuses(c.redis_port, term)) == 1, 2)
     entries = l2_statuses(c.redis_port, term)
     s.check("the answer that fills L2 (replica1) / L2 entries for the key", f"{good.status}, ETag {etag} / {entries}",
             good.status == 200 and etag and list(entries.values()) == ["200"], "200 with an ETag / one entry, status 200")
@@ -1140,6 +1156,235 @@ def s9_4xx_keeps_good(c, s):
     c.set_mode("normal")
 
 
+def l2_entry(port, contains):
+    """The one L2 entry (hash `<prefix>:<fingerprint>:c:<cache key>`) whose key contains
+    `contains`: (key, {'t': stored ms, 'f': fetch start ms, 's': status, 'b': body}), both
+    times on Redis' clock; (None, None) when there is none (or more than one)."""
+    found, cursor = [], "0"
+    while True:
+        cursor, keys = resp(port, "SCAN", cursor, "MATCH", "feedproxy:*:c:*", "COUNT", 1000)
+        found += [k for k in keys if contains in k]
+        if cursor == "0":
+            break
+    if len(found) != 1:
+        return None, None
+    t, f, st, b = resp(port, "HMGET", found[0], "t", "f", "s", "b")
+    return found[0], {"t": int(t) if t else None, "f": int(f) if f else None, "s": st, "b": b}
+
+
+def redis_ms(port):
+    """Redis' clock (TIME) in ms: the clock the put script stamps 't' and 'f' with."""
+    sec, usec = resp(port, "TIME")
+    return int(sec) * 1000 + int(usec) // 1000
+
+
+def upstream_attempts(c, i, source="itunes"):
+    """feedproxy_upstream_requests_total for one source on replica i, all outcomes
+    (every attempt, retries included)."""
+    return int(sum(v for k, v in c.metrics(i).items()
+                   if k.startswith("feedproxy_upstream_requests_total{") and f'source="{source}"' in k))
+
+
+def l2_event(c, i, event):
+    return int(c.metrics(i).get(f'feedproxy_l2_events_total{{event="{event}"}}', 0))
+
+
+def access_cache(c, i, request_id):
+    """The access log's `cache` field (HIT, MISS, STALE, L2_HIT, L2_WAIT) for one request."""
+    for line in c.access_log(i):
+        if line.get("request_id") == request_id:
+            return line.get("cache", "-")
+    return None
+
+
+def s10_cold_replica_stale_l2(c, s):
+    """A replica that never saw a key while L2 holds a stale answer for it: it answers
+    from L2 at once (X-Cache STALE) and refreshes the key once, in the background under
+    the fetch lock; afterwards the L2 entry is fresh for every replica."""
+    ttl = 2
+    # The background refresh waits 3 s for the slowed upstream: a budget that outlasts it
+    # (with the script's 2 s it would time out and leave L2 stale).
+    env = dict(HIGH_LIMITS, CACHE_TTL_PODCASTS=str(ttl), CACHE_SWR_FACTOR="100", UPSTREAM_TIMEOUT_MS="5000")
+    c.restart(env)
+    term = "swift"
+    path = f"/podcasts?term={term}"  # Redis flushed and replicas restarted: only replica1 ever asks for it below
+    n0 = c.counts().get("itunes", 0)
+    fill = get(c.ports[0], path)
+    filled = time.monotonic()
+    etag = fill.headers.get("etag")
+    # The put runs off the request's path: it lands a few ms after the answer.
+    wait_until(lambda: l2_entry(c.redis_port, term)[1] is not None, 2, 0.01)
+    key, entry = l2_entry(c.redis_port, term)
+    s.check("the answer that fills L2 (replica1) / upstream fetches / L2 entry for the key",
+            f"{fill.status} {fill.headers.get('x-cache', '-')}, ETag {etag} / {c.counts().get('itunes', 0) - n0} / "
+            + (f"status {entry['s']}, {len(entry['b'] or '')} B" if entry else "none"),
+            fill.status == 200 and etag and entry and entry["s"] == "200", "200 MISS with an ETag / 1 / one entry, status 200")
+    if not entry:
+        return
+    t_fill = entry["t"]
+    time.sleep(max(0, filled + ttl + 0.3 - time.monotonic()))  # stale now, well inside the SWR window (100 x TTL)
+    c.set_mode("slow")
+    n1 = c.counts().get("itunes", 0)
+    stale_served = l2_event(c, 2, "stale_served")
+    r3 = get(c.ports[2], path, headers={"X-Request-ID": "s10-cold-replica3"}, timeout=10)
+    answered = time.monotonic()
+    age = r3.headers.get("age", "-")
+    s.check(f"replica3 (never asked for the key) {time.monotonic() - filled:.1f} s after the fill, TTL {ttl} s, upstream slowed to 3 s",
+            f"{r3.status} X-Cache {r3.headers.get('x-cache', '-')} in {r3.ms:.0f} ms, Age {age}, "
+            + ("the fill's ETag and body" if r3.headers.get("etag") == etag and r3.body == fill.body else f"ETag {r3.headers.get('etag')}"),
+            r3.status == 200 and r3.headers.get("x-cache") == "STALE" and r3.ms < 500 and r3.headers.get("etag") == etag and r3.body == fill.body,
+            "200 STALE within 500 ms, the fill's ETag and body")
+    arrived = wait_until(lambda: c.counts().get("itunes", 0) - n1 >= 1, 2, 0.02)
+    seen = time.monotonic()
+    c.set_mode("normal")  # the refresh already at the fixture still takes its 3 s
+    s.check("the background refresh reaching the upstream after replica3's answer", f"{(seen - answered) * 1000:.0f} ms" if arrived else "never",
+            arrived, "within 2 s")
+    refreshed = wait_until(lambda: (l2_entry(c.redis_port, term)[1] or {}).get("t", 0) > t_fill, 5, 0.02)
+    now_redis = redis_ms(c.redis_port)
+    _, after = l2_entry(c.redis_port, term)
+    r2 = get(c.ports[1], path, headers={"X-Request-ID": "s10-after-replica2"})
+    time.sleep(0.3)  # access log flushed; any further fetch has landed
+    fetched = c.counts().get("itunes", 0) - n1
+    s.check("L2 entry after the refresh: stored ('t', Redis clock) vs the fill, age at once",
+            f"+{after['t'] - t_fill} ms, age {now_redis - after['t']} ms, status {after['s']}" if refreshed and after else "not refreshed in 5 s",
+            refreshed and after and after["s"] == "200" and now_redis - after["t"] < ttl * 1000, f"newer, age < TTL ({ttl * 1000} ms), 200")
+    cache2 = access_cache(c, 1, "s10-after-replica2")
+    s.check("replica2 (no local copy) right after the refresh",
+            f"{r2.status} X-Cache {r2.headers.get('x-cache', '-')} (access log {cache2}), Age {r2.headers.get('age', '-')}",
+            r2.status == 200 and r2.headers.get("x-cache") == "HIT" and cache2 == "L2_HIT", "200 HIT, L2_HIT in its access log")
+    s.check("upstream itunes fetches from replica3's request to the end (fixture /__fixture/counts)", fetched, fetched == 1, "exactly 1")
+    s.check("replica3 feedproxy_l2_events_total{event=\"stale_served\"}", f"+{l2_event(c, 2, 'stale_served') - stale_served}",
+            l2_event(c, 2, "stale_served") - stale_served == 1, "+1")
+    s.note("the fixture upstream's answers are byte-identical for one key (FixtureState serves the recorded files), so the refreshed "
+           f"entry's ETag is the fill's ({'same' if r2.headers.get('etag') == etag else 'differs: ' + str(r2.headers.get('etag'))}); "
+           "freshness is shown by the entry's stored time 't' on Redis' clock and by replica2's L2_HIT (a stale entry would be STALE)")
+
+
+def s11_holder_fails(c, s):
+    """The lock holder's fetch fails (the upstream answers 503): its waiters on the other
+    replicas answer the same error through the tier's failure marker instead of fetching in
+    turn; one fetch (the holder's attempts) in total, every answer within the budget."""
+    c.restart(HIGH_LIMITS)
+    path = f"/podcasts?term=holderfails{int(time.time())}"
+    c.set_mode("fail")
+    n0 = c.counts().get("itunes", 0)
+    attempts0 = [upstream_attempts(c, i) for i in range(REPLICAS)]
+    conns = []
+    for port in c.ports:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.connect()
+        conns.append(conn)
+    out = [None] * REPLICAS
+    gate = threading.Barrier(2)
+
+    def ask(i, wait=False):
+        if wait:
+            gate.wait()
+        out[i] = get(c.ports[i], path, headers={"X-Request-ID": f"s11-replica{i + 1}"}, conn=conns[i])
+
+    first = threading.Thread(target=ask, args=(0,))
+    others = [threading.Thread(target=ask, args=(i, True)) for i in (1, 2)]
+    t0 = time.monotonic()
+    first.start()
+    time.sleep(0.1)
+    for t in others:
+        t.start()
+    for t in [first] + others:
+        t.join(timeout=15)
+    for conn in conns:
+        conn.close()
+    markers = c.redis("--scan", "--pattern", "feedproxy:*:e:*holderfails*").split()
+    marker_pttl = c.redis("PTTL", markers[0]) if markers else "-"
+    time.sleep(0.3)
+    fetched = c.counts().get("itunes", 0) - n0
+    attempts = [upstream_attempts(c, i) - attempts0[i] for i in range(REPLICAS)]
+    c.set_mode("normal")
+    limit = UPSTREAM_TIMEOUT_MS + 500
+    codes = []
+    for r in out:
+        try:
+            codes.append(json.loads(r.body)["error"]["code"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            codes.append(None)
+    shown = "; ".join(f"replica{i + 1} {r.status} {codes[i]} in {r.ms:.0f} ms (sent at +{(r.start - t0) * 1000:.0f} ms)"
+                      for i, r in enumerate(out) if r is not None)
+    s.check("answers for one cold key, upstream answering 503: replica1, then 100 ms later replica2 and replica3 at once "
+            "(own connections, client-side)", shown,
+            all(r is not None and r.ms <= limit for r in out), f"each within UPSTREAM_TIMEOUT_MS + 500 = {limit} ms")
+    s.check("their statuses / error codes", f"{[r.status for r in out]} / {codes}",
+            all(r is not None and r.status == 502 for r in out) and len(set(codes)) == 1 and codes[0], "all 502, one code")
+    s.check("upstream itunes requests for the key (fixture counts) / attempts per replica (feedproxy_upstream_requests_total)",
+            f"{fetched} / " + " / ".join(map(str, attempts)),
+            1 <= fetched <= 2 and attempts[0] == fetched and attempts[1] == 0 and attempts[2] == 0,
+            "the holder's attempts only: 1 or 2 (one retry on 503 within the budget), replica1 all of them, replica2 and replica3 0")
+    s.note("the upstream client retries a GET once on 502/503/504 (after a 100-300 ms backoff, when the budget allows), so the "
+           "holder alone may send 2 requests; any waiter fetching in turn would add its own attempts")
+    s.note(f"failure marker in the tier right after the answers: {len(markers)} key(s), PTTL {marker_pttl} ms (failureTTL 2 s)")
+    s.note("L2 events: " + "; ".join(f"replica{i + 1} {shared_events(c, i)}" for i in range(REPLICAS)))
+
+
+def s12_older_fetch_late(c, s):
+    """Two no-cache fetches of one key: replica1's starts first against a slowed upstream,
+    replica2's starts later and finishes at once; when replica1's older answer finally
+    arrives, the L2 entry stays replica2's (newer wins by fetch start on Redis' clock)."""
+    # replica1's fetch waits 3 s for the fixture: a budget that outlasts it, or it would
+    # time out and never try to store.
+    env = dict(HIGH_LIMITS, UPSTREAM_TIMEOUT_MS="5000")
+    c.restart(env)
+    term = "swift"
+    path = f"/podcasts?term={term}"
+    nocache = {"Cache-Control": "no-cache"}
+    stored0 = [l2_event(c, i, "stored") for i in range(REPLICAS)]
+    n0 = c.counts().get("itunes", 0)
+    c.set_mode("slow")
+    out = {}
+    t_a = redis_ms(c.redis_port)
+    older = threading.Thread(target=lambda: out.update(r1=get(c.ports[0], path, headers=nocache, timeout=10)))
+    older.start()
+    at_fixture = wait_until(lambda: c.counts().get("itunes", 0) - n0 >= 1, 2, 0.01)
+    c.set_mode("normal")  # replica1's request is already held by the fixture for 3 s
+    time.sleep(0.5)       # fetch starts half a second apart: far more than any clock or rounding error
+    t_b = redis_ms(c.redis_port)
+    r2 = get(c.ports[1], path, headers=nocache)
+    r2_done = redis_ms(c.redis_port)
+    wait_until(lambda: (l2_entry(c.redis_port, term)[1] or {}).get("t") is not None, 2, 0.01)
+    key, newer = l2_entry(c.redis_port, term)
+    older.join(timeout=15)
+    r1 = out.get("r1")
+    r1_done = redis_ms(c.redis_port)
+    time.sleep(0.5)  # replica1's put (off the request's path) has landed, or been refused
+    _, final = l2_entry(c.redis_port, term)
+    r3 = get(c.ports[2], path, headers={"X-Request-ID": "s12-replica3"})
+    time.sleep(0.3)
+    cache3 = access_cache(c, 2, "s12-replica3")
+    fetched = c.counts().get("itunes", 0) - n0
+    stored = [l2_event(c, i, "stored") - stored0[i] for i in range(REPLICAS)]
+    s.check("replica1's no-cache fetch (started first, upstream slowed to 3 s) / replica2's (started 0.5 s after the fixture had replica1's)",
+            (f"{r1.status} {r1.headers.get('x-cache', '-')} in {r1.ms:.0f} ms" if r1 else "no answer")
+            + f" / {r2.status} {r2.headers.get('x-cache', '-')} in {r2.ms:.0f} ms",
+            at_fixture and r1 and r1.status == 200 and r1.ms >= 2900 and r2.status == 200 and r2.ms < 1000,
+            "200 MISS after about 3 s / 200 MISS at once (the older one arrives last)")
+    s.check("upstream itunes fetches for the key", fetched, fetched == 2, "2 (one each)")
+    if not newer or not final:
+        s.check("L2 entry for the key", f"after replica2 {newer}, at the end {final}", False, "present")
+        return
+    s.check("L2 fetch start 'f' / stored 't' after replica2's fetch (Redis clock, ms after replica1's request was sent)",
+            f"+{newer['f'] - t_a} / +{newer['t'] - t_a} (replica2 sent at +{t_b - t_a}, answered by +{r2_done - t_a})",
+            t_b - 50 <= newer["f"] <= r2_done and newer["t"] <= r2_done, "'f' at replica2's send (>= +500), 't' by its answer")
+    s.check("L2 'f' / 't' after replica1's older answer arrived (its fetch started near +0, answered at "
+            f"+{r1_done - t_a})", f"+{final['f'] - t_a} / +{final['t'] - t_a}, body {'unchanged' if final['b'] == newer['b'] else 'changed'}",
+            (final["f"], final["t"]) == (newer["f"], newer["t"]) and final["b"] == newer["b"], "unchanged: replica2's entry stays")
+    s.check("feedproxy_l2_events_total{event=\"stored\"} per replica (a refused put counts none)", " / ".join(f"+{n}" for n in stored),
+            stored[0] == 0 and stored[1] == 1, "replica1 +0, replica2 +1")
+    s.check("replica3 for the key afterwards", f"{r3.status} X-Cache {r3.headers.get('x-cache', '-')} (access log {cache3}), "
+            + ("replica2's ETag" if r3.headers.get("etag") == r2.headers.get("etag") else f"ETag {r3.headers.get('etag')}"),
+            r3.status == 200 and cache3 == "L2_HIT" and r3.headers.get("etag") == r2.headers.get("etag"), "200 L2_HIT with replica2's ETag")
+    s.note("the two fetches' answers are byte-identical (FixtureState serves the recorded search; ETags "
+           f"{'equal' if r1 and r1.headers.get('etag') == r2.headers.get('etag') else 'differ'}), so ETag and body cannot tell them apart: "
+           "the entry's fields 'f' (fetch start) and 't' (stored) on Redis' clock can, against Redis TIME read before each request, "
+           "and the stored counters say whose put Redis took")
+
+
 SCENARIOS = [
     (1, "one upstream fetch per key across replicas", s1_single_flight),
     (2, "one shared rate budget", s2_shared_budget),
@@ -1150,6 +1395,9 @@ SCENARIOS = [
     (7, "Redis at maxmemory evicts (allkeys-lru)", s7_eviction),
     (8, "Sentinel failover: primary killed under load", s8_sentinel_failover),
     (9, "a 4xx from the upstream while L2 holds a good answer", s9_4xx_keeps_good),
+    (10, "a cold replica and a stale L2 entry", s10_cold_replica_stale_l2),
+    (11, "the lock holder's fetch fails", s11_holder_fails),
+    (12, "an older fetch arriving after a newer one", s12_older_fetch_late),
 ]
 
 
