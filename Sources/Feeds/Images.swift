@@ -30,13 +30,15 @@ public struct PhotoImages: Codable, Sendable, Equatable {
     public var z: ImageSize
     public var b: ImageSize
 
-    /// From the feed's `_m` URL; nil when it does not have that shape.
+    /// From the feed's `_m` URL; nil when it does not have that shape. The URL is split
+    /// once around its `_m.` and each size joined from the two halves.
     static func from(mediumURL url: String) -> PhotoImages? {
-        guard url.replacingLast("_m.", with: "_m.") != nil else { return nil }
-        func variant(_ letter: String) -> String { url.replacingLast("_m.", with: "_\(letter).") ?? url }
+        guard let (head, tail) = url.splitAtLast("_m.") else { return nil }
+        func variant(_ letter: String) -> String { head + "_" + letter + "." + tail }
         func edge(_ letter: String, _ px: Int) -> ImageSize { ImageSize(url: variant(letter), width: nil, height: nil, maxEdge: px) }
         return PhotoImages(
-            s: ImageSize(url: variant("s"), square: 75), q: ImageSize(url: variant("q"), square: 150), t: edge("t", 100), m: edge("m", 240),
+            s: ImageSize(url: variant("s"), square: 75), q: ImageSize(url: variant("q"), square: 150), t: edge("t", 100),
+            m: ImageSize(url: url, width: nil, height: nil, maxEdge: 240),
             n: edge("n", 320), z: edge("z", 640), b: edge("b", 1024))
     }
 }
@@ -88,14 +90,25 @@ public struct LoanImages: Codable, Sendable, Equatable {
 }
 
 extension String {
-    /// The string with the last occurrence of `needle` replaced (a byte search, no
+    /// The text before and after the last occurrence of `needle` (a byte search, no
     /// Foundation); nil when `needle` does not occur.
-    func replacingLast(_ needle: String, with replacement: String) -> String? {
-        let bytes = Array(utf8), n = Array(needle.utf8)
-        guard !n.isEmpty, bytes.count >= n.count else { return nil }
-        for i in stride(from: bytes.count - n.count, through: 0, by: -1) where bytes[i..<(i + n.count)].elementsEqual(n) {
-            return String(decoding: bytes[..<i] + Array(replacement.utf8) + bytes[(i + n.count)...], as: UTF8.self)
+    func splitAtLast(_ needle: String) -> (String, String)? {
+        let n = Array(needle.utf8)
+        var bytes = self
+        return bytes.withUTF8 { b -> (String, String)? in
+            guard !n.isEmpty, b.count >= n.count else { return nil }
+            for i in stride(from: b.count - n.count, through: 0, by: -1) where b[i] == n[0] && b[i..<(i + n.count)].elementsEqual(n) {
+                return (
+                    String(decoding: UnsafeBufferPointer(rebasing: b[..<i]), as: UTF8.self),
+                    String(decoding: UnsafeBufferPointer(rebasing: b[(i + n.count)...]), as: UTF8.self)
+                )
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// The string with the last occurrence of `needle` replaced; nil when it does not occur.
+    func replacingLast(_ needle: String, with replacement: String) -> String? {
+        splitAtLast(needle).map { $0 + replacement + $1 }
     }
 }
