@@ -40,10 +40,10 @@ let package = Package(
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),
 
         .target(name: "TestSupport", dependencies: ["HTTPServer", "Primitives"], path: "Tests/TestSupport"),
-        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
+        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),
-        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "Primitives"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),

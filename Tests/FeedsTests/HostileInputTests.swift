@@ -1,6 +1,7 @@
 import Foundation
 import Primitives
 import Testing
+import TestSupport
 @testable import Feeds
 
 /// Numbers and dates from feeds anyone can publish (issue 19): out of range is null (or the
@@ -138,18 +139,5 @@ import Testing
     )
     func durationsInRange(_ input: String, _ expected: Int?) {
         #expect(EpisodeDuration.seconds(input) == expected)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure reproduces.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -49,18 +49,7 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     /// Runs redis-cli against this server and returns its trimmed output.
     @discardableResult
-    public func cli(_ args: String...) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        p.arguments = ["-p", "\(port)"] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    public func cli(_ args: String...) throws -> String { try redisCLI(port: port, args) }
 
     deinit {
         kill(pid, SIGCONT)
@@ -85,4 +74,18 @@ public final class RedisServerProcess: @unchecked Sendable {
         guard bound else { throw Failure.didNotStart }
         return Int(UInt16(bigEndian: addr.sin_port))
     }
+}
+
+/// Runs redis-cli against a server (or a sentinel) on `port`; its trimmed output.
+func redisCLI(port: Int, _ args: [String]) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+    p.arguments = ["-p", "\(port)"] + args
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }

@@ -45,17 +45,7 @@ public final class SentinelProcess: @unchecked Sendable {
     }
 
     @discardableResult
-    public func cli(_ args: String...) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        p.arguments = ["-p", "\(port)"] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    public func cli(_ args: String...) throws -> String { try redisCLI(port: port, args) }
 
     deinit {
         kill(pid, SIGKILL)
