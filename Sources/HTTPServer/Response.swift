@@ -12,6 +12,9 @@ public struct Response: Sendable {
     public var compressible: Bool
     /// Extra fields for the access log (not sent to the client), e.g. cache status.
     public var logFields: [(String, String)]
+    /// Header lines already rendered (`Name: value\r\n` …), written after `headers` as
+    /// they are: what a cached answer sends every time is rendered once, not per request.
+    public var renderedHeaders: [UInt8] = []
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false) {
         self.status = status

@@ -62,6 +62,7 @@ struct ResponseWriter {
             out.append(contentsOf: field.value.utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
+        out.append(contentsOf: response.renderedHeaders)
         out.append(contentsOf: "\r\n".utf8)
         guard !headOnly, !StatusReason.forbidsBody(status) else { return 0 }
         out.appendBody(body)

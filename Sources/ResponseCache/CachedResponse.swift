@@ -16,6 +16,10 @@ public struct CachedResponse: Sendable {
     public let cacheControl: String
     /// A `Link` header value (RFC 8288 paging links) that belongs to this answer; nil: none.
     public let link: String?
+    /// The header lines every 200 of this entry sends, rendered once: Cache-Control, ETag
+    /// (the identity one, or the gzip one), Link, Content-Type.
+    public let headerLines: [UInt8]
+    public let gzipHeaderLines: [UInt8]
 
     public init(status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy, link: String? = nil) {
         self.status = status
@@ -31,6 +35,15 @@ public struct CachedResponse: Sendable {
             status == 200
             ? "public, max-age=\(Self.delta(policy.ttl)), stale-while-revalidate=\(Self.delta(policy.staleWhileRevalidate)), stale-if-error=\(Self.delta(policy.staleIfError))"
             : "no-store"
+        headerLines = Self.lines(cacheControl: cacheControl, etag: status == 200 ? etag : nil, link: link)
+        gzipHeaderLines = gzippedBody == nil ? [] : Self.lines(cacheControl: cacheControl, etag: status == 200 ? gzipETag : nil, link: link)
+    }
+
+    static func lines(cacheControl: String, etag: String?, link: String?) -> [UInt8] {
+        var text = "Cache-Control: \(cacheControl)\r\n"
+        if let etag { text += "ETag: \(etag)\r\n" }
+        if let link { text += "Link: \(link)\r\n" }
+        return Array((text + "Content-Type: application/json; charset=utf-8\r\n").utf8)
     }
 
     /// Whole seconds for a header, never trapping: RFC 9111 §1.2.2 caps delta-seconds at

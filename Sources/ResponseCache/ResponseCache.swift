@@ -176,6 +176,9 @@ public final class ResponseCache: Sendable {
 
     public func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
 
+    /// Callers counted on the key's flight (nil: none running, or a background refresh).
+    func callers(of key: String) -> Int? { state.withLock { $0.waiters[key] } }
+
     private func flight(for key: String, revalidate: Bool = false, loader: @escaping Loader) -> Task<FlightResult, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }

@@ -42,7 +42,7 @@ import Primitives
         let gate = Gate()
         let a = Task { await cache.fetch("k", loader: loader(gate)) }
         let b = Task { await cache.fetch("k", loader: loader(gate)) }
-        await Self.waitUntil { gate.started.load(ordering: .relaxed) == 1 }
+        await Self.waitUntil { gate.started.load(ordering: .relaxed) == 1 && cache.callers(of: "k") == 2 }
         a.cancel()
         try? await Task.sleep(for: .milliseconds(50))
         #expect(!gate.wasCancelled)  // b still wants it

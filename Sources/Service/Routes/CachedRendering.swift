@@ -49,19 +49,20 @@ enum CachedRendering {
         var headers = HTTPHeaders()
         let gzip = entry.gzippedBody != nil && request.acceptsGzip
         let etag = gzip ? entry.gzipETag : entry.etag
-        headers.add("Cache-Control", entry.cacheControl)
-        if entry.status == 200 { headers.add("ETag", etag) }
+        // Only what changes per request is built here; the entry's own lines were rendered once.
         headers.add("Age", String(Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))))
         headers.add("X-Cache", cacheStatus.header)
-        if let link = entry.link { headers.add("Link", link) }
         var response: Response
         if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
             // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.
+            headers.add("Cache-Control", entry.cacheControl)
+            headers.add("ETag", etag)
+            if let link = entry.link { headers.add("Link", link) }
             response = Response(status: 304, headers: headers, compressible: true)
         } else {
-            headers.add("Content-Type", "application/json; charset=utf-8")
             response = Response(status: entry.status, headers: headers, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
+            response.renderedHeaders = gzip ? entry.gzipHeaderLines : entry.headerLines
         }
         response.logFields = cacheStatus.logFields
         return response

@@ -47,8 +47,10 @@ import Upstream
         #expect(r.status == 200)
         #expect(r.body == body)
         #expect(r.headers["x-cache"] == "HIT")
-        #expect(r.headers["etag"] == entry.etag)
-        #expect(r.headers["cache-control"] == "public, max-age=60, stale-while-revalidate=600, stale-if-error=0")
+        // The entry's own lines are rendered once, with the entry: Cache-Control, ETag, Content-Type.
+        let lines = String(decoding: r.renderedHeaders, as: UTF8.self)
+        #expect(lines.contains("ETag: \(entry.etag)\r\n"))
+        #expect(lines.contains("Cache-Control: public, max-age=60, stale-while-revalidate=600, stale-if-error=0\r\n"))
         // The same entry, asked for with its ETag: a 304 with the validator and no body.
         let again = try #require(Self.response(route.handle(Self.request("/photos?limit=5", headers: [("If-None-Match", entry.etag)]))))
         #expect(again.status == 304)
@@ -65,10 +67,10 @@ import Upstream
     @Test func ageCountsFromTheFetchAndTheVariantPicksItsOwnETag() {
         let plain = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 130.9)
         #expect(plain.headers["age"] == "30")
-        #expect(plain.headers["etag"] == Self.entry.etag)
+        #expect(String(decoding: plain.renderedHeaders, as: UTF8.self).contains("ETag: \(Self.entry.etag)\r\n"))
         let gzip = CachedRendering.response(
             Self.entry, for: FeedRouteTests.request("/x", headers: [("Accept-Encoding", "gzip")]), cacheStatus: .stale, now: 130)
-        #expect(gzip.headers["etag"] == Self.entry.gzipETag)
+        #expect(String(decoding: gzip.renderedHeaders, as: UTF8.self).contains("ETag: \(Self.entry.gzipETag)\r\n"))
         #expect(gzip.headers["x-cache"] == "STALE")
         // The other representation's tag does not match this one.
         let mismatched = CachedRendering.response(
