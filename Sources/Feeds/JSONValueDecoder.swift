@@ -94,34 +94,49 @@ struct JSONValueDecoder: Decoder {
         }
 
         // The common case for upstream DTOs: absent or null → nil, in one lookup.
+        // Optional fields take what real upstreams send where the schema says otherwise:
+        // a number where a string belongs is its text; an object, array or boolean is absent.
+        // An optional field never fails the whole answer.
         func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
             guard let v = find(key) else { return nil }
-            if case .null = v { return nil }
-            return try JSONValueDecoder.string(v)
+            switch v {
+            case .string(let text): return text
+            case .number(let text): return text
+            default: return nil
+            }
         }
 
-        // An optional number out of range (a 20-digit count, `1e400`) reads as absent: the
-        // field becomes null instead of failing the whole answer. Other kinds still throw.
+        // An optional number out of range (a 20-digit count, `1e400`) reads as absent, a count
+        // sent as a string (`"12"`) as its value: the field becomes null (or the number) instead
+        // of failing the whole answer.
         func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
             guard let v = find(key) else { return nil }
             switch v {
-            case .null: return nil
             case .number: return try? JSONValueDecoder.integer(Int.self, v)
-            default: return try JSONValueDecoder.integer(Int.self, v)
+            case .string(let text):
+                let digits = text.utf8
+                guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (48...57).contains($0) }) else { return nil }
+                return Int(text)
+            default: return nil
             }
         }
 
         func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
             guard let v = find(key) else { return nil }
-            if case .null = v { return nil }
-            let d = try JSONValueDecoder.double(v)
-            return d.isFinite ? d : nil
+            let d: Double?
+            switch v {
+            case .number(let text), .string(let text): d = text.utf8.count <= 64 ? Double(text) : nil
+            default: d = nil
+            }
+            return d.flatMap { $0.isFinite ? $0 : nil }
         }
 
+        /// An optional nested value of the wrong shape (`"lenders": []` where an object belongs)
+        /// is absent too: its fields become null, the rest of the answer stands.
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let v = find(key) else { return nil }
             if case .null = v { return nil }
-            return try T(from: JSONValueDecoder(v))
+            return try? T(from: JSONValueDecoder(v))
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {

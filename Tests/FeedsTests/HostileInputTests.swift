@@ -119,6 +119,22 @@ import TestSupport
         #expect(env.items.first?.amount == nil)
     }
 
+    /// What real upstreams send where the schema says otherwise: optional fields take it or
+    /// read as absent, and the rest of the answer stands.
+    @Test func optionalFieldsOfTheWrongShapeAreNullNotAFailedAnswer() throws {
+        let kiva = Array(
+            #"{"data":{"lend":{"loans":{"totalCount":"2","values":[{"id":7,"borrowerCount":"3","lenders":[],"name":42,"loanAmount":{"x":1},"tags":"none","geocode":"Lima"}]}}}}"#
+                .utf8)
+        let env = try KivaGraphQL.normalise(kiva, page: 1, limit: 20)
+        let loan = try #require(env.items.first)
+        #expect(loan.id == 7 && loan.borrowerCount == 3 && loan.lenderCount == nil && loan.name == "42" && loan.amount == nil)
+        #expect(loan.tags.isEmpty && loan.country == nil)
+        #expect(env.page?.total == 2)
+        let itunes = Array(#"{"resultCount":1,"results":[{"collectionId":9,"trackCount":"12","collectionName":true,"genres":"Tech"}]}"#.utf8)
+        let podcast = try #require(try ITunesAdapter.normalise(itunes).items.first)
+        #expect(podcast.id == 9 && podcast.episodeCount == 12 && podcast.title == nil && podcast.genres.isEmpty)
+    }
+
     @Test func pageCountNeverOverflows() {
         #expect(PageInfo(number: 1, size: 100, total: Int.max).pages == Int.max / 100 + 1)
         #expect(PageInfo(number: 1, size: 20, total: 0).pages == 0)
