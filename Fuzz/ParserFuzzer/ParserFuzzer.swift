@@ -23,7 +23,9 @@ import HTTPServer
             if data[0] < 0x80 {
                 ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size))
             } else {
-                FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)))
+                if let finding = FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1))) {
+                    fatalError(finding)  // a finding stops libFuzzer and saves the input
+                }
             }
             return 0
         }
