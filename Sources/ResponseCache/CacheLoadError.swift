@@ -8,11 +8,17 @@ public struct CacheLoadError: Error, Sendable, Equatable {
     /// Whether other replicas waiting for the same key may answer this too (an upstream
     /// failure), or should fetch themselves (this caller was cancelled, superseded or refused).
     public let sharedWithWaiters: Bool
+    /// Refused before anything was sent (our own budget, breaker, a superseded request):
+    /// the upstream was not asked, so a client's quota token is given back.
+    public let refusedBeforeSending: Bool
 
-    public init(_ error: ClientError, negativeEntry: CachedResponse? = nil, sharedWithWaiters: Bool = true) {
+    public init(
+        _ error: ClientError, negativeEntry: CachedResponse? = nil, sharedWithWaiters: Bool = true, refusedBeforeSending: Bool = false
+    ) {
         self.error = error
         self.negativeEntry = negativeEntry
         self.sharedWithWaiters = sharedWithWaiters
+        self.refusedBeforeSending = refusedBeforeSending
     }
 
     public init(status: Int, code: String, message: String, retryAfter: Double? = nil, negativeEntry: CachedResponse? = nil) {

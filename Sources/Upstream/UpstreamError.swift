@@ -26,10 +26,16 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status a client should see: 504 for timeouts, 503 for our own
     /// protective refusals, 502 for the rest.
     public var clientStatus: Int {
+        if isOwnRefusal { return 503 }
+        return self == .timeout ? 504 : 502
+    }
+
+    /// Refused by this replica before any request left for the upstream: the upstream was
+    /// not asked, so it said nothing about itself and cost nothing.
+    public var isOwnRefusal: Bool {
         switch self {
-        case .timeout: return 504
-        case .rateLimited, .circuitOpen, .superseded: return 503
-        default: return 502
+        case .rateLimited, .circuitOpen, .superseded: return true
+        default: return false
         }
     }
 

@@ -95,9 +95,7 @@ struct FeedRoute: Sendable {
     static func costTheUpstream(_ outcome: ResponseCache.FetchOutcome) -> Bool {
         switch outcome {
         case .loaded(_, let origin): return origin == .upstream
-        // `loadError` gives a Retry-After only to our own refusals: the request never left;
-        // nor did one superseded by the client's own newer request while it queued.
-        case .staleAfterError(_, let error), .failed(let error): return error.retryAfter == nil && error.code != UpstreamError.superseded.code
+        case .staleAfterError(_, let error), .failed(let error): return !error.refusedBeforeSending
         }
     }
 
@@ -181,14 +179,10 @@ struct FeedRoute: Sendable {
         let client = ClientError(status: status, code: error.code, message: message, retryAfter: retryAfter)
         // Our own refusals and a caller's cancellation say nothing about the upstream: other
         // replicas waiting for this key fetch it themselves instead of answering them.
-        let shared: Bool
-        switch error {
-        case .cancelled, .superseded, .rateLimited, .circuitOpen: shared = false
-        default: shared = true
-        }
+        let shared = !error.isOwnRefusal && error != .cancelled
         if case .httpStatus(let code) = error, (400..<500).contains(code), code != 429, negativeTTL > 0 {
             negative = CachedResponse(status: status, body: client.body, gzippedBody: nil, storedAt: now, policy: .negative(ttl: negativeTTL))
         }
-        return CacheLoadError(client, negativeEntry: negative, sharedWithWaiters: shared)
+        return CacheLoadError(client, negativeEntry: negative, sharedWithWaiters: shared, refusedBeforeSending: error.isOwnRefusal)
     }
 }

@@ -57,6 +57,20 @@ import Upstream
         #expect(again.body.isEmpty)
         #expect(again.headers["etag"] == entry.etag)
     }
+
+    /// A client's quota token is given back only when nothing was sent: our own refusals.
+    /// Failures the upstream gave, or a fetch cancelled mid-way, were real upstream work.
+    @Test(
+        arguments: [
+            (UpstreamError.rateLimited(retryAfter: 2), false), (.circuitOpen(retryAfter: 5), false), (.superseded, false),
+            (.timeout, true), (.httpStatus(500), true), (.cancelled, true), (.connectFailure, true),
+        ] as [(UpstreamError, Bool)])
+    func onlyWhatLeftForTheUpstreamCostsTheClient(_ error: UpstreamError, _ costs: Bool) {
+        let failure = FeedRoute.loadError(error, source: "flickr", negativeTTL: 0, now: 0)
+        #expect(FeedRoute.costTheUpstream(.failed(failure)) == costs)
+        // Waiting replicas answer an upstream's failure, never this replica's refusal or cancellation.
+        #expect(failure.sharedWithWaiters == (costs && error != .cancelled))
+    }
 }
 
 @Suite struct CachedRenderingTests {
