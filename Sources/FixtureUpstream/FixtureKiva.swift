@@ -59,12 +59,12 @@ struct FixtureKiva: Sendable {
             }
             let perPage = max(1, min(100, Int(req.query("per_page") ?? "") ?? 20))
             let page = max(1, min(10_000, Int(req.query("page") ?? "") ?? 1))
-            let total = name == "search.json" ? matching.count : (all["paging"]?["total"]?.int ?? matching.count)
+            let total = max(0, name == "search.json" ? matching.count : (all["paging"]?["total"]?.int ?? matching.count))
             // Pages cycle through the recorded loans, as the GraphQL fixture's do.
             let start = matching.isEmpty ? 0 : ((page - 1) * perPage) % matching.count
             all["loans"] = .array(Array((matching + matching)[start...].prefix(min(perPage, matching.count))))
             all["paging"] = .object([
-                "page": .int(page), "page_size": .int(perPage), "total": .int(total), "pages": .int(max(1, (total + perPage - 1) / perPage)),
+                "page": .int(page), "page_size": .int(perPage), "total": .int(total), "pages": .int(max(1, total / perPage + (total % perPage == 0 ? 0 : 1))),
             ])
             return Self.json(all)
         }
