@@ -19,22 +19,28 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     /// (Re)starts the server on the same port, empty.
     public func start() throws {
+        // A replica writes the RDB of its first sync into its directory: never the repository.
+        pid = try Self.launch(
+            ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", "--dir", NSTemporaryDirectory()]
+                + extraArguments, port: port)
+    }
+
+    /// Starts `redis-server` with these arguments and waits until `port` answers PING.
+    static func launch(_ arguments: [String], port: Int) throws -> Int32 {
         let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let binary else { throw Failure.notInstalled }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
-        // A replica writes the RDB of its first sync into its directory: never the repository.
-        p.arguments =
-            ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning", "--dir", NSTemporaryDirectory()]
-            + extraArguments
+        p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        pid = p.processIdentifier
         for _ in 0..<100 {
-            if (try? cli("PING")) == "PONG" { return }
+            if (try? redisCLI(port: port, ["PING"])) == "PONG" { return p.processIdentifier }
             usleep(20_000)
         }
+        kill(p.processIdentifier, SIGKILL)
+        waitpid(p.processIdentifier, nil, 0)
         throw Failure.didNotStart
     }
 

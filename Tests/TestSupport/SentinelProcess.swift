@@ -24,18 +24,7 @@ public final class SentinelProcess: @unchecked Sendable {
             """
         let file = directory.appendingPathComponent("sentinel.conf")
         try config.write(to: file, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        p.arguments = [file.path, "--sentinel"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        pid = p.processIdentifier
-        for _ in 0..<100 {
-            if (try? cli("PING")) == "PONG" { return }
-            usleep(20_000)
-        }
-        throw RedisServerProcess.Failure.didNotStart
+        pid = try RedisServerProcess.launch([file.path, "--sentinel"], port: port)
     }
 
     /// `host port` of the primary the sentinel names now.
