@@ -1,4 +1,3 @@
-import Dispatch
 import FixtureUpstream
 import FoundationEssentials
 import Glibc
@@ -28,6 +27,15 @@ case .version(let text):
 case .healthcheck(let configuration):
     exit(HealthProbe.check(port: configuration.port) ? 0 : 1)
 case .run(var configuration):
+    // SIGTERM and SIGINT are taken synchronously by this thread (sigwait below), so they
+    // are blocked before any thread exists: every thread started later inherits the mask.
+    var shutdownSignals = sigset_t()
+    sigemptyset(&shutdownSignals)
+    sigaddset(&shutdownSignals, SIGTERM)
+    sigaddset(&shutdownSignals, SIGINT)
+    pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
+    signal(SIGPIPE, SIG_IGN)
+
     let app: App
     let port: Int
     let fixtures: FixtureUpstream?
@@ -45,24 +53,14 @@ case .run(var configuration):
     if let fixtures { fields.append(("fixtures_upstream", .string(fixtures.baseURL))) }
     app.logger.info("listening", fields)
 
-    signal(SIGTERM, SIG_IGN)
-    signal(SIGINT, SIG_IGN)
-    signal(SIGPIPE, SIG_IGN)
-    var sources: [DispatchSourceSignal] = []
-    for sig in [SIGTERM, SIGINT] {
-        let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
-        source.setEventHandler {
-            app.logger.info("shutting down", [("signal", .int(Int(sig)))])
-            app.shutdown()
-            fixtures?.stop()
-            app.logger.info("stopped")
-            app.logger.sink.flush()
-            exit(0)
-        }
-        source.resume()
-        sources.append(source)
-    }
-    dispatchMain()
+    var received: Int32 = 0
+    while sigwait(&shutdownSignals, &received) != 0 {}
+    app.logger.info("shutting down", [("signal", .int(Int(received)))])
+    app.shutdown()
+    fixtures?.stop()
+    app.logger.info("stopped")
+    app.logger.sink.flush()
+    exit(0)
 }
 
 extension Configuration {
