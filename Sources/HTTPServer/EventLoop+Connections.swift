@@ -145,20 +145,20 @@ extension EventLoop {
     }
 
     private func dispatch(_ conn: Connection) {
-        guard var head = conn.current else { return }
+        // Taken, not copied: a request answered at once never goes back into the connection.
+        guard var head = conn.current.take() else { return }
         if context.isDraining { head.keepAlive = false }
         context.assignRequestID(&head.request)
         head.request.trace = TraceContext.continuing(
             traceparent: head.request.headers.single("traceparent"), tracestate: head.request.headers["tracestate"], ids: &traceIDs)
         head.request.peer = conn.peer
-        conn.current = head
         let (result, route) = context.handle(head.request)
         switch result {
         case .response(let response):
             conn.phase = .head
-            conn.current = nil
             write(response, for: head, route: route, on: conn)
         case .deferred(let work):
+            conn.current = head
             conn.phase = .awaitingHandler
             conn.route = route
             conn.deadlineKind = .none

@@ -6,6 +6,11 @@ public struct HTTPHeaders: Sendable, Sequence {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// The parser's fields, taken as they are (no copy into a second array).
+    init(parsed fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }
@@ -48,18 +53,21 @@ public struct HTTPHeaders: Sendable, Sequence {
 }
 
 extension String {
+    /// Header names are compared on every lookup of every request: different lengths (the
+    /// usual case) answer at once, equal ones are compared as contiguous bytes.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        var a = utf8.makeIterator()
-        var b = other.utf8.makeIterator()
-        while true {
-            switch (a.next(), b.next()) {
-            case (nil, nil): return true
-            case let (x?, y?):
-                if x == y { continue }
-                if ASCII.lower(x) != ASCII.lower(y) { return false }
-            default: return false
-            }
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        let contiguous = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in Self.equalIgnoringASCIICase(x, y) }
         }
+        if let result = contiguous ?? nil { return result }
+        return zip(a, b).allSatisfy { $0 == $1 || ASCII.lower($0) == ASCII.lower($1) }
+    }
+
+    private static func equalIgnoringASCIICase(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in 0..<x.count where x[i] != y[i] && ASCII.lower(x[i]) != ASCII.lower(y[i]) { return false }
+        return true
     }
 }
 

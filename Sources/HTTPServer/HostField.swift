@@ -3,7 +3,11 @@
 /// not parse is a 400.
 enum HostField {
     static func isValid(_ value: String) -> Bool {
-        let b = Array(value.utf8)
+        var value = value
+        return value.withUTF8(isValid)
+    }
+
+    private static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         if b.isEmpty { return true }
         var i = 0
         if b[0] == UInt8(ascii: "[") {

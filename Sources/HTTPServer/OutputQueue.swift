@@ -1,5 +1,6 @@
 import CSystem
 import Glibc
+import Primitives
 
 /// A connection's unsent output: response heads (and small bodies) copied into one
 /// reusable buffer, large bodies referenced where they already are (a cached body is
@@ -33,6 +34,17 @@ struct OutputQueue {
     mutating func append(_ byte: UInt8) {
         buffer.append(byte)
         pendingBytes += 1
+    }
+
+    mutating func append(literal: StaticString) {
+        buffer.append(literal: literal)
+        pendingBytes += literal.utf8CodeUnitCount
+    }
+
+    mutating func append(decimal value: Int) {
+        let before = buffer.count
+        buffer.append(decimal: value)
+        pendingBytes += buffer.count - before
     }
 
     mutating func append<C: Collection<UInt8>>(contentsOf bytes: C) {

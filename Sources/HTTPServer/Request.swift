@@ -37,10 +37,11 @@ public struct Request: Sendable {
         self.version = version
         self.headers = headers
         self.body = body
-        self.acceptsGzip = headers["accept-encoding"].map(Self.acceptsGzip) ?? false
-        if let q = target.firstIndex(of: "?") {
+        self.acceptsGzip = headers["accept-encoding"].map(AcceptEncoding.acceptsGzip) ?? false
+        // By byte: a Character search would walk grapheme clusters on every request.
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             rawPath = target[..<q]
-            rawQuery = target[target.index(after: q)...]
+            rawQuery = target[target.utf8.index(after: q)...]
         } else {
             rawPath = target[...]
             rawQuery = nil
@@ -68,22 +69,6 @@ public struct Request: Sendable {
     /// The first value for a query parameter.
     public func query(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
-    }
-
-    static func acceptsGzip(_ value: String) -> Bool {
-        var starQ: Double?
-        for member in value.split(separator: ",") {
-            let parts = member.split(separator: ";")
-            guard let coding = parts.first?.trimmingASCIIWhitespace().lowercased() else { continue }
-            var q = 1.0
-            for param in parts.dropFirst() {
-                let p = param.trimmingASCIIWhitespace()
-                if p.lowercased().hasPrefix("q="), let v = Double(p.dropFirst(2)) { q = v }
-            }
-            if coding == "gzip" || coding == "x-gzip" { return q > 0 }
-            if coding == "*" { starQ = q }
-        }
-        return (starQ ?? 0) > 0
     }
 }
 

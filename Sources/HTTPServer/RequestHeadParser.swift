@@ -101,7 +101,8 @@ struct RequestHeadParser {
         case .failure(let e): return .failure(e)
         }
 
-        var fields: [(String, String)] = []
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(16)  // one allocation for a browser's dozen fields, not four growing ones
         var pos = lineEnd + 1
         let end = headEnd - 2  // the final empty line
         while pos < end {
@@ -115,7 +116,7 @@ struct RequestHeadParser {
             if fields.count > limits.maxHeaderCount { return .failure(.headersTooLarge) }
             pos = eol + 1
         }
-        let headers = HTTPHeaders(fields)
+        let headers = HTTPHeaders(parsed: fields)
         return interpret(method: method, target: target, version: version, headers: headers, limits: limits)
     }
 
@@ -187,13 +188,30 @@ struct RequestHeadParser {
     private static func interpret(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, limits: ParseLimits) -> Result<
         RequestHead, ClientError
     > {
-        let hosts = headers.values("host")
-        if version == .http11 && hosts.count != 1 { return .failure(.badRequest(hosts.isEmpty ? "missing Host header" : "multiple Host headers")) }
-        if hosts.count > 1 { return .failure(.badRequest("multiple Host headers")) }
-        if let host = hosts.first, !HostField.isValid(host) { return .failure(.badRequest("invalid Host header")) }
+        // One pass over the fields for everything framing and routing need (no per-name scans).
+        var host: String?
+        var hostCount = 0
+        var lengths: [String] = [], encodings: [String] = [], connection: [String] = []
+        var expect: String?
+        for field in headers.fields {
+            let name = field.name
+            if name.equalsIgnoringASCIICase("host") {
+                hostCount += 1
+                host = field.value
+            } else if name.equalsIgnoringASCIICase("content-length") {
+                lengths.append(field.value)
+            } else if name.equalsIgnoringASCIICase("transfer-encoding") {
+                encodings.append(field.value)
+            } else if name.equalsIgnoringASCIICase("connection") {
+                connection.append(field.value)
+            } else if name.equalsIgnoringASCIICase("expect"), expect == nil {
+                expect = field.value
+            }
+        }
+        if version == .http11 && hostCount != 1 { return .failure(.badRequest(hostCount == 0 ? "missing Host header" : "multiple Host headers")) }
+        if hostCount > 1 { return .failure(.badRequest("multiple Host headers")) }
+        if let host, !HostField.isValid(host) { return .failure(.badRequest("invalid Host header")) }
 
-        let lengths = headers.values("content-length")
-        let encodings = headers.values("transfer-encoding")
         var framing = BodyFraming.none
         if !encodings.isEmpty {
             if !lengths.isEmpty { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
@@ -221,14 +239,14 @@ struct RequestHeadParser {
         }
 
         var keepAlive = version == .http11
-        for token in headers.values("connection").flatMap({ $0.split(separator: ",") }) {
+        for token in connection.flatMap({ $0.split(separator: ",") }) {
             let t = token.trimmingASCIIWhitespace().lowercased()
             if t == "close" { keepAlive = false; break }
             if t == "keep-alive" { keepAlive = true }
         }
 
         var expectContinue = false
-        if let expect = headers["expect"] {
+        if let expect {
             guard expect.lowercased() == "100-continue" else {
                 return .failure(ClientError(status: 417, code: "expectation_failed", message: "unsupported Expect value"))
             }

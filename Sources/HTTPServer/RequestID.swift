@@ -12,7 +12,18 @@ final class RequestIDGenerator: Sendable {
     /// At most 15 UTF-8 bytes, so Swift stores it inline (no allocation).
     func next() -> String {
         let n = counter.add(1, ordering: .relaxed).newValue
-        return String(prefix << 36 | (n & 0xF_FFFF_FFFF), radix: 16)
+        let id = prefix << 36 | (n & 0xF_FFFF_FFFF)
+        // Lowercase hex without leading zeros, written straight into the string.
+        let digits = max(1, (67 - id.leadingZeroBitCount) / 4)
+        return String(unsafeUninitializedCapacity: digits) { out in
+            var v = id
+            for i in stride(from: digits - 1, through: 0, by: -1) {
+                let nibble = UInt8(truncatingIfNeeded: v & 0xF)
+                out[i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+                v >>= 4
+            }
+            return digits
+        }
     }
 
     /// Accepts 1–128 characters of `[A-Za-z0-9._:-]`; anything else is replaced.

@@ -15,6 +15,10 @@ public struct Response: Sendable {
     /// Header lines already rendered (`Name: value\r\n` …), written after `headers` as
     /// they are: what a cached answer sends every time is rendered once, not per request.
     public var renderedHeaders: [UInt8] = []
+    /// Header lines many responses share (`X-Cache: HIT\r\n`): constant bytes, not copied.
+    public var constantHeaders: [UInt8] = []
+    /// `Age` in seconds (RFC 9111 §5.1), written from the number: a cache hit makes no String for it.
+    public var age: Int?
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false) {
         self.status = status

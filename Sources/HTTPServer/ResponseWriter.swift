@@ -28,64 +28,54 @@ struct ResponseWriter {
                 encoded = true
             }
         }
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
-        appendInt(status, &out)
-        out.append(0x20)
-        out.append(contentsOf: StatusReason.phrase(status).utf8)
-        out.append(contentsOf: "\r\nDate: ".utf8)
+        if status == 200 {
+            out.append(literal: "HTTP/1.1 200 OK\r\nDate: ")
+        } else {
+            out.append(literal: "HTTP/1.1 ")
+            out.append(decimal: status)
+            out.append(0x20)
+            out.append(contentsOf: StatusReason.phrase(status).utf8)
+            out.append(literal: "\r\nDate: ")
+        }
         out.append(contentsOf: date)
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(literal: "\r\n")
         out.append(contentsOf: serverHeader)
         if !StatusReason.forbidsBody(status) {
-            out.append(contentsOf: "Content-Length: ".utf8)
-            appendInt(body.count, &out)
-            out.append(contentsOf: "\r\n".utf8)
+            out.append(literal: "Content-Length: ")
+            out.append(decimal: body.count)
+            out.append(literal: "\r\n")
         }
         if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
+            out.append(literal: "Connection: close\r\n")
         } else if version == .http10 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            out.append(literal: "Connection: keep-alive\r\n")
         }
         if let corsHeader { out.append(contentsOf: corsHeader) }
         if !requestID.isEmpty {
-            out.append(contentsOf: "X-Request-ID: ".utf8)
+            out.append(literal: "X-Request-ID: ")
             out.append(contentsOf: requestID.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+            out.append(literal: "\r\n")
         }
         if response.compressible || response.gzippedBody != nil {
-            out.append(contentsOf: "Vary: Accept-Encoding\r\n".utf8)
+            out.append(literal: "Vary: Accept-Encoding\r\n")
         }
-        if encoded { out.append(contentsOf: "Content-Encoding: gzip\r\n".utf8) }
+        if encoded { out.append(literal: "Content-Encoding: gzip\r\n") }
         for field in response.headers.fields {
             out.append(contentsOf: field.name.utf8)
-            out.append(contentsOf: ": ".utf8)
+            out.append(literal: ": ")
             out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+            out.append(literal: "\r\n")
         }
+        if let age = response.age {
+            out.append(literal: "Age: ")
+            out.append(decimal: age)
+            out.append(literal: "\r\n")
+        }
+        out.append(contentsOf: response.constantHeaders)
         out.append(contentsOf: response.renderedHeaders)
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(literal: "\r\n")
         guard !headOnly, !StatusReason.forbidsBody(status) else { return 0 }
         out.appendBody(body)
         return body.count
-    }
-
-    private func appendInt(_ value: Int, _ out: inout OutputQueue) {
-        if value < 10 {
-            out.append(UInt8(48 + value))
-            return
-        }
-        var digits:
-            (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            while n > 0 && count < 20 {
-                d[19 - count] = UInt8(48 + n % 10)
-                n /= 10
-                count += 1
-            }
-            out.append(contentsOf: d[(20 - count)...])
-        }
     }
 }

@@ -34,6 +34,7 @@ final class ServerContext: Sendable {
         }
         switch router.match(method: request.method, rawPath: request.rawPath) {
         case .found(let handler, let parameters, let pattern):
+            if parameters.isEmpty { return (handler(request), pattern) }
             var routed = request
             routed.pathParameters = parameters
             return (handler(routed), pattern)

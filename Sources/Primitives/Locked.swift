@@ -5,8 +5,8 @@ import Glibc
 /// happens-before edges and reports false races; pthread mutexes it understands.
 /// A class, so closures can capture it.
 public final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
         self.value = value
@@ -21,7 +21,8 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    /// Inlinable: callers in other modules get it specialised, not a generic call per lock.
+    @inlinable public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

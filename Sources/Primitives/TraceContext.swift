@@ -69,24 +69,13 @@ public struct TraceContext: Sendable, Equatable {
     public func traceparent(parent span: UInt64) -> String {
         var out: [UInt8] = Array("00-".utf8)
         out.reserveCapacity(55)
-        Self.appendHex(traceHigh, into: &out)
-        Self.appendHex(traceLow, into: &out)
+        out.append(hex: traceHigh)
+        out.append(hex: traceLow)
         out.append(0x2D)
-        Self.appendHex(span, into: &out)
+        out.append(hex: span)
         out.append(0x2D)
-        Self.appendHex(UInt64(flags), digits: 2, into: &out)
+        out.append(hex: UInt64(flags), digits: 2)
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    /// `value` as `digits` lowercase hex digits, zero-padded.
-    public static func appendHex(_ value: UInt64, digits count: Int = 16, into out: inout [UInt8]) {
-        var shift = (count - 1) * 4
-        while shift >= 0 {
-            out.append(digits[Int((value >> UInt64(shift)) & 0xF)])
-            shift -= 4
-        }
     }
 }
 

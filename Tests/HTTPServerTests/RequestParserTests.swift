@@ -174,6 +174,17 @@ import Testing
         #expect(!Request.make(target: "/").acceptsGzip)
     }
 
+    /// What browsers and apps send, and the edges of the grammar, read byte by byte.
+    @Test(
+        arguments: [
+            ("gzip, deflate, br, zstd", true), ("GZIP", true), (" x-gzip ", true), ("br, gzip ; Q=0.001", true), ("gzip;q=0.000", false),
+            ("gzip; q=0 , *", false), ("*;q=0, gzip", true), ("*;q=0", false), ("identity;q=1, *;q=0.5", true), ("gzipx, gzi", false),
+            ("gzip;level=1;q=0", false), ("gzip;q=high", true), (",,, ;", false), ("", false),
+        ] as [(String, Bool)])
+    func acceptEncodingIsReadByTheGrammar(_ value: String, _ accepted: Bool) {
+        #expect(Request.make(target: "/", headers: [("Accept-Encoding", value)]).acceptsGzip == accepted)
+    }
+
     @Test func expectContinueOnlyWithABody() {
         #expect(head("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")?.expectContinue == true)
         #expect(head("GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n")?.expectContinue == false)

@@ -97,6 +97,10 @@ import TestSupport
         let generated = try RawClient.get(port: server.port, "/hello", headers: ["X-Request-ID: bad id with spaces"])
         #expect(generated.header("X-Request-ID") != nil)
         #expect(generated.header("X-Request-ID") != "bad id with spaces")
+        // Generated ids: short lowercase hex (a String stored inline), one per request.
+        let ids = try (0..<3).map { _ in try RawClient.get(port: server.port, "/hello").header("X-Request-ID") ?? "" }
+        #expect(Set(ids).count == 3)
+        #expect(ids.allSatisfy { (1...15).contains($0.utf8.count) && $0.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } })
     }
 
     @Test func malformedRequestGetsJSONErrorAndClose() throws {

@@ -50,7 +50,7 @@ public final class LogSink: Sendable {
             if lane.buffer.capacity == 0 { lane.buffer.reserveCapacity(Self.batchBytes + 4096) }
             LogLine.appendHead(level: level, clock: &lane.clock, into: &lane.buffer)
             render(&lane.buffer)
-            lane.buffer.append(contentsOf: "}\n".utf8)
+            lane.buffer.append(literal: "}\n")
             guard lane.buffer.count >= Self.batchBytes else { return false }
             lane.handedOff += lane.buffer.count
             lane.full.append(lane.buffer)

@@ -14,33 +14,33 @@ struct RequestObserver: ServerObserver {
         // Outside the lane's lock: behind trusted proxies this walks X-Forwarded-For.
         let client = clients.client(peer: r.peer, headers: r.requestHeaders)
         logger.sink.write(lane: r.loop, level: .info) { out in
-            out.append(contentsOf: #""request","request_id":"#.utf8)
+            out.append(literal: #""request","request_id":"#)
             LogLine.appendString(r.requestID, into: &out)
-            out.append(contentsOf: #","trace_id":""#.utf8)
-            TraceContext.appendHex(r.trace.traceHigh, into: &out)
-            TraceContext.appendHex(r.trace.traceLow, into: &out)
-            out.append(contentsOf: #"","span_id":""#.utf8)
-            TraceContext.appendHex(r.trace.spanID, into: &out)
+            out.append(literal: #","trace_id":""#)
+            out.append(hex: r.trace.traceHigh)
+            out.append(hex: r.trace.traceLow)
+            out.append(literal: #"","span_id":""#)
+            out.append(hex: r.trace.spanID)
             out.append(0x22)
-            out.append(contentsOf: #","method":"#.utf8)
+            out.append(literal: #","method":"#)
             LogLine.appendString(r.method, into: &out)
-            out.append(contentsOf: #","path":"#.utf8)
+            out.append(literal: #","path":"#)
             LogLine.appendString(r.target, into: &out)
-            out.append(contentsOf: #","route":"#.utf8)
+            out.append(literal: #","route":"#)
             LogLine.appendString(r.route, into: &out)
-            out.append(contentsOf: #","status":"#.utf8)
-            LogLine.appendInt(r.status, into: &out)
-            out.append(contentsOf: #","bytes":"#.utf8)
-            LogLine.appendInt(r.bodyBytes, into: &out)
-            out.append(contentsOf: #","duration_ms":"#.utf8)
+            out.append(literal: #","status":"#)
+            out.append(decimal: r.status)
+            out.append(literal: #","bytes":"#)
+            out.append(decimal: r.bodyBytes)
+            out.append(literal: #","duration_ms":"#)
             LogLine.appendMillis(r.durationSeconds * 1000, into: &out)
             if let client {
-                out.append(contentsOf: #","client":"#.utf8)
+                out.append(literal: #","client":"#)
                 LogLine.appendAddress(client, into: &out)
             }
             for (key, value) in r.logFields {
                 LogLine.appendKey(key, into: &out)
-                if let n = Int(value) { LogLine.appendInt(n, into: &out) } else { LogLine.appendString(value, into: &out) }
+                if let n = Int(value) { out.append(decimal: n) } else { LogLine.appendString(value, into: &out) }
             }
         }
     }

@@ -19,11 +19,16 @@ enum CachedRendering {
             }
         }
 
-        var header: String {
+        private static let hitLine = Array("X-Cache: HIT\r\n".utf8)
+        private static let missLine = Array("X-Cache: MISS\r\n".utf8)
+        private static let staleLine = Array("X-Cache: STALE\r\n".utf8)
+
+        /// `X-Cache: …\r\n`: one shared array per value.
+        var headerLine: [UInt8] {
             switch self {
-            case .hit, .sharedHit, .sharedWait: return "HIT"
-            case .miss: return "MISS"
-            case .stale: return "STALE"
+            case .hit, .sharedHit, .sharedWait: return Self.hitLine
+            case .miss: return Self.missLine
+            case .stale: return Self.staleLine
             }
         }
 
@@ -46,14 +51,13 @@ enum CachedRendering {
     }
 
     static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {
-        var headers = HTTPHeaders()
         let gzip = entry.gzippedBody != nil && request.acceptsGzip
         let etag = gzip ? entry.gzipETag : entry.etag
-        // Only what changes per request is built here; the entry's own lines were rendered once.
-        headers.add("Age", String(Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))))
-        headers.add("X-Cache", cacheStatus.header)
+        // Nothing is formatted here: the entry's own lines were rendered once, X-Cache is a
+        // constant, and the writer renders Age from the number.
         var response: Response
         if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
+            var headers = HTTPHeaders()
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
             // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.
             headers.add("Cache-Control", entry.cacheControl)
@@ -61,9 +65,11 @@ enum CachedRendering {
             if let link = entry.link { headers.add("Link", link) }
             response = Response(status: 304, headers: headers, compressible: true)
         } else {
-            response = Response(status: entry.status, headers: headers, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
+            response = Response(status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
             response.renderedHeaders = gzip ? entry.gzipHeaderLines : entry.headerLines
         }
+        response.age = Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))
+        response.constantHeaders = cacheStatus.headerLine
         response.logFields = cacheStatus.logFields
         return response
     }

@@ -69,9 +69,9 @@ import Testing
                 sink.write(lane: lane, level: .info) { out in
                     LogLine.appendString("request", into: &out)
                     LogLine.appendKey("lane", into: &out)
-                    LogLine.appendInt(lane, into: &out)
+                    out.append(decimal: lane)
                     LogLine.appendKey("n", into: &out)
-                    LogLine.appendInt(n, into: &out)
+                    out.append(decimal: n)
                 }
             }
         }
@@ -119,9 +119,6 @@ import Testing
         #expect(render { LogLine.appendMillis(-1.5, into: &$0) } == "-1.500")
         #expect(render { LogLine.appendMillis(.nan, into: &$0) } == "null")
         #expect(render { LogLine.appendMillis(.infinity, into: &$0) } == "null")
-        #expect(render { LogLine.appendInt(Int.min, into: &$0) } == "-9223372036854775808")
-        #expect(render { LogLine.appendInt(0, into: &$0) } == "0")
-        #expect(render { LogLine.appendInt(1_234_567, into: &$0) } == "1234567")
         #expect(render { LogLine.appendString("a\u{0}b\u{1f}\t\"é", into: &$0) } == #""a\u0000b\u001f\t\"é""#)
         #expect(render { LogLine.appendAddress(IPAddress(ipv4: 0xC000_0207), into: &$0) } == #""192.0.2.7""#)
         #expect(render { LogLine.appendAddress(IPAddress(ipv4: 0xFFFF_FF00), into: &$0) } == #""255.255.255.0""#)

@@ -46,7 +46,7 @@ import Upstream
         let r = try #require(Self.response(route.handle(Self.request("/photos?limit=5"))))
         #expect(r.status == 200)
         #expect(r.body == body)
-        #expect(r.headers["x-cache"] == "HIT")
+        #expect(r.constantHeaders == Array("X-Cache: HIT\r\n".utf8))
         // The entry's own lines are rendered once, with the entry: Cache-Control, ETag, Content-Type.
         let lines = String(decoding: r.renderedHeaders, as: UTF8.self)
         #expect(lines.contains("ETag: \(entry.etag)\r\n"))
@@ -80,12 +80,12 @@ import Upstream
 
     @Test func ageCountsFromTheFetchAndTheVariantPicksItsOwnETag() {
         let plain = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 130.9)
-        #expect(plain.headers["age"] == "30")
+        #expect(plain.age == 30)
         #expect(String(decoding: plain.renderedHeaders, as: UTF8.self).contains("ETag: \(Self.entry.etag)\r\n"))
         let gzip = CachedRendering.response(
             Self.entry, for: FeedRouteTests.request("/x", headers: [("Accept-Encoding", "gzip")]), cacheStatus: .stale, now: 130)
         #expect(String(decoding: gzip.renderedHeaders, as: UTF8.self).contains("ETag: \(Self.entry.gzipETag)\r\n"))
-        #expect(gzip.headers["x-cache"] == "STALE")
+        #expect(gzip.constantHeaders == Array("X-Cache: STALE\r\n".utf8))
         // The other representation's tag does not match this one.
         let mismatched = CachedRendering.response(
             Self.entry, for: FeedRouteTests.request("/x", headers: [("If-None-Match", Self.entry.gzipETag)]), cacheStatus: .hit, now: 130)
@@ -94,7 +94,7 @@ import Upstream
 
     @Test func anAbsurdClockGivesABoundedAge() {
         let r = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 1e300)
-        #expect(r.headers["age"] == String(Int32.max))
+        #expect(r.age == Int(Int32.max))
     }
 }
 

@@ -1,0 +1,56 @@
+/// Numbers and literals appended as bytes, each in one block: access-log lines and
+/// response heads are written with these on every request, so no `String` is made and
+/// no byte is appended on its own.
+extension Array where Element == UInt8 {
+    /// A literal's bytes. (Appending `"…".utf8` copies through the string's storage
+    /// generically, several times the cost.)
+    @inlinable public mutating func append(literal: StaticString) {
+        literal.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    /// `value` in decimal.
+    @inlinable public mutating func append(decimal value: UInt) {
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt.max has 20 digits
+        Swift.withUnsafeMutableBytes(of: &text) { raw in
+            raw.withMemoryRebound(to: UInt8.self) { digits in
+                var n = value, start = digits.count
+                repeat {
+                    start -= 1
+                    digits[start] = 0x30 &+ UInt8(truncatingIfNeeded: n % 10)
+                    n /= 10
+                } while n > 0
+                append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            }
+        }
+    }
+
+    /// `value` in decimal, with a `-` when negative (`Int.min` included).
+    @inlinable public mutating func append(decimal value: Int) {
+        if value < 0 { append(0x2D) }
+        append(decimal: value.magnitude)
+    }
+
+    /// The low `digits` (1–16) hex digits of `value`, lowercase, zero-padded. Eight digits
+    /// at a time in one register (nibbles spread to bytes, then mapped to ASCII), not a
+    /// loop per digit: three 16-digit ids go into every access-log line.
+    @inlinable public mutating func append(hex value: UInt64, digits count: Int = 16) {
+        let count = Swift.min(Swift.max(count, 1), 16)
+        var text = (Self.hexDigits(UInt32(truncatingIfNeeded: value >> 32)), Self.hexDigits(UInt32(truncatingIfNeeded: value)))
+        Swift.withUnsafeBytes(of: &text) { raw in
+            raw.withMemoryRebound(to: UInt8.self) { digits in
+                append(contentsOf: UnsafeBufferPointer(rebasing: digits[(16 - count)...]))
+            }
+        }
+    }
+
+    /// Eight ASCII hex digits of `v`, most significant first in memory.
+    @inlinable static func hexDigits(_ v: UInt32) -> UInt64 {
+        var n = UInt64(v)
+        n = (n | n << 16) & 0x0000_FFFF_0000_FFFF
+        n = (n | n << 8) & 0x00FF_00FF_00FF_00FF
+        n = (n | n << 4) & 0x0F0F_0F0F_0F0F_0F0F  // nibble i (from the low end) in byte i
+        let letters = ((n &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101  // 1 where nibble > 9
+        let ascii = n &+ 0x3030_3030_3030_3030 &+ letters &* 0x27  // '0' + n, or 'a' + n - 10
+        return ascii.bigEndian  // the most significant digit first in memory, on any host
+    }
+}
