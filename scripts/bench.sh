@@ -35,6 +35,7 @@ pids+=($!)
 FP_PID=$!
 LOG_LEVEL=info "$BIN/feedproxy" --fixtures Fixtures --port "$FP_LOG_PORT" --threads 2 >"$OUT/feedproxy-access.log" 2>&1 &
 pids+=($!)
+FP_LOG_PID=$!
 for port in "$FP_PORT" "$FP_LOG_PORT"; do
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
   curl -sf "http://127.0.0.1:$port/photos" -o /dev/null            # fill the cache
@@ -92,6 +93,7 @@ http {
 CONF
 nginx -c "$PWD/$OUT/nginx.conf" -g 'daemon off;' &
 pids+=($!)
+NGINX_PID=$!
 for port in "$NGINX_PORT" "$NGINX_LOG_PORT" "$NGINX_GZIP_PORT"; do
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/photos" >/dev/null && break; sleep 0.1; done
   cmp <(curl -s "http://127.0.0.1:$port/photos") "$OUT/www/photos"
@@ -99,20 +101,31 @@ done
 cmp <(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_GZIP_PORT/photos") "$OUT/www/photos.gz"
 cmp <(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$FP_LOG_PORT/photos") "$OUT/www/photos.gz"
 
-run() {  # name url [wrk args...] -> "req/s p50 p99"
-  local name=$1 url=$2
-  shift 2
-  wrk -t2 -c"$CONNS" -d"${DURATION}s" --latency "$@" "$url" >"$OUT/$name.wrk"
-  awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {print r, p50, p99}' "$OUT/$name.wrk"
+# CPU seconds (user + system) the processes have used so far. wrk takes about half of the
+# two cores, which dilutes any req/s ratio; CPU per request is the servers' own cost.
+cpu_seconds() {
+  local ticks=0 p
+  for p in "$@"; do ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  echo "$ticks $(getconf CLK_TCK)" | awk '{print $1 / $2}'
 }
-compare() {  # label feedproxy-port nginx-port [wrk args...]: rounds interleaved fp, ng, ng, fp
-  local a b c d label=$1 fp=$2 ng=$3 tag
+run() {  # name url pids [wrk args...] -> "req/s p50 p99 cpu-µs-per-request"
+  local name=$1 url=$2 who=$3 before after
   shift 3
+  before=$(cpu_seconds $who)
+  wrk -t2 -c"$CONNS" -d"${DURATION}s" --latency "$@" "$url" >"$OUT/$name.wrk"
+  after=$(cpu_seconds $who)
+  awk -v cpu="$(echo "$before $after" | awk '{print $2 - $1}')" '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} / requests in / {n=$1}
+    END {print r, p50, p99, cpu * 1e6 / n}' "$OUT/$name.wrk"
+}
+compare() {  # label feedproxy-port feedproxy-pid nginx-port [wrk args...]: rounds interleaved fp, ng, ng, fp
+  local a b c d label=$1 fp=$2 fpid=$3 ng=$4 tag workers
+  shift 4
+  workers=$(pgrep -P "$NGINX_PID" | tr '\n' ' ')
   tag=$(echo "$label" | tr -c 'a-z0-9' '-' | cut -c1-24)
-  a=$(run "$tag-fp1" "http://127.0.0.1:$fp/photos" "$@")
-  b=$(run "$tag-ng1" "http://127.0.0.1:$ng/photos" "$@")
-  c=$(run "$tag-ng2" "http://127.0.0.1:$ng/photos" "$@")
-  d=$(run "$tag-fp2" "http://127.0.0.1:$fp/photos" "$@")
+  a=$(run "$tag-fp1" "http://127.0.0.1:$fp/photos" "$fpid" "$@")
+  b=$(run "$tag-ng1" "http://127.0.0.1:$ng/photos" "$workers" "$@")
+  c=$(run "$tag-ng2" "http://127.0.0.1:$ng/photos" "$workers" "$@")
+  d=$(run "$tag-fp2" "http://127.0.0.1:$fp/photos" "$fpid" "$@")
   python3 - "$label" $a $d $b $c <<'PY'
 import sys
 def ms(v):  # wrk prints 812.00us / 1.23ms / 1.01s
@@ -120,19 +133,19 @@ def ms(v):  # wrk prints 812.00us / 1.23ms / 1.01s
         if v.endswith(unit): return float(v[: -len(unit)]) * f
     return float(v)
 label, *v = sys.argv[1:]
-fp = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2])) for i in (0, 3)]
-ng = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2])) for i in (6, 9)]
+fp = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2]), float(v[i + 3])) for i in (0, 4)]
+ng = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2]), float(v[i + 3])) for i in (8, 12)]
 avg = lambda xs, k: sum(x[k] for x in xs) / len(xs)
 print(f"{label}")
-print(f"  feedproxy {avg(fp,0):>9.0f} req/s  p50 {avg(fp,1):5.2f} ms  p99 {avg(fp,2):5.2f} ms  (rounds: p99 {fp[0][2]:.2f} / {fp[1][2]:.2f})")
-print(f"  nginx     {avg(ng,0):>9.0f} req/s  p50 {avg(ng,1):5.2f} ms  p99 {avg(ng,2):5.2f} ms  (rounds: p99 {ng[0][2]:.2f} / {ng[1][2]:.2f})")
-print(f"  ratio feedproxy/nginx = {avg(fp,0) / avg(ng,0):.2f}   p99 feedproxy/nginx = {avg(fp,2) / avg(ng,2):.2f}")
+print(f"  feedproxy {avg(fp,0):>9.0f} req/s  p50 {avg(fp,1):5.2f} ms  p99 {avg(fp,2):5.2f} ms  CPU {avg(fp,3):5.2f} µs/req  (rounds: p99 {fp[0][2]:.2f} / {fp[1][2]:.2f})")
+print(f"  nginx     {avg(ng,0):>9.0f} req/s  p50 {avg(ng,1):5.2f} ms  p99 {avg(ng,2):5.2f} ms  CPU {avg(ng,3):5.2f} µs/req  (rounds: p99 {ng[0][2]:.2f} / {ng[1][2]:.2f})")
+print(f"  ratio feedproxy/nginx = {avg(fp,0) / avg(ng,0):.2f}   p99 feedproxy/nginx = {avg(fp,2) / avg(ng,2):.2f}   CPU per request feedproxy/nginx = {avg(fp,3) / avg(ng,3):.2f}")
 PY
 }
 echo "cache hit, ${BYTES}-byte JSON body (${GZ_BYTES} gzipped), wrk -t2 -c$CONNS -d${DURATION}s, keep-alive, 2 cores shared with wrk"
-compare "access log off on both sides" "$FP_PORT" "$NGINX_PORT"
-compare "access log on on both sides (feedproxy JSON lines to a file; nginx buffer=64k flush=1s)" "$FP_LOG_PORT" "$NGINX_LOG_PORT"
-compare "gzip, access log on on both sides (Accept-Encoding: gzip; nginx gzip_static)" "$FP_LOG_PORT" "$NGINX_GZIP_PORT" -H "Accept-Encoding: gzip"
+compare "access log off on both sides" "$FP_PORT" "$FP_PID" "$NGINX_PORT"
+compare "access log on on both sides (feedproxy JSON lines to a file; nginx buffer=64k flush=1s)" "$FP_LOG_PORT" "$FP_LOG_PID" "$NGINX_LOG_PORT"
+compare "gzip, access log on on both sides (Accept-Encoding: gzip; nginx gzip_static)" "$FP_LOG_PORT" "$FP_LOG_PID" "$NGINX_GZIP_PORT" -H "Accept-Encoding: gzip"
 # An L2 hit: a replica whose own cache is too small to keep the answer (CACHE_MAX_BYTES
 # 4096 keeps nothing over 512 bytes) finds it in Redis on every request.
 need redis-server redis-server
@@ -145,12 +158,13 @@ FX=$(grep -o '"fixtures_upstream":"[^"]*"' "$OUT/feedproxy-access.log" | head -1
 LOG_LEVEL=warn REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" CACHE_MAX_BYTES=4096 FLICKR_FEED_URL="$FX/services/feeds/photos_public.gne" \
   "$BIN/feedproxy" --port "$FP_L2_PORT" --threads 2 >"$OUT/feedproxy-l2.log" 2>&1 &
 pids+=($!)
+FP_L2_PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$FP_L2_PORT/healthz" >/dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$FP_L2_PORT/photos" -o /dev/null
 sleep 0.2
 cmp <(curl -s "http://127.0.0.1:$FP_L2_PORT/photos") "$OUT/www/photos"
-l1=$(run l1 "http://127.0.0.1:$FP_PORT/photos")
-l2=$(run l2 "http://127.0.0.1:$FP_L2_PORT/photos")
+l1=$(run l1 "http://127.0.0.1:$FP_PORT/photos" "$FP_PID")
+l2=$(run l2 "http://127.0.0.1:$FP_L2_PORT/photos" "$FP_L2_PID")
 L2_HITS=$(curl -s "http://127.0.0.1:$FP_L2_PORT/metrics" | awk '/feedproxy_l2_events_total\{event="hit"\}/ {print $2}')
 python3 - $l1 $l2 "$L2_HITS" <<'PY'
 import sys
@@ -158,10 +172,10 @@ def ms(v):
     for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
         if v.endswith(unit): return float(v[: -len(unit)]) * f
     return float(v)
-l1, l2 = sys.argv[1:4], sys.argv[4:7]
+l1, l2 = sys.argv[1:5], sys.argv[5:9]
 print("L1 hit vs L2 hit (Redis on loopback), same wrk settings")
 print(f"  L1 hit    {float(l1[0]):>9.0f} req/s  p50 {ms(l1[1]):5.2f} ms  p99 {ms(l1[2]):5.2f} ms")
-print(f"  L2 hit    {float(l2[0]):>9.0f} req/s  p50 {ms(l2[1]):5.2f} ms  p99 {ms(l2[2]):5.2f} ms  ({sys.argv[7]} L2 hits)")
+print(f"  L2 hit    {float(l2[0]):>9.0f} req/s  p50 {ms(l2[1]):5.2f} ms  p99 {ms(l2[2]):5.2f} ms  ({sys.argv[9]} L2 hits)")
 print(f"  L2 adds {ms(l2[2]) - ms(l1[2]):+.2f} ms at p99")
 PY
 
@@ -196,3 +210,6 @@ PY2
 
 echo
 "$BIN/feedproxy-bench" Fixtures
+
+echo
+scripts/bench-instructions.sh "$BIN/feedproxy"

@@ -81,7 +81,9 @@ extension EventLoop {
             let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
             switch conn.phase {
             case .head:
-                switch conn.parser.parse(rest) {
+                // Consumed, so the parsed head moves into the connection instead of being copied.
+                let parsed = conn.parser.parse(rest)
+                switch consume parsed {
                 case .needMore:
                     if conn.deadlineKind != .readingRequest {
                         conn.deadlineKind = .readingRequest
@@ -94,10 +96,11 @@ extension EventLoop {
                 case .head(let head, let consumed):
                     offset += consumed
                     conn.parser.reset()
-                    conn.current = head
+                    let (expectContinue, framing) = (head.expectContinue, head.framing)
+                    conn.current = consume head
                     conn.startedAt = NativeThread.monotonicSeconds()
-                    if head.expectContinue { conn.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8) }
-                    switch head.framing {
+                    if expectContinue { conn.output.append(literal: "HTTP/1.1 100 Continue\r\n\r\n") }
+                    switch framing {
                     case .none: dispatch(conn)
                     case .length(let n): conn.phase = .body(remaining: n)
                     case .chunked:

@@ -2,7 +2,11 @@
 public struct HTTPHeaders: Sendable, Sequence {
     public private(set) var fields: [(name: String, value: String)]
 
-    public init(_ fields: [(String, String)] = []) {
+    public init() {
+        fields = []
+    }
+
+    public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
@@ -74,13 +78,15 @@ extension String {
 enum ASCII {
     @inline(__always) static func lower(_ c: UInt8) -> UInt8 { (c >= 65 && c <= 90) ? c | 0x20 : c }
 
-    /// RFC 9110 `tchar`.
-    static let isTokenChar: [Bool] = (0..<256).map { c in
-        switch UInt8(c) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+    /// RFC 9110 `tchar`. A switch, not a lazily built table: no once-check per byte.
+    @inline(__always) static func isTokenChar(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"),
+            UInt8(ascii: "~"):
             return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(UInt8(c))
+        default: return false
         }
     }
 }

@@ -124,13 +124,14 @@ struct RequestHeadParser {
         let sp = UInt8(ascii: " ")
         guard let firstSpace = line.firstIndex(of: sp), firstSpace > 0 else { return .failure(.badRequest("malformed request line")) }
         guard let lastSpace = line.lastIndex(of: sp), lastSpace > firstSpace + 1 else { return .failure(.badRequest("malformed request line")) }
-        for i in 0..<firstSpace where !ASCII.isTokenChar[Int(line[i])] { return .failure(.badRequest("invalid method")) }
+        for i in 0..<firstSpace where !ASCII.isTokenChar(line[i]) { return .failure(.badRequest("invalid method")) }
         for i in (firstSpace + 1)..<lastSpace {
             let b = line[i]
             if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "#") { return .failure(.badRequest("invalid request target")) }
         }
         let versionBytes = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
-        guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8),
+        guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"), versionBytes[1] == UInt8(ascii: "T"),
+            versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"), versionBytes[4] == UInt8(ascii: "/"),
             versionBytes[6] == UInt8(ascii: "."),
             (48...57).contains(versionBytes[5]), (48...57).contains(versionBytes[7])
         else { return .failure(.badRequest("malformed HTTP version")) }
@@ -150,7 +151,7 @@ struct RequestHeadParser {
     /// Origin-form as is; absolute-form reduced to its path and query; `*` only for OPTIONS.
     private static func normalizeTarget(_ raw: UnsafeBufferPointer<UInt8>, method: String) -> String? {
         let s = String(decoding: raw, as: UTF8.self)
-        if s.hasPrefix("/") { return s }
+        if raw.first == UInt8(ascii: "/") { return s }  // origin-form, nearly every request
         if s == "*" { return method == "OPTIONS" ? s : nil }
         let lower = s.lowercased()
         for scheme in ["http://", "https://"] where lower.hasPrefix(scheme) {
@@ -168,7 +169,7 @@ struct RequestHeadParser {
         if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { return .failure(.badRequest("obsolete line folding is not allowed")) }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.badRequest("header field without colon")) }
         guard colon > 0 else { return .failure(.badRequest("empty header name")) }
-        for i in 0..<colon where !ASCII.isTokenChar[Int(line[i])] {
+        for i in 0..<colon where !ASCII.isTokenChar(line[i]) {
             return .failure(.badRequest("invalid character in header name"))
         }
         var vStart = colon + 1

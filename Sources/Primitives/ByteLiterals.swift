@@ -10,6 +10,12 @@ extension Array where Element == UInt8 {
 
     /// `value` in decimal.
     @inlinable public mutating func append(decimal value: UInt) {
+        // Most numbers on a request's path (status, octets, Age) have one to three digits.
+        if value < 10 { return append(0x30 &+ UInt8(truncatingIfNeeded: value)) }
+        if value < 100 {
+            append(0x30 &+ UInt8(truncatingIfNeeded: value / 10))
+            return append(0x30 &+ UInt8(truncatingIfNeeded: value % 10))
+        }
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt.max has 20 digits
         Swift.withUnsafeMutableBytes(of: &text) { raw in
             raw.withMemoryRebound(to: UInt8.self) { digits in

@@ -2,14 +2,15 @@ import Primitives
 
 /// A finished response as the cache keeps it: encoded bytes, a gzip variant,
 /// a strong ETag and its freshness policy. A hit does no JSON or compression work.
-public struct CachedResponse: Sendable {
+/// A class: a hit passes one reference along, not ten retained fields.
+public final class CachedResponse: Sendable {
     public let status: Int
     public let body: [UInt8]
     public let gzippedBody: [UInt8]?
     public let etag: String
     /// The gzip representation is a different representation, so it has its own validator.
     public let gzipETag: String
-    public private(set) var storedAt: Double
+    public let storedAt: Double
     public let policy: FreshnessPolicy
     /// The full lifetime, sent as is with an honest `Age` (RFC 9111 §4.2.3: the
     /// remaining freshness is `max-age − Age`); built once, not per hit.
@@ -52,9 +53,22 @@ public struct CachedResponse: Sendable {
 
     /// The same response as stored at another time (an entry read from the shared tier).
     public func restamped(storedAt: Double) -> CachedResponse {
-        var copy = self  // bodies and validators shared, not recomputed
-        copy.storedAt = storedAt
-        return copy
+        CachedResponse(restamping: self, storedAt: storedAt)
+    }
+
+    /// Bodies and validators shared, not recomputed.
+    private init(restamping other: CachedResponse, storedAt: Double) {
+        status = other.status
+        body = other.body
+        gzippedBody = other.gzippedBody
+        etag = other.etag
+        gzipETag = other.gzipETag
+        self.storedAt = storedAt
+        policy = other.policy
+        cacheControl = other.cacheControl
+        link = other.link
+        headerLines = other.headerLines
+        gzipHeaderLines = other.gzipHeaderLines
     }
 
     /// Approximate memory held, for the byte budget.
