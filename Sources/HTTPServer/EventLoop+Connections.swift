@@ -156,7 +156,7 @@ extension EventLoop {
             traceparent: head.request.headers.single("traceparent"), tracestate: head.request.headers["tracestate"], ids: &traceIDs)
         head.request.peer = conn.peer
         let (result, route) = context.handle(head.request)
-        switch result {
+        switch consume result {  // the response moves out; the enum is not copied and destroyed
         case .response(let response):
             conn.phase = .head
             write(response, for: head, route: route, on: conn)

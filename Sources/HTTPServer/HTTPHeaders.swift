@@ -29,20 +29,23 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
+    // Lookups walk the fields by index: a `for field in fields` loop copies (retains and
+    // releases) every name and value it passes, and most lookups find nothing.
+
     /// The first value of the field, if any.
     public subscript(name: String) -> String? {
-        for field in fields where field.name.equalsIgnoringASCIICase(name) { return field.value }
+        for i in fields.indices where fields[i].name.equalsIgnoringASCIICase(name) { return fields[i].value }
         return nil
     }
 
     /// The value of a field that must appear once: nil when absent or repeated (no allocation).
     public func single(_ name: String) -> String? {
-        var found: String?
-        for field in fields where field.name.equalsIgnoringASCIICase(name) {
+        var found: Int?
+        for i in fields.indices where fields[i].name.equalsIgnoringASCIICase(name) {
             if found != nil { return nil }
-            found = field.value
+            found = i
         }
-        return found
+        return found.map { fields[$0].value }
     }
 
     public func values(_ name: String) -> [String] {
@@ -59,7 +62,7 @@ public struct HTTPHeaders: Sendable, Sequence {
 extension String {
     /// Header names are compared on every lookup of every request: different lengths (the
     /// usual case) answer at once, equal ones are compared as contiguous bytes.
-    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    @inline(__always) func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         let contiguous = a.withContiguousStorageIfAvailable { x in

@@ -194,19 +194,19 @@ struct RequestHeadParser {
         var hostCount = 0
         var lengths: [String] = [], encodings: [String] = [], connection: [String] = []
         var expect: String?
-        for field in headers.fields {
-            let name = field.name
-            if name.equalsIgnoringASCIICase("host") {
+        let fields = headers.fields
+        for i in fields.indices {  // by index: no copy of each name and value
+            if fields[i].name.equalsIgnoringASCIICase("host") {
                 hostCount += 1
-                host = field.value
-            } else if name.equalsIgnoringASCIICase("content-length") {
-                lengths.append(field.value)
-            } else if name.equalsIgnoringASCIICase("transfer-encoding") {
-                encodings.append(field.value)
-            } else if name.equalsIgnoringASCIICase("connection") {
-                connection.append(field.value)
-            } else if name.equalsIgnoringASCIICase("expect"), expect == nil {
-                expect = field.value
+                host = fields[i].value
+            } else if fields[i].name.equalsIgnoringASCIICase("content-length") {
+                lengths.append(fields[i].value)
+            } else if fields[i].name.equalsIgnoringASCIICase("transfer-encoding") {
+                encodings.append(fields[i].value)
+            } else if fields[i].name.equalsIgnoringASCIICase("connection") {
+                connection.append(fields[i].value)
+            } else if fields[i].name.equalsIgnoringASCIICase("expect"), expect == nil {
+                expect = fields[i].value
             }
         }
         if version == .http11 && hostCount != 1 { return .failure(.badRequest(hostCount == 0 ? "missing Host header" : "multiple Host headers")) }

@@ -55,7 +55,6 @@ enum CachedRendering {
         let etag = gzip ? entry.gzipETag : entry.etag
         // Nothing is formatted here: the entry's own lines were rendered once, X-Cache is a
         // constant, and the writer renders Age from the number.
-        var response: Response
         if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
             var headers = HTTPHeaders()
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
@@ -63,15 +62,22 @@ enum CachedRendering {
             headers.add("Cache-Control", entry.cacheControl)
             headers.add("ETag", etag)
             if let link = entry.link { headers.add("Link", link) }
-            response = Response(status: 304, headers: headers, compressible: true)
-        } else {
-            response = Response(status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
-            response.renderedHeaders = gzip ? entry.gzipHeaderLines : entry.headerLines
+            var notModified = Response(status: 304, headers: headers, compressible: true)
+            stamp(&notModified, entry, cacheStatus, now)
+            return notModified
         }
+        // Built in place and returned as is: a copy would retain every byte array again.
+        var response = Response(status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
+        response.renderedHeaders = gzip ? entry.gzipHeaderLines : entry.headerLines
+        stamp(&response, entry, cacheStatus, now)
+        return response
+    }
+
+    /// What a 200 and a 304 of the entry both carry: Age, X-Cache, the access log's cache field.
+    private static func stamp(_ response: inout Response, _ entry: CachedResponse, _ cacheStatus: CacheStatus, _ now: Double) {
         response.age = Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))
         response.constantHeaders = cacheStatus.headerLine
         response.logFields = cacheStatus.logFields
-        return response
     }
 
     /// RFC 9110 §13.1.2: weak comparison, `*`, comma-separated lists, against the tag of the
