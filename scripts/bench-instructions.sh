@@ -2,8 +2,9 @@
 # Instructions per cache-hit request, counted by callgrind: repeatable on this noisy
 # machine where req/s are not. User space only (the kernel's share is not counted).
 # Usage: scripts/bench-instructions.sh [feedproxy-binary] [requests]
-# Three modes, as make bench: access log off, on, and gzip with the log on. Loopback only;
-# the server it starts it stops (by PID).
+# Three modes, as make bench: access log off, on, and gzip with the log on. When make bench
+# has left nginx's copy of the body in bench/out/www, nginx is counted the same way (one
+# worker in the foreground, the bench's settings). Loopback only; what it starts it stops (by PID).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
@@ -39,28 +40,62 @@ for _ in range(n):
         rest += s.recv(65536)
     buf = rest[length:]
 PY
-count() {  # log-level encoding -> instructions per request
-  local level=$1 encoding=$2 port
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  LOG_LEVEL=$level valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.%p" \
-    "$WORK/feedproxy" --fixtures Fixtures --host 127.0.0.1 --port "$port" --threads 2 >"$WORK/server.log" 2>&1 &
-  VP=$!
-  for _ in $(seq 150); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# Instructions the process under callgrind ($VP) spends on N requests to $port, per request.
+measure() {  # port encoding
+  local port=$1 encoding=$2 total
   python3 "$WORK/client.py" "$port" 200 "$encoding"   # fill the cache, warm every path
   callgrind_control -z "$VP" >/dev/null 2>&1
   python3 "$WORK/client.py" "$port" "$N" "$encoding"
-  sleep 1   # the log writer's periodic flush is part of the cost
+  sleep 1   # a buffered access log's periodic flush is part of the cost
   callgrind_control -d "$VP" >/dev/null 2>&1
-  kill -9 "$VP"
-  wait "$VP" 2>/dev/null || true
-  VP=
-  local total
-  total=$(callgrind_annotate "$WORK"/cg.*.1 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
-  rm -f "$WORK"/cg.*
+  total=$(callgrind_annotate "$(ls -t "$WORK"/cg.*.* | head -1)" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   echo $((total / N))
+}
+stop() { kill -9 "$VP"; wait "$VP" 2>/dev/null || true; VP=; rm -f "$WORK"/cg.*; }
+wait_for() { for _ in $(seq 150); do curl -sf -o /dev/null "$1" && return; sleep 0.2; done; }
+count() {  # log-level encoding -> FeedProxy's instructions per request
+  local level=$1 encoding=$2 port result
+  port=$(free_port)
+  LOG_LEVEL=$level valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.%p" \
+    "$WORK/feedproxy" --fixtures Fixtures --host 127.0.0.1 --port "$port" --threads 2 >"$WORK/server.log" 2>&1 &
+  VP=$!
+  wait_for "http://127.0.0.1:$port/healthz"
+  result=$(measure "$port" "$encoding")
+  stop
+  echo "$result"
 }
 off=$(count warn identity)
 on=$(count info identity)
 gz=$(count info gzip)
 echo "instructions per cache-hit request (callgrind, user space, $N keep-alive GETs of /photos):"
-echo "  access log off $off   access log on $on   gzip + access log on $gz"
+echo "  feedproxy  access log off $off   access log on $on   gzip + access log on $gz"
+
+WWW=$PWD/bench/out/www
+if [ -f "$WWW/photos" ] && [ -f "$WWW/photos.gz" ] && command -v nginx >/dev/null 2>&1; then
+  P_OFF=$(free_port) P_ON=$(free_port) P_GZ=$(free_port)
+  cat >"$WORK/nginx.conf" <<CONF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+  sendfile on; tcp_nopush on; tcp_nodelay on;
+  open_file_cache max=1000 inactive=60s; open_file_cache_valid 60s; open_file_cache_min_uses 1; open_file_cache_errors on;
+  keepalive_requests 1000000; keepalive_timeout 65; server_tokens off;
+  types { application/json photos; }
+  default_type application/json;
+  server { listen 127.0.0.1:$P_OFF; access_log off; location / { root $WWW; } }
+  server { listen 127.0.0.1:$P_ON; access_log $WORK/access.log combined buffer=64k flush=1s; location / { root $WWW; } }
+  server { listen 127.0.0.1:$P_GZ; access_log $WORK/access-gz.log combined buffer=64k flush=1s; gzip_static on; gzip_vary on; location / { root $WWW; } }
+}
+CONF
+  valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.%p" nginx -c "$WORK/nginx.conf" -g 'daemon off; master_process off;' >"$WORK/nginx.log" 2>&1 &
+  VP=$!
+  wait_for "http://127.0.0.1:$P_OFF/photos"
+  ng_off=$(measure "$P_OFF" identity)
+  ng_on=$(measure "$P_ON" identity)
+  ng_gz=$(measure "$P_GZ" gzip)
+  stop
+  echo "  nginx      access log off $ng_off   access log on $ng_on   gzip + access log on $ng_gz   (one worker, same settings)"
+fi
