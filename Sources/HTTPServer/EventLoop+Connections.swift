@@ -268,7 +268,7 @@ extension EventLoop {
             acceptPausedUntil = 0
             _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
         }
-        for conn in Array(connections.values) where conn.deadlineKind != .none && now >= conn.deadline {
+        for conn in connections.values where conn.deadlineKind != .none && now >= conn.deadline {
             closeConnection(conn)
         }
     }

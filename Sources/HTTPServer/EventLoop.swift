@@ -53,7 +53,7 @@ final class EventLoop: @unchecked Sendable {
     /// Connections that followed their packets here from another loop.
     let adopted = Atomic<Int>(0)
     // Thread-confined state below.
-    var connections: [Int32: Connection] = [:]
+    var connections = ConnectionTable()
     var nextConnectionID: UInt64 = 0
     var dateCache = HTTPDateCache()
     /// Trace and span ids for this loop's requests (no lock: one loop, one thread).
@@ -122,7 +122,7 @@ final class EventLoop: @unchecked Sendable {
             if context.isDraining && !draining { beginDrain(now: now) }
             if draining && (connections.isEmpty || now >= drainDeadline) { break }
         }
-        for conn in Array(connections.values) { closeConnection(conn) }
+        for conn in connections.values { closeConnection(conn) }
         if listenFD >= 0 { close(listenFD) }
         let late = inbox.withLock { box -> [Adoption] in
             box.closed = true
@@ -140,7 +140,7 @@ final class EventLoop: @unchecked Sendable {
             close(listenFD)
             listenFD = -1
         }
-        for conn in Array(connections.values) where conn.isIdle { closeConnection(conn) }
+        for conn in connections.values where conn.isIdle { closeConnection(conn) }
     }
 
     private func drainInbox() {

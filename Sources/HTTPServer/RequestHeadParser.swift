@@ -1,3 +1,4 @@
+import Glibc
 import Primitives
 
 /// How the body of a request is delimited (RFC 9112 §6).
@@ -44,21 +45,23 @@ struct RequestHeadParser {
         while start + 1 < count, buf[start] == Self.cr, buf[start + 1] == Self.lf, start < 8 { start += 2 }
         if start >= count || (start + 1 == count && buf[start] == Self.cr) { return .needMore }
 
+        // Line by line with memchr (vectorised), not byte by byte: every LF must follow a CR,
+        // and no other CR may appear (one at the very end may still get its LF).
         var lineEnd = -1
         var headEnd = -1
         var i = max(scanned, start)
         while i < count {
-            let b = buf[i]
-            if b == Self.lf {
-                guard i > start, buf[i - 1] == Self.cr else { return .failure(.badRequest("line not terminated by CRLF")) }
-                if i - start >= 3, buf[i - 2] == Self.lf, buf[i - 3] == Self.cr {
-                    headEnd = i + 1
-                    break
-                }
-            } else if i > start, buf[i - 1] == Self.cr {
-                return .failure(.badRequest("bare CR in request head"))
+            guard let lf = Self.find(Self.lf, buf, from: i, to: count) else {
+                if let c = Self.find(Self.cr, buf, from: i, to: count), c < count - 1 { return .failure(.badRequest("bare CR in request head")) }
+                break
             }
-            i += 1
+            guard lf > start, buf[lf - 1] == Self.cr else { return .failure(.badRequest("line not terminated by CRLF")) }
+            if Self.find(Self.cr, buf, from: i, to: lf - 1) != nil { return .failure(.badRequest("bare CR in request head")) }
+            if lf - start >= 3, buf[lf - 2] == Self.lf, buf[lf - 3] == Self.cr {
+                headEnd = lf + 1
+                break
+            }
+            i = lf + 1
         }
         // The request line ends at the first LF (the search above may have resumed past it).
         lineEnd = Self.firstLF(buf, from: start, to: min(count, start + limits.maxRequestLineBytes + 2))
@@ -82,12 +85,14 @@ struct RequestHeadParser {
     }
 
     private static func firstLF(_ buf: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int {
-        var j = from
-        while j < to {
-            if buf[j] == lf { return j }
-            j += 1
-        }
-        return -1
+        find(lf, buf, from: from, to: to) ?? -1
+    }
+
+    /// The first index of `byte` in `buf[from..<to]` (memchr), nil when absent or the range is empty.
+    private static func find(_ byte: UInt8, _ buf: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, from >= 0, to <= buf.count, let base = buf.baseAddress else { return nil }
+        guard let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Parses a complete head: `buf[start..<headEnd]`, request line ending at `lineEnd` (the LF).
@@ -143,8 +148,9 @@ struct RequestHeadParser {
         }
         let method = String(decoding: UnsafeBufferPointer(rebasing: line[0..<firstSpace]), as: UTF8.self)
         let rawTarget = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<lastSpace])
+        // Escapes are checked on the bytes as sent (an absolute-form's authority included).
+        guard PercentCoding.hasValidEscapes(rawTarget) else { return .failure(.badRequest("invalid percent-encoding in request target")) }
         guard let target = normalizeTarget(rawTarget, method: method) else { return .failure(.badRequest("invalid request target")) }
-        guard PercentCoding.hasValidEscapes(target.utf8) else { return .failure(.badRequest("invalid percent-encoding in request target")) }
         return .success((method, target, version))
     }
 

@@ -47,7 +47,8 @@ struct Services: Sendable {
         let c = configuration
         return FeedRoute(
             adapter: adapter, policy: FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError),
-            negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, logger: logger, clients: clients)
+            negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, stats: metrics.caches[adapter.source], logger: logger,
+            clients: clients)
     }
 
     /// The one Redis connection of this process; its failures are counted and logged

@@ -6,6 +6,10 @@ import Upstream
 /// hot path only touches atomics.
 public final class Metrics: Sendable {
     let routes: [String: RouteStats]
+    /// The same, in the router's order, for the per-request lookup: a dozen patterns, most of
+    /// them short enough that comparing is comparing two words, where hashing costs hundreds.
+    private let routeList: [(pattern: String, stats: RouteStats)]
+    private let unmatched: RouteStats
     let caches: [String: CacheStats]
     /// Upstream outcomes and rejections (error and miss paths only, so a lock is fine).
     private let counters = LabelledCounters()
@@ -14,8 +18,15 @@ public final class Metrics: Sendable {
 
     public init(routes: [String], sources: [String]) {
         var r: [String: RouteStats] = [:]
-        for route in routes + ["(unmatched)", "(invalid)", "*"] { r[route] = RouteStats() }
+        var list: [(pattern: String, stats: RouteStats)] = []
+        for route in routes + ["(unmatched)", "(invalid)", "*"] where r[route] == nil {
+            let stats = RouteStats()
+            r[route] = stats
+            list.append((route, stats))
+        }
         self.routes = r
+        routeList = list
+        unmatched = r["(unmatched)"] ?? RouteStats()
         var c: [String: CacheStats] = [:]
         var h: [String: Histogram] = [:]
         for s in sources {
@@ -27,7 +38,10 @@ public final class Metrics: Sendable {
     }
 
     func recordRequest(route: String, status: Int, seconds: Double) {
-        (routes[route] ?? routes["(unmatched)"])?.record(status: status, seconds: seconds)
+        for i in routeList.indices where routeList[i].pattern == route {
+            return routeList[i].stats.record(status: status, seconds: seconds)
+        }
+        unmatched.record(status: status, seconds: seconds)
     }
 
     func recordUpstream(source: String, outcome: String, seconds: Double) {

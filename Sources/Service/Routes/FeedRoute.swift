@@ -13,12 +13,13 @@ struct FeedRoute: Sendable {
     let cache: ResponseCache
     let upstream: UpstreamClient
     let metrics: Metrics
+    /// This source's hit/miss counters, looked up once here rather than per request.
+    let stats: CacheStats?
     let logger: Logger
     /// Who the client is and its miss quota; consulted on misses only.
     var clients = ClientPolicy()
 
     func handle(_ request: Request) -> HandlerResult {
-        let stats = metrics.caches[adapter.source]
         let bypass = Self.bypassesCache(request)
         // Fast path: this exact target was validated before and its entry is fresh.
         if !bypass, let entry = cache.lookup(alias: request.target) {
