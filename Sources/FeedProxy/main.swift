@@ -54,7 +54,8 @@ case .run(var configuration):
     app.logger.info("listening", fields)
 
     var received: Int32 = 0
-    while sigwait(&shutdownSignals, &received) != 0 {}
+    // sigwait fails only for an invalid set; shut down rather than spin if it ever does.
+    if sigwait(&shutdownSignals, &received) != 0 { received = SIGTERM }
     app.logger.info("shutting down", [("signal", .int(Int(received)))])
     app.shutdown()
     fixtures?.stop()

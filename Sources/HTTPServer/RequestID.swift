@@ -1,3 +1,4 @@
+import Primitives
 import Synchronization
 
 /// Request ids: the client's when well formed, else a short process-unique one.
@@ -13,16 +14,14 @@ final class RequestIDGenerator: Sendable {
     func next() -> String {
         let n = counter.add(1, ordering: .relaxed).newValue
         let id = prefix << 36 | (n & 0xF_FFFF_FFFF)
-        // Lowercase hex without leading zeros, written straight into the string.
+        // Lowercase hex without leading zeros, made from the digits' bytes (no `String(radix:)`).
         let digits = max(1, (67 - id.leadingZeroBitCount) / 4)
-        return String(unsafeUninitializedCapacity: digits) { out in
-            var v = id
-            for i in stride(from: digits - 1, through: 0, by: -1) {
-                let nibble = UInt8(truncatingIfNeeded: v & 0xF)
-                out[i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-                v >>= 4
+        var text = HexDigits.ascii(id)
+        return withUnsafeBytes(of: &text) { raw in
+            String(unsafeUninitializedCapacity: digits) { out in
+                UnsafeMutableRawBufferPointer(out).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(16 - digits)...]))
+                return digits
             }
-            return digits
         }
     }
 

@@ -28,15 +28,14 @@ struct ResponseWriter {
                 encoded = true
             }
         }
-        if status == 200 {
-            out.append(literal: "HTTP/1.1 200 OK\r\nDate: ")
+        if let line = StatusReason.line(status) {
+            out.append(literal: line)
         } else {
             out.append(literal: "HTTP/1.1 ")
             out.append(decimal: status)
-            out.append(0x20)
-            out.append(contentsOf: StatusReason.phrase(status).utf8)
-            out.append(literal: "\r\nDate: ")
+            out.append(literal: " Status\r\n")
         }
+        out.append(literal: "Date: ")
         out.append(contentsOf: date)
         out.append(literal: "\r\n")
         out.append(contentsOf: serverHeader)

@@ -41,7 +41,7 @@ extension Array where Element == UInt8 {
     /// loop per digit: three 16-digit ids go into every access-log line.
     @inlinable public mutating func append(hex value: UInt64, digits count: Int = 16) {
         let count = Swift.min(Swift.max(count, 1), 16)
-        var text = (Self.hexDigits(UInt32(truncatingIfNeeded: value >> 32)), Self.hexDigits(UInt32(truncatingIfNeeded: value)))
+        var text = HexDigits.ascii(value)
         Swift.withUnsafeBytes(of: &text) { raw in
             raw.withMemoryRebound(to: UInt8.self) { digits in
                 append(contentsOf: UnsafeBufferPointer(rebasing: digits[(16 - count)...]))
@@ -49,8 +49,17 @@ extension Array where Element == UInt8 {
         }
     }
 
+}
+
+/// Lowercase hex digits computed eight at a time in one register.
+public enum HexDigits {
+    /// The 16 ASCII hex digits of `value`, zero-padded, most significant first in memory.
+    @inlinable public static func ascii(_ value: UInt64) -> (UInt64, UInt64) {
+        (ascii(UInt32(truncatingIfNeeded: value >> 32)), ascii(UInt32(truncatingIfNeeded: value)))
+    }
+
     /// Eight ASCII hex digits of `v`, most significant first in memory.
-    @inlinable static func hexDigits(_ v: UInt32) -> UInt64 {
+    @inlinable static func ascii(_ v: UInt32) -> UInt64 {
         var n = UInt64(v)
         n = (n | n << 16) & 0x0000_FFFF_0000_FFFF
         n = (n | n << 8) & 0x00FF_00FF_00FF_00FF

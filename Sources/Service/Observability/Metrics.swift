@@ -5,10 +5,10 @@ import Upstream
 /// Everything `/metrics` reports. Routes and sources are fixed at startup, so the
 /// hot path only touches atomics.
 public final class Metrics: Sendable {
-    let routes: [String: RouteStats]
-    /// The same, in the router's order, for the per-request lookup: a dozen patterns, most of
-    /// them short enough that comparing is comparing two words, where hashing costs hundreds.
-    private let routeList: [(pattern: String, stats: RouteStats)]
+    /// Per route pattern, in the router's order (the feeds first). A list, not a dictionary:
+    /// a dozen patterns, most short enough that comparing is comparing two words, where
+    /// hashing the per-request lookup cost hundreds of instructions. /metrics sorts them.
+    private let routes: [(pattern: String, stats: RouteStats)]
     private let unmatched: RouteStats
     let caches: [String: CacheStats]
     /// Upstream outcomes and rejections (error and miss paths only, so a lock is fine).
@@ -17,16 +17,12 @@ public final class Metrics: Sendable {
     let shared = SharedTierMetrics()
 
     public init(routes: [String], sources: [String]) {
-        var r: [String: RouteStats] = [:]
-        var list: [(pattern: String, stats: RouteStats)] = []
-        for route in routes + ["(unmatched)", "(invalid)", "*"] where r[route] == nil {
-            let stats = RouteStats()
-            r[route] = stats
-            list.append((route, stats))
+        var all: [(pattern: String, stats: RouteStats)] = []
+        for route in routes + ["(unmatched)", "(invalid)", "*"] where !all.contains(where: { $0.pattern == route }) {
+            all.append((route, RouteStats()))
         }
-        self.routes = r
-        routeList = list
-        unmatched = r["(unmatched)"] ?? RouteStats()
+        self.routes = all
+        unmatched = all.first { $0.pattern == "(unmatched)" }?.stats ?? RouteStats()
         var c: [String: CacheStats] = [:]
         var h: [String: Histogram] = [:]
         for s in sources {
@@ -38,8 +34,8 @@ public final class Metrics: Sendable {
     }
 
     func recordRequest(route: String, status: Int, seconds: Double) {
-        for i in routeList.indices where routeList[i].pattern == route {
-            return routeList[i].stats.record(status: status, seconds: seconds)
+        for i in routes.indices where routes[i].pattern == route {
+            return routes[i].stats.record(status: status, seconds: seconds)
         }
         unmatched.record(status: status, seconds: seconds)
     }
@@ -76,11 +72,12 @@ public final class Metrics: Sendable {
             out += "\(name) \(value)\n"
         }
         family("feedproxy_http_requests_total", "counter", "HTTP requests answered, by route and status.")
-        for (route, stats) in routes.sorted(by: { $0.key < $1.key }) {
+        let sorted = routes.sorted { $0.pattern < $1.pattern }
+        for (route, stats) in sorted {
             for (status, n) in stats.counts() { out += "feedproxy_http_requests_total{route=\"\(route)\",status=\"\(status)\"} \(n)\n" }
         }
         family("feedproxy_http_request_duration_seconds", "histogram", "Time from request parsed to response queued, by route.")
-        for (route, stats) in routes.sorted(by: { $0.key < $1.key }) where !stats.counts().isEmpty {
+        for (route, stats) in sorted where !stats.counts().isEmpty {
             stats.latency.render("feedproxy_http_request_duration_seconds", labels: "route=\"\(route)\"", into: &out)
         }
         family("feedproxy_cache_requests_total", "counter", "Cache lookups by source and result.")
