@@ -5,7 +5,7 @@ import Primitives
 /// A connection's unsent output: response heads (and small bodies) copied into one
 /// reusable buffer, large bodies referenced where they already are (a cached body is
 /// never copied), all leaving in one `sendmsg` with an iovec per piece.
-struct OutputQueue {
+struct OutputQueue: ~Copyable {
     private enum Chunk {
         case local(Range<Int>)
         case shared([UInt8])
@@ -19,7 +19,7 @@ struct OutputQueue {
     static let shareThreshold = 2048
     private static let maxIOVecs = 16
 
-    private var buffer: [UInt8] = []
+    private var buffer = ByteBuffer()
     private var chunks: [Chunk] = []
     private var localStart = 0
     private var head = 0
@@ -47,9 +47,14 @@ struct OutputQueue {
         pendingBytes += buffer.count - before
     }
 
-    mutating func append<C: Collection<UInt8>>(contentsOf bytes: C) {
+    mutating func append(contentsOf bytes: [UInt8]) {
         buffer.append(contentsOf: bytes)
         pendingBytes += bytes.count
+    }
+
+    mutating func append(utf8 string: String) {
+        buffer.append(utf8: string)
+        pendingBytes += string.utf8.count
     }
 
     /// A body: copied when small, referenced when large.

@@ -14,19 +14,27 @@ public struct Response: Sendable {
     public var logFields: [(String, String)]
     /// Header lines already rendered (`Name: value\r\n` …), written after `headers` as
     /// they are: what a cached answer sends every time is rendered once, not per request.
-    public var renderedHeaders: [UInt8] = []
+    public var renderedHeaders: [UInt8]
     /// Header lines many responses share (`X-Cache: HIT\r\n`): constant bytes, not copied.
-    public var constantHeaders: [UInt8] = []
+    public var constantHeaders: [UInt8]
     /// `Age` in seconds (RFC 9111 §5.1), written from the number: a cache hit makes no String for it.
     public var age: Int?
 
-    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false) {
+    /// Every field at once, inlinable: a cache hit's response is built in place in the
+    /// caller's storage (an opaque init here cost a copy and a destroy of the whole value).
+    @inlinable public init(
+        status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false,
+        logFields: [(String, String)] = [], renderedHeaders: [UInt8] = [], constantHeaders: [UInt8] = [], age: Int? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.gzippedBody = gzippedBody
         self.compressible = compressible
-        self.logFields = []
+        self.logFields = logFields
+        self.renderedHeaders = renderedHeaders
+        self.constantHeaders = constantHeaders
+        self.age = age
     }
 
     /// A JSON response from already-encoded bytes.

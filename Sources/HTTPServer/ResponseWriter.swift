@@ -52,7 +52,7 @@ struct ResponseWriter {
         if let corsHeader { out.append(contentsOf: corsHeader) }
         if !requestID.isEmpty {
             out.append(literal: "X-Request-ID: ")
-            out.append(contentsOf: requestID.utf8)
+            out.append(utf8: requestID)
             out.append(literal: "\r\n")
         }
         if response.compressible || response.gzippedBody != nil {
@@ -60,9 +60,9 @@ struct ResponseWriter {
         }
         if encoded { out.append(literal: "Content-Encoding: gzip\r\n") }
         for field in response.headers.fields {
-            out.append(contentsOf: field.name.utf8)
+            out.append(utf8: field.name)
             out.append(literal: ": ")
-            out.append(contentsOf: field.value.utf8)
+            out.append(utf8: field.value)
             out.append(literal: "\r\n")
         }
         if let age = response.age {

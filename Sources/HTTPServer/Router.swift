@@ -1,3 +1,5 @@
+import Glibc
+
 /// A handler's answer: ready now (a cache hit stays on the event loop, no Task),
 /// or later (awaiting an upstream, off the loop).
 public enum HandlerResult: Sendable {
@@ -29,7 +31,9 @@ public struct Router: Sendable {
 
     private var routes: [Route] = []
     /// Routes without parameters by exact path: the common request needs no splitting.
-    private var literal: [String: [Route]] = [:]
+    /// A list compared by length and bytes, not a dictionary: a service has a few dozen
+    /// paths at most, and hashing the path cost more than the whole scan.
+    private var literal: [(path: [UInt8], routes: [Route])] = []
 
     public init() {}
 
@@ -40,7 +44,12 @@ public struct Router: Sendable {
         let route = Route(method: method, pattern: pattern, segments: segments, handler: handler)
         routes.append(route)
         if !segments.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
-            literal["/" + segments.map { if case .literal(let l) = $0 { return l } else { return "" } }.joined(separator: "/"), default: []].append(route)
+            let path = "/" + segments.map { if case .literal(let l) = $0 { return l } else { return "" } }.joined(separator: "/")
+            if let i = literal.firstIndex(where: { $0.path.elementsEqual(path.utf8) }) {
+                literal[i].routes.append(route)
+            } else {
+                literal.append((Array(path.utf8), [route]))
+            }
         }
     }
 
@@ -50,7 +59,7 @@ public struct Router: Sendable {
     /// encoded `/` stays inside its segment.
     func match(method: String, rawPath: Substring) -> Match {
         let lookupMethod = method == "HEAD" ? "GET" : method
-        if let candidates = literal[String(rawPath)] {
+        if let candidates = literalRoutes(rawPath) {
             if let route = candidates.first(where: { $0.method == lookupMethod }) {
                 return .found(route.handler, parameters: [:], pattern: route.pattern)
             }
@@ -78,6 +87,20 @@ public struct Router: Sendable {
         }
         if allow.isEmpty { return .notFound }
         return .methodNotAllowed(allow: Self.allowList(allow), pattern: allowPattern)
+    }
+
+    private func literalRoutes(_ path: Substring) -> [Route]? {
+        var path = path  // a slice of the native target: contiguous, compared in place
+        return path.withUTF8 { bytes in
+            for i in literal.indices where literal[i].path.count == bytes.count {
+                let same = literal[i].path.withUnsafeBufferPointer { candidate in
+                    guard let a = candidate.baseAddress, let b = bytes.baseAddress else { return true }  // both empty
+                    return memcmp(a, b, bytes.count) == 0
+                }
+                if same { return literal[i].routes }
+            }
+            return nil
+        }
     }
 
     private static func allowList(_ methods: [String]) -> [String] {

@@ -1,33 +1,39 @@
 /// Numbers and literals appended as bytes, each in one block: access-log lines and
 /// response heads are written with these on every request, so no `String` is made and
 /// no byte is appended on its own.
-extension Array where Element == UInt8 {
+extension ByteSink where Self: ~Copyable {
     /// A literal's bytes. (Appending `"…".utf8` copies through the string's storage
     /// generically, several times the cost.)
     @inlinable public mutating func append(literal: StaticString) {
-        literal.withUTF8Buffer { append(contentsOf: $0) }
+        literal.withUTF8Buffer { append(bytes: $0) }
     }
 
     /// `value` in decimal.
     @inlinable public mutating func append(decimal value: UInt) {
-        // Most numbers on a request's path (status, octets, Age) have one to three digits.
-        if value < 10 { return append(0x30 &+ UInt8(truncatingIfNeeded: value)) }
-        if value < 100 {
-            append(0x30 &+ UInt8(truncatingIfNeeded: value / 10))
-            return append(0x30 &+ UInt8(truncatingIfNeeded: value % 10))
+        // Up to eight digits packed into one register, then appended byte by byte (a
+        // ByteBuffer's append is a compare and a store); larger values in blocks of eight.
+        if value >= 100_000_000 {
+            append(decimal: value / 100_000_000)
+            return append(digits: value % 100_000_000, count: 8)
         }
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt.max has 20 digits
-        Swift.withUnsafeMutableBytes(of: &text) { raw in
-            raw.withMemoryRebound(to: UInt8.self) { digits in
-                var n = value, start = digits.count
-                repeat {
-                    start -= 1
-                    digits[start] = 0x30 &+ UInt8(truncatingIfNeeded: n % 10)
-                    n /= 10
-                } while n > 0
-                append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-            }
+        var count = 1
+        var limit: UInt = 10
+        while count < 8 && value >= limit {
+            count &+= 1
+            limit &*= 10
         }
+        append(digits: value, count: count)
+    }
+
+    /// Exactly `count` (1–8) decimal digits of `value`, zero-padded.
+    @inlinable mutating func append(digits value: UInt, count: Int) {
+        var n = value
+        var packed: UInt64 = 0  // the most significant digit ends up in the low byte
+        for _ in 0..<count {
+            packed = packed << 8 | UInt64(truncatingIfNeeded: 0x30 &+ n % 10)
+            n /= 10
+        }
+        for i in 0..<count { append(UInt8(truncatingIfNeeded: packed >> (8 &* UInt64(i)))) }
     }
 
     /// `value` in decimal, with a `-` when negative (`Int.min` included).
@@ -44,7 +50,7 @@ extension Array where Element == UInt8 {
         var text = HexDigits.ascii(value)
         Swift.withUnsafeBytes(of: &text) { raw in
             raw.withMemoryRebound(to: UInt8.self) { digits in
-                append(contentsOf: UnsafeBufferPointer(rebasing: digits[(16 - count)...]))
+                append(bytes: UnsafeBufferPointer(rebasing: digits[(16 - count)...]))
             }
         }
     }

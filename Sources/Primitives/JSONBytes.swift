@@ -1,20 +1,26 @@
 /// JSON string literals written straight into a byte buffer: the response encoder and
 /// the access log both use it.
 public enum JSONBytes {
-    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+    @inlinable public static func appendQuoted<Sink: ByteSink & ~Copyable>(_ s: String, to out: inout Sink) {
         if s.utf8.withContiguousStorageIfAvailable({ appendQuoted($0, to: &out) }) != nil { return }
         var copy = s  // not contiguous (bridged): made native first
         copy.withUTF8 { appendQuoted($0, to: &out) }
     }
 
     /// UTF-8 bytes as a JSON string literal: runs without escapes are appended whole.
-    public static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    @inlinable public static func appendQuoted<Sink: ByteSink & ~Copyable>(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
         out.append(UInt8(ascii: "\""))
+        // Nearly every string (ids, paths, routes) needs no escape: checked eight bytes at a
+        // time, then appended in one block.
+        if !needsEscape(utf8) {
+            out.append(bytes: utf8)
+            return out.append(UInt8(ascii: "\""))
+        }
         var runStart = 0
         for i in 0..<utf8.count {
             let b = utf8[i]
             guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+            out.append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
             runStart = i + 1
             out.append(UInt8(ascii: "\\"))
             switch b {
@@ -28,9 +34,32 @@ public enum JSONBytes {
                 out.append(hexDigit(b & 0xF))
             }
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        out.append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
+    /// Whether any byte is a control character, `"` or `\\`: eight bytes per step (the
+    /// classic "has a byte less than n / equal to c" word tests; exact for existence).
+    @inlinable static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func special(_ w: UInt64) -> Bool {
+            let control = (w &- 0x20 &* ones) & ~w & highs
+            let q = w ^ (0x22 &* ones), b = w ^ (0x5C &* ones)
+            let quote = (q &- ones) & ~q & highs
+            let backslash = (b &- ones) & ~b & highs
+            return control | quote | backslash != 0
+        }
+        var i = 0
+        while utf8.count &- i >= 8 {
+            if special(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { return true }
+            i &+= 8
+        }
+        guard i < utf8.count else { return false }
+        var tail: UInt64 = 0x4141_4141_4141_4141  // "AAAAAAAA": padding that needs no escape
+        withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[i...])) }
+        return special(tail)
+    }
+
+    @usableFromInline static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
 }

@@ -42,6 +42,18 @@ public struct LRUTable<Key: Hashable, Value> {
         return nodes[i].value
     }
 
+    /// Where `key` is stored now, for `touch(_:at:)`.
+    @inlinable public func slot(of key: Key) -> Int? { index[key] }
+
+    /// `touch` without hashing: the value at `slot` if that slot still holds `key` (a caller
+    /// that resolves one key over and over keeps its slot; the cache's alias table does). Nil
+    /// when the slot was freed or now holds another key: then look up by key.
+    @inlinable public mutating func touch(_ key: Key, at slot: Int) -> Value? {
+        guard slot >= 0, slot < nodes.count, nodes[slot].key == key else { return nil }
+        moveToNewest(slot)
+        return nodes[slot].value
+    }
+
     /// Inserts or replaces, as the most recently used; returns the replaced value.
     @discardableResult
     @inlinable public mutating func set(_ key: Key, _ value: Value) -> Value? {

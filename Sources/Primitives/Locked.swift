@@ -4,11 +4,11 @@ import Glibc
 /// because ThreadSanitizer on this toolchain cannot see Mutex's futex-based
 /// happens-before edges and reports false races; pthread mutexes it understands.
 /// A class, so closures can capture it.
-public final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline var value: Value
 
-    public init(_ value: Value) {
+    public init(_ value: consuming Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())

@@ -26,8 +26,9 @@ public final class ResponseCache: Sendable {
     private struct State {
         /// Entries in use order: eviction takes the least recently used in O(1).
         var slots = LRUTable<String, CachedResponse>()
-        /// Raw request target → canonical key, so a repeat hit skips parameter validation.
-        var aliases: [String: String] = [:]
+        /// Raw request target → canonical key and where its entry sits in `slots`, so a
+        /// repeat hit skips parameter validation and hashes only the (short) raw target.
+        var aliases: [String: Alias] = [:]
         var flights: [String: Task<FlightResult, Never>] = [:]
         /// Callers waiting on each flight that a caller started (background refreshes are
         /// not counted and never cancelled): when the last one goes, the flight is cancelled.
@@ -36,6 +37,12 @@ public final class ResponseCache: Sendable {
         var flightNumbers: [String: UInt64] = [:]
         var nextFlight: UInt64 = 0
         var bytes = 0
+    }
+
+    private struct Alias {
+        let key: String
+        /// The entry's slot when last seen (-1: none yet); checked against `key` on use.
+        var slot: Int
     }
 
     public let maxBytes: Int
@@ -74,8 +81,12 @@ public final class ResponseCache: Sendable {
         let now = clock()
         return state.withLock { s in
             // Touching a stale entry too is harmless: it is about to be used either way.
-            guard let key = s.aliases[alias], let response = s.slots.touch(key), response.isFresh(at: now) else { return nil }
-            return response
+            guard let target = s.aliases[alias] else { return nil }
+            if let response = s.slots.touch(target.key, at: target.slot) { return response.isFresh(at: now) ? response : nil }
+            // Stored since the alias was made, or moved: find it by key once, remember where.
+            guard let slot = s.slots.slot(of: target.key), let response = s.slots.touch(target.key, at: slot) else { return nil }
+            s.aliases[alias]?.slot = slot
+            return response.isFresh(at: now) ? response : nil
         }
     }
 
@@ -84,7 +95,7 @@ public final class ResponseCache: Sendable {
         guard alias.utf8.count <= Self.maxAliasLength else { return }
         state.withLock { s in
             if s.aliases.count >= Self.maxAliases { s.aliases.removeAll(keepingCapacity: true) }
-            s.aliases[alias] = key
+            s.aliases[alias] = Alias(key: key, slot: s.slots.slot(of: key) ?? -1)
         }
     }
 

@@ -22,6 +22,25 @@ import TestSupport
         #expect(t.removeValue(forKey: "again") == nil)
     }
 
+    /// A kept slot answers only while it still holds its key: after eviction and reuse by
+    /// another key it says nil, and the key is found again by lookup.
+    @Test func touchBySlotChecksTheKey() throws {
+        var t = LRUTable<String, Int>()
+        t.set("a", 1)
+        t.set("b", 2)
+        let slot = try #require(t.slot(of: "a"))
+        #expect(t.touch("a", at: slot) == 1)
+        #expect(t.removeOldest()?.key == "b")  // the touch made "a" the newest
+        #expect(t.touch("b", at: slot) == nil)
+        t.removeValue(forKey: "a")
+        t.set("c", 3)  // reuses a freed slot
+        #expect(t.touch("a", at: slot) == nil)
+        #expect(t.touch("a", at: -1) == nil)
+        #expect(t.touch("a", at: 1 << 40) == nil)
+        let moved = try #require(t.slot(of: "c"))
+        #expect(t.touch("c", at: moved) == 3)
+    }
+
     /// Random operations checked against a plain array kept in use order.
     @Test func matchesAReferenceModel() {
         var t = LRUTable<String, Int>()

@@ -37,6 +37,10 @@ final class Counter: Sendable {
         }
     }
 
+    func aliased(_ cache: ResponseCache, _ alias: String) -> String? {
+        cache.lookup(alias: alias).map { String(decoding: $0.body, as: UTF8.self) }
+    }
+
     func body(_ lookup: ResponseCache.Lookup) -> String? {
         switch lookup {
         case .fresh(let r), .stale(let r): return String(decoding: r.body, as: UTF8.self)
@@ -178,5 +182,21 @@ final class Counter: Sendable {
         #expect(c.lookup(alias: "/" + String(repeating: "x", count: 600)) == nil)
         clock.advance(61)
         #expect(c.lookup(alias: "/photos?tags=A") == nil)  // stale goes the long way (refresh logic)
+    }
+
+    /// An alias keeps where its entry sits; the slot is checked against the key, so after
+    /// eviction (and the slot's reuse by other keys) it never answers another entry's body.
+    @Test func anAliasFollowsItsEntryThroughEvictionAndSlotReuse() {
+        let c = cache(maxBytes: 4000)
+        c.remember(alias: "/a", for: "key-a")  // as a first miss does: before the entry exists
+        #expect(c.lookup(alias: "/a") == nil)
+        c.store(entry("a"), for: "key-a")
+        #expect(aliased(c, "/a") == "a")
+        for i in 0..<40 { c.store(entry(String(repeating: "\(i % 10)", count: 200)), for: "other\(i)") }
+        #expect(body(c.lookup("key-a")) == nil)
+        #expect(c.lookup(alias: "/a") == nil)  // evicted: its old slot holds another key now
+        c.store(entry("a2"), for: "key-a")
+        #expect(aliased(c, "/a") == "a2")
+        #expect(aliased(c, "/a") == "a2")
     }
 }

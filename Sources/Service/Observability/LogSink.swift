@@ -14,8 +14,9 @@ public final class LogSink: Sendable {
     /// Unwritten bytes one lane may hold (its buffer plus batches the writer has not finished).
     public static let laneCapacity = 2 << 20
 
-    struct Lane {
-        var buffer: [UInt8] = []
+    struct Lane: ~Copyable {
+        /// Kept across batches: a full one is copied out for the writer, not reallocated.
+        var buffer = ByteBuffer()
         /// Full buffers waiting for the writer, oldest first (kept in the lane so order holds).
         var full: [[UInt8]] = []
         /// Bytes in `full` plus bytes taken by the writer and not yet written.
@@ -43,18 +44,24 @@ public final class LogSink: Sendable {
     var sharedLane: Int { lanes.count - 1 }
 
     /// Renders one line into `lane` (any index; out of range means the shared lane).
-    func write(lane index: Int, level: LogLevel, _ render: (inout [UInt8]) -> Void) {
+    func write(lane index: Int, level: LogLevel, _ render: (inout ByteBuffer) -> Void) {
+        write(lane: index, level: level, ()) { _, out in render(&out) }
+    }
+
+    /// The same, with what the line is rendered from passed in, not captured: a closure
+    /// capturing a request's record copies the whole record first.
+    func write<Context>(lane index: Int, level: LogLevel, _ context: Context, _ render: (Context, inout ByteBuffer) -> Void) {
         let i = index >= 0 && index < lanes.count ? index : sharedLane
         let outcome = lanes[i].withLock { lane -> Bool? in
             guard lane.buffer.count + lane.handedOff < Self.laneCapacity else { return nil }
             if lane.buffer.capacity == 0 { lane.buffer.reserveCapacity(Self.batchBytes + 4096) }
             LogLine.appendHead(level: level, clock: &lane.clock, into: &lane.buffer)
-            render(&lane.buffer)
+            render(context, &lane.buffer)
             lane.buffer.append(literal: "}\n")
             guard lane.buffer.count >= Self.batchBytes else { return false }
             lane.handedOff += lane.buffer.count
-            lane.full.append(lane.buffer)
-            lane.buffer = []
+            lane.full.append(lane.buffer.array)
+            lane.buffer.removeAll(keepingCapacity: true)
             return true
         }
         switch outcome {
@@ -86,8 +93,8 @@ public final class LogSink: Sendable {
                 l.full.removeAll()
                 if !l.buffer.isEmpty {
                     l.handedOff += l.buffer.count
-                    taken.append(l.buffer)
-                    l.buffer = []
+                    taken.append(l.buffer.array)
+                    l.buffer.removeAll(keepingCapacity: true)
                 }
                 return taken
             }

@@ -13,7 +13,7 @@ struct RequestObserver: ServerObserver {
         guard logger.level <= .info else { return }
         // Outside the lane's lock: behind trusted proxies this walks X-Forwarded-For.
         let client = clients.client(peer: r.peer, headers: r.requestHeaders)
-        logger.sink.write(lane: r.loop, level: .info) { out in
+        logger.sink.write(lane: r.loop, level: .info, r) { r, out in
             out.append(literal: #""request","request_id":"#)
             LogLine.appendString(r.requestID, into: &out)
             out.append(literal: #","trace_id":""#)

@@ -7,11 +7,11 @@ struct TimestampCache {
     private var second = Int.min
     private var text: [UInt8] = []
 
-    mutating func appendNow(into out: inout [UInt8]) {
+    mutating func appendNow<Sink: ByteSink & ~Copyable>(into out: inout Sink) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         if ts.tv_sec != second { render(ts.tv_sec) }
-        out.append(contentsOf: text)
+        text.withUnsafeBufferPointer { out.append(bytes: $0) }
         let ms = Int(ts.tv_nsec) / 1_000_000
         out.append(0x30 + UInt8(ms / 100))
         out.append(0x30 + UInt8(ms / 10 % 10))

@@ -62,22 +62,19 @@ enum CachedRendering {
             headers.add("Cache-Control", entry.cacheControl)
             headers.add("ETag", etag)
             if let link = entry.link { headers.add("Link", link) }
-            var notModified = Response(status: 304, headers: headers, compressible: true)
-            stamp(&notModified, entry, cacheStatus, now)
-            return notModified
+            return Response(
+                status: 304, headers: headers, compressible: true, logFields: cacheStatus.logFields, constantHeaders: cacheStatus.headerLine,
+                age: age(entry, now))
         }
         // Built in place and returned as is: a copy would retain every byte array again.
-        var response = Response(status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true)
-        response.renderedHeaders = gzip ? entry.gzipHeaderLines : entry.headerLines
-        stamp(&response, entry, cacheStatus, now)
-        return response
+        return Response(
+            status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true, logFields: cacheStatus.logFields,
+            renderedHeaders: gzip ? entry.gzipHeaderLines : entry.headerLines, constantHeaders: cacheStatus.headerLine, age: age(entry, now))
     }
 
-    /// What a 200 and a 304 of the entry both carry: Age, X-Cache, the access log's cache field.
-    private static func stamp(_ response: inout Response, _ entry: CachedResponse, _ cacheStatus: CacheStatus, _ now: Double) {
-        response.age = Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))
-        response.constantHeaders = cacheStatus.headerLine
-        response.logFields = cacheStatus.logFields
+    /// RFC 9111 §5.1, in whole seconds, clamped (a clock step never makes it negative or huge).
+    private static func age(_ entry: CachedResponse, _ now: Double) -> Int {
+        Saturating.int(entry.age(at: now), in: 0...Int(Int32.max))
     }
 
     /// RFC 9110 §13.1.2: weak comparison, `*`, comma-separated lists, against the tag of the
