@@ -163,6 +163,13 @@ int csys_pin_thread(int cpu) {
     return sched_setaffinity(0, sizeof(one), &one);
 }
 
+// SCHED_BATCH: a thread woken while another runs on its CPU does not preempt it; it runs
+// when that one blocks or its slice ends. Unprivileged; SCHED_OTHER undoes it.
+int csys_sched_batch(int on) {
+    struct sched_param param = {0};
+    return sched_setscheduler(0, on ? SCHED_BATCH : SCHED_OTHER, &param);
+}
+
 int csys_incoming_cpu(int fd) {
     int cpu = -1;
     socklen_t len = sizeof(cpu);
@@ -180,5 +187,6 @@ int csys_thread_allow_cpus_once(const int *cpus, int n) {
     }
     int rc = sched_setaffinity(0, sizeof(set), &set);
     if (rc == 0) done = 1;
+    csys_sched_batch(0);  // nor does it keep the loop's scheduling policy
     return rc;
 }

@@ -40,11 +40,18 @@ public enum NativeThread {
     @discardableResult
     public static func pinCurrent(toCPU cpu: Int) -> Bool { csys_pin_thread(Int32(cpu)) == 0 }
 
+    /// Batch scheduling for the calling thread (SCHED_BATCH): woken while another thread runs
+    /// on its CPU, it waits for that one to block or finish its slice instead of preempting it,
+    /// and then handles everything that arrived meanwhile. False if the system refused.
+    @discardableResult
+    public static func batchScheduling() -> Bool { csys_sched_batch(1) == 0 }
+
     /// Processors the calling thread may run on (1 on a pinned thread).
     public static var currentThreadCPUCount: Int { Int(csys_thread_cpu_count()) }
 
-    /// Lets the calling thread run on all of `cpus` again, once per thread: threads inherit
-    /// their creator's affinity, so a pool thread a pinned thread started is pinned too.
+    /// Lets the calling thread run on all of `cpus` again, once per thread, with the default
+    /// scheduling policy: threads inherit their creator's affinity and policy, so a pool
+    /// thread a pinned (batch-scheduled) loop started would be pinned and batched too.
     public static func allowOnce(cpus: [Int32]) {
         _ = cpus.withUnsafeBufferPointer { csys_thread_allow_cpus_once($0.baseAddress, Int32($0.count)) }
     }

@@ -55,5 +55,7 @@ int csys_incoming_cpu(int fd);
 int csys_thread_allow_cpus_once(const int *cpus, int n);
 /// Pins the calling thread to one CPU.
 int csys_pin_thread(int cpu);
+/// Sets the calling thread's policy: SCHED_BATCH (on = 1) or SCHED_OTHER (0); 0 on success.
+int csys_sched_batch(int on);
 
 #endif
