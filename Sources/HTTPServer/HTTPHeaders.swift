@@ -1,4 +1,5 @@
-/// Header fields in arrival order; names compared case-insensitively.
+/// Header fields a response is built with, in order; names compared case-insensitively.
+/// (A request's fields are `RequestHeaders`, read from the bytes as they came.)
 public struct HTTPHeaders: Sendable, Sequence {
     public private(set) var fields: [(name: String, value: String)]
 
@@ -8,11 +9,6 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
-    }
-
-    /// The parser's fields, taken as they are (no copy into a second array).
-    init(parsed fields: [(name: String, value: String)]) {
-        self.fields = fields
     }
 
     public mutating func add(_ name: String, _ value: String) {

@@ -7,7 +7,7 @@ enum HostField {
         return value.withUTF8(isValid)
     }
 
-    private static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         if b.isEmpty { return true }
         var i = 0
         if b[0] == UInt8(ascii: "[") {

@@ -16,7 +16,7 @@ public struct Request: Sendable {
     /// Query part without the `?`, still encoded (escapes already validated).
     public let rawQuery: Substring?
     public let version: HTTPVersion
-    public let headers: HTTPHeaders
+    public let headers: RequestHeaders
     public internal(set) var body: [UInt8]
     /// Values captured by `:name` segments of the matched route.
     public internal(set) var pathParameters: [String: String] = [:]
@@ -31,13 +31,13 @@ public struct Request: Sendable {
     /// once here: both the handler (to pick the validator) and the writer ask.
     public let acceptsGzip: Bool
 
-    init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8] = []) {
+    init(method: String, target: String, version: HTTPVersion, headers: RequestHeaders, body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.version = version
         self.headers = headers
         self.body = body
-        self.acceptsGzip = headers["accept-encoding"].map(AcceptEncoding.acceptsGzip) ?? false
+        self.acceptsGzip = headers.withFirstValue("accept-encoding", AcceptEncoding.acceptsGzip) ?? false
         // By byte over contiguous storage: a Character search walks grapheme clusters, and even
         // the UTF-8 view's iterator costs tens of instructions a byte.
         let utf8 = target.utf8
@@ -56,7 +56,7 @@ public struct Request: Sendable {
 
     /// Builds a request directly (tests and in-process callers).
     public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = [], peer: IPAddress? = nil) -> Request {
-        var request = Request(method: method, target: target, version: .http11, headers: HTTPHeaders(headers), body: body)
+        var request = Request(method: method, target: target, version: .http11, headers: RequestHeaders(headers), body: body)
         request.peer = peer
         return request
     }

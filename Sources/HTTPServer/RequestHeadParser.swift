@@ -106,23 +106,50 @@ struct RequestHeadParser {
         case .failure(let e): return .failure(e)
         }
 
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(16)  // one allocation for a browser's dozen fields, not four growing ones
-        var pos = lineEnd + 1
-        let end = headEnd - 2  // the final empty line
-        while pos < end {
+        // Field lines are validated into a table on the stack (up to 64 fields: the 1 KiB that
+        // stays off the heap), then the table and the header section's bytes become the
+        // request's one `RequestHeaders` array. Past 64 fields (a raised limit), a heap table.
+        let section = UnsafeBufferPointer(rebasing: buf[(lineEnd + 1)..<(headEnd - 2)])  // without the final empty line
+        var fields = withUnsafeTemporaryAllocation(of: FieldRange.self, capacity: 1024 / MemoryLayout<FieldRange>.stride) { table in
+            parseFields(section, into: table, limits: limits)
+        }
+        if case .tableFull = fields {
+            var table = [FieldRange](repeating: FieldRange(nameStart: 0, nameEnd: 0, valueStart: 0, valueEnd: 0), count: limits.maxHeaderCount)
+            fields = table.withUnsafeMutableBufferPointer { parseFields(section, into: $0, limits: limits) }
+        }
+        switch fields {
+        case .headers(let headers): return interpret(method: method, target: target, version: version, headers: headers, limits: limits)
+        case .tableFull: return .failure(.headersTooLarge)
+        case .failure(let e): return .failure(e)
+        }
+    }
+
+    private enum ParsedFields {
+        case headers(RequestHeaders)
+        case tableFull
+        case failure(ClientError)
+    }
+
+    /// The field lines of `section` (each ending in CRLF) validated into `table`.
+    private static func parseFields(_ section: UnsafeBufferPointer<UInt8>, into table: UnsafeMutableBufferPointer<FieldRange>, limits: ParseLimits)
+        -> ParsedFields
+    {
+        var count = 0
+        var pos = 0
+        while pos < section.count {
+            if count >= limits.maxHeaderCount { return .failure(.headersTooLarge) }
+            guard count < table.count else { return .tableFull }
             var eol = pos
-            while buf[eol] != lf { eol += 1 }
-            let fieldLine = UnsafeBufferPointer(rebasing: buf[pos..<(eol - 1)])
-            switch parseField(fieldLine) {
-            case .success(let f): fields.append(f)
+            while eol < section.count, section[eol] != lf { eol += 1 }
+            guard eol < section.count, eol > pos else { return .failure(.badRequest("line not terminated by CRLF")) }
+            switch parseField(section, from: pos, to: eol - 1) {
+            case .success(let field): table[count] = field
             case .failure(let e): return .failure(e)
             }
-            if fields.count > limits.maxHeaderCount { return .failure(.headersTooLarge) }
+            count += 1
             pos = eol + 1
         }
-        let headers = HTTPHeaders(parsed: fields)
-        return interpret(method: method, target: target, version: version, headers: headers, limits: limits)
+        return .headers(RequestHeaders(text: section, ranges: UnsafeBufferPointer(rebasing: table[0..<count])))
     }
 
     private static func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String, HTTPVersion), ClientError> {
@@ -170,54 +197,59 @@ struct RequestHeadParser {
         return nil
     }
 
-    private static func parseField(_ line: UnsafeBufferPointer<UInt8>) -> Result<(String, String), ClientError> {
-        guard let first = line.first else { return .failure(.badRequest("empty header line")) }
+    /// Validates the field line `section[from..<to]` (without its CRLF); returns where its
+    /// name and value (OWS trimmed) lie in `section`.
+    private static func parseField(_ section: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Result<FieldRange, ClientError> {
+        guard from < to else { return .failure(.badRequest("empty header line")) }
+        let first = section[from]
         if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { return .failure(.badRequest("obsolete line folding is not allowed")) }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.badRequest("header field without colon")) }
-        guard colon > 0 else { return .failure(.badRequest("empty header name")) }
-        for i in 0..<colon where !ASCII.isTokenChar(line[i]) {
+        var colon = from
+        while colon < to, section[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon < to else { return .failure(.badRequest("header field without colon")) }
+        guard colon > from else { return .failure(.badRequest("empty header name")) }
+        for i in from..<colon where !ASCII.isTokenChar(section[i]) {
             return .failure(.badRequest("invalid character in header name"))
         }
         var vStart = colon + 1
-        var vEnd = line.count
+        var vEnd = to
         for i in vStart..<vEnd {
-            let b = line[i]
+            let b = section[i]
             if (b < 0x20 && b != 0x09) || b == 0x7F { return .failure(.badRequest("invalid character in header value")) }
         }
-        while vStart < vEnd, line[vStart] == 0x20 || line[vStart] == 0x09 { vStart += 1 }
-        while vEnd > vStart, line[vEnd - 1] == 0x20 || line[vEnd - 1] == 0x09 { vEnd -= 1 }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
-        let value = String(decoding: UnsafeBufferPointer(rebasing: line[vStart..<vEnd]), as: UTF8.self)
-        return .success((name, value))
+        while vStart < vEnd, section[vStart] == 0x20 || section[vStart] == 0x09 { vStart += 1 }
+        while vEnd > vStart, section[vEnd - 1] == 0x20 || section[vEnd - 1] == 0x09 { vEnd -= 1 }
+        // Offsets within a head of at most maxHeaderBytes (32 KiB by default): they fit.
+        return .success(
+            FieldRange(
+                nameStart: UInt32(truncatingIfNeeded: from), nameEnd: UInt32(truncatingIfNeeded: colon),
+                valueStart: UInt32(truncatingIfNeeded: vStart), valueEnd: UInt32(truncatingIfNeeded: vEnd)))
     }
 
     /// Header semantics: Host, framing (smuggling defences), Connection, Expect.
-    private static func interpret(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, limits: ParseLimits) -> Result<
+    private static func interpret(method: String, target: String, version: HTTPVersion, headers: RequestHeaders, limits: ParseLimits) -> Result<
         RequestHead, ClientError
     > {
-        // One pass over the fields for everything framing and routing need (no per-name scans).
-        var host: String?
+        // One pass over the fields for everything framing and routing need (no per-name scans);
+        // only Host is on nearly every request, and it is checked as bytes.
+        var hostIndex: Int?
         var hostCount = 0
         var lengths: [String] = [], encodings: [String] = [], connection: [String] = []
         var expect: String?
-        let fields = headers.fields
-        for i in fields.indices {  // by index: no copy of each name and value
-            if fields[i].name.equalsIgnoringASCIICase("host") {
+        for i in 0..<headers.count {
+            switch headers.knownField(at: i) {
+            case .host:
                 hostCount += 1
-                host = fields[i].value
-            } else if fields[i].name.equalsIgnoringASCIICase("content-length") {
-                lengths.append(fields[i].value)
-            } else if fields[i].name.equalsIgnoringASCIICase("transfer-encoding") {
-                encodings.append(fields[i].value)
-            } else if fields[i].name.equalsIgnoringASCIICase("connection") {
-                connection.append(fields[i].value)
-            } else if fields[i].name.equalsIgnoringASCIICase("expect"), expect == nil {
-                expect = fields[i].value
+                hostIndex = i
+            case .contentLength: lengths.append(headers.value(at: i))
+            case .transferEncoding: encodings.append(headers.value(at: i))
+            case .connection: connection.append(headers.value(at: i))
+            case .expect: if expect == nil { expect = headers.value(at: i) }
+            case nil: break
             }
         }
         if version == .http11 && hostCount != 1 { return .failure(.badRequest(hostCount == 0 ? "missing Host header" : "multiple Host headers")) }
         if hostCount > 1 { return .failure(.badRequest("multiple Host headers")) }
-        if let host, !HostField.isValid(host) { return .failure(.badRequest("invalid Host header")) }
+        if let hostIndex, !headers.withValue(at: hostIndex, HostField.isValid) { return .failure(.badRequest("invalid Host header")) }
 
         var framing = BodyFraming.none
         if !encodings.isEmpty {

@@ -16,7 +16,7 @@ public struct RequestRecord: Sendable {
     /// The connection's peer (nil when unknown); the access log formats it.
     public var peer: IPAddress? = nil
     /// The request's header fields (shared, not copied), for observers that need one.
-    public var requestHeaders = HTTPHeaders()
+    public var requestHeaders = RequestHeaders()
     /// The request's trace (all zero for a request that could not be parsed).
     public var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
 }

@@ -11,7 +11,7 @@ struct ClientResolver: Sendable {
 
     let trusted: TrustedProxies
 
-    func client(peer: IPAddress?, headers: HTTPHeaders) -> IPAddress? {
+    func client(peer: IPAddress?, headers: RequestHeaders) -> IPAddress? {
         guard let peer else { return nil }
         guard !trusted.isEmpty, trusted.contains(peer) else { return peer }
         var client = peer

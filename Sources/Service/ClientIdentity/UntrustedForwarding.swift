@@ -18,8 +18,8 @@ final class UntrustedForwarding: Sendable {
 
     var count: Int { seen.current }
 
-    func check(peer: IPAddress?, headers: HTTPHeaders, trusted: TrustedProxies, now: Double) {
-        guard let peer, headers["x-forwarded-for"] != nil, !trusted.contains(peer) else { return }
+    func check(peer: IPAddress?, headers: RequestHeaders, trusted: TrustedProxies, now: Double) {
+        guard let peer, headers.contains("x-forwarded-for"), !trusted.contains(peer) else { return }
         seen.add()
         let due = lastLogged.withLock { last -> Bool in
             guard now - last >= Self.logInterval else { return false }

@@ -57,7 +57,7 @@ import Upstream
 
     @Test func forwardedForIsIgnoredFromAnUntrustedPeer() {
         let resolver = ClientResolver(trusted: TrustedProxies())
-        let headers = HTTPHeaders([("X-Forwarded-For", "198.51.100.1")])
+        let headers = RequestHeaders([("X-Forwarded-For", "198.51.100.1")])
         #expect(resolver.client(peer: Self.ip("203.0.113.5"), headers: headers) == Self.ip("203.0.113.5"))
         let some = ClientResolver(trusted: TrustedProxies([CIDR("10.0.0.0/8")].compactMap { $0 }))
         #expect(some.client(peer: Self.ip("203.0.113.5"), headers: headers) == Self.ip("203.0.113.5"))
@@ -68,7 +68,7 @@ import Upstream
         let resolver = ClientResolver(trusted: TrustedProxies([CIDR("10.0.0.0/8"), CIDR("2001:db8::/32")].compactMap { $0 }))
         let proxy = Self.ip("10.0.0.2")
         func resolve(_ values: String...) -> String? {
-            resolver.client(peer: proxy, headers: HTTPHeaders(values.map { ("X-Forwarded-For", $0) }))?.description
+            resolver.client(peer: proxy, headers: RequestHeaders(values.map { ("X-Forwarded-For", $0) }))?.description
         }
         #expect(resolve("198.51.100.1") == "198.51.100.1")
         // The client may send any list; only what our proxies appended counts.

@@ -9,9 +9,7 @@ import Upstream
 /// The feed route and the rendering of cached entries, as units: no socket, no binary.
 @Suite struct FeedRouteTests {
     static func request(_ target: String, headers: [(String, String)] = []) -> Request {
-        var h = HTTPHeaders()
-        for (name, value) in headers { h.add(name, value) }
-        return Request(method: "GET", target: target, version: .http11, headers: h)
+        Request(method: "GET", target: target, version: .http11, headers: RequestHeaders(headers))
     }
 
     static func route() throws -> (FeedRoute, ResponseCache) {
