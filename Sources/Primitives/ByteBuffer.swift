@@ -48,6 +48,25 @@ public struct ByteBuffer: ~Copyable, ByteSink {
 
     /// The digits written in place, last first, after one capacity check.
     @inlinable public mutating func append(decimal value: UInt) {
+        // Status codes, octets and small counts: no loop.
+        if value < 1000 && allocated &- used >= 3, let base {
+            let hundreds = UInt8(truncatingIfNeeded: value / 100), rest = UInt8(truncatingIfNeeded: value % 100)
+            let tens = rest / 10, ones = rest % 10
+            if hundreds > 0 {
+                base[used] = 0x30 &+ hundreds
+                base[used &+ 1] = 0x30 &+ tens
+                base[used &+ 2] = 0x30 &+ ones
+                used &+= 3
+            } else if tens > 0 {
+                base[used] = 0x30 &+ tens
+                base[used &+ 1] = 0x30 &+ ones
+                used &+= 2
+            } else {
+                base[used] = 0x30 &+ ones
+                used &+= 1
+            }
+            return
+        }
         var digits = 1
         var limit: UInt = 10
         while digits < 20 && value >= limit {  // UInt.max has 20 digits
@@ -64,6 +83,14 @@ public struct ByteBuffer: ~Copyable, ByteSink {
             n /= 10
         } while n > 0
         used &+= digits
+    }
+
+    /// Hands the bytes and their allocation over, leaving this buffer empty (no copy).
+    public mutating func take() -> ByteBuffer {
+        var taken = ByteBuffer()
+        (taken.base, taken.used, taken.allocated) = (base, used, allocated)
+        (base, used, allocated) = (nil, 0, 0)
+        return taken
     }
 
     public mutating func reserveCapacity(_ minimum: Int) {

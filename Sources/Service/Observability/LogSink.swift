@@ -15,10 +15,12 @@ public final class LogSink: Sendable {
     public static let laneCapacity = 2 << 20
 
     struct Lane: ~Copyable {
-        /// Kept across batches: a full one is copied out for the writer, not reallocated.
         var buffer = ByteBuffer()
         /// Full buffers waiting for the writer, oldest first (kept in the lane so order holds).
-        var full: [[UInt8]] = []
+        var full: [Batch] = []
+        /// A written batch's allocation, to fill next: a lane swaps buffers, it does not copy
+        /// or allocate per batch.
+        var spare: Batch?
         /// Bytes in `full` plus bytes taken by the writer and not yet written.
         var handedOff = 0
         var clock = TimestampCache()
@@ -59,9 +61,7 @@ public final class LogSink: Sendable {
             render(context, &lane.buffer)
             lane.buffer.append(literal: "}\n")
             guard lane.buffer.count >= Self.batchBytes else { return false }
-            lane.handedOff += lane.buffer.count
-            lane.full.append(lane.buffer.array)
-            lane.buffer.removeAll(keepingCapacity: true)
+            lane.handOff()
             return true
         }
         switch outcome {
@@ -88,33 +88,55 @@ public final class LogSink: Sendable {
     private func drain(waitingUpTo interval: Double) {
         wake.wait(timeout: interval)
         for lane in lanes {
-            let work = lane.withLock { l -> [[UInt8]] in
-                var taken = l.full
-                l.full.removeAll()
-                if !l.buffer.isEmpty {
-                    l.handedOff += l.buffer.count
-                    taken.append(l.buffer.array)
-                    l.buffer.removeAll(keepingCapacity: true)
-                }
-                return taken
+            let work = lane.withLock { l -> [Batch] in
+                if !l.buffer.isEmpty { l.handOff() }
+                defer { l.full.removeAll() }
+                return l.full
             }
-            for bytes in work {
-                writeAll(bytes)
-                lane.withLock { $0.handedOff -= bytes.count }
+            for batch in work {
+                let written = batch.bytes.withUnsafeBytes(writeAll)
+                batch.bytes.removeAll(keepingCapacity: true)
+                lane.withLock {
+                    $0.handedOff -= written
+                    $0.spare = batch
+                }
             }
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buf in
-            guard let base = buf.baseAddress else { return }
-            var offset = 0
-            while offset < buf.count {
-                let n = Glibc.write(fd, base + offset, buf.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }  // stdout gone: the bytes are lost, the service goes on
-                offset += n
-            }
+    /// Writes `buf`; returns its length (what leaves the lane's count, written or lost).
+    private func writeAll(_ buf: UnsafeRawBufferPointer) -> Int {
+        guard let base = buf.baseAddress else { return 0 }
+        var offset = 0
+        while offset < buf.count {
+            let n = Glibc.write(fd, base + offset, buf.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }  // stdout gone: the bytes are lost, the service goes on
+            offset += n
+        }
+        return buf.count
+    }
+}
+
+/// A lane's full buffer on its way to the writer: the lane gives it up under its lock and
+/// takes a spare in its place; the writer alone touches it until it comes back as the spare.
+final class Batch: @unchecked Sendable {
+    var bytes: ByteBuffer
+
+    init(_ bytes: consuming ByteBuffer) { self.bytes = bytes }
+}
+
+extension LogSink.Lane {
+    /// Queues the buffer for the writer and continues in the spare's allocation.
+    mutating func handOff() {
+        handedOff += buffer.count
+        let filled = buffer.take()
+        if let spare = spare.take() {
+            buffer = spare.bytes.take()
+            spare.bytes = filled
+            full.append(spare)
+        } else {
+            full.append(Batch(filled))
         }
     }
 }
