@@ -45,7 +45,7 @@ extension EventLoop {
         }
         if conn.deadlineKind == .idle {
             conn.deadlineKind = .readingRequest
-            conn.deadline = NativeThread.monotonicSeconds() + context.configuration.headerTimeout
+            conn.deadline = wakeTime + context.configuration.headerTimeout
         }
         if conn.pending.isEmpty {
             // Common case: parse straight from the loop's shared buffer; keep only leftovers.
@@ -87,7 +87,7 @@ extension EventLoop {
                 case .needMore:
                     if conn.deadlineKind != .readingRequest {
                         conn.deadlineKind = .readingRequest
-                        conn.deadline = NativeThread.monotonicSeconds() + context.configuration.headerTimeout
+                        conn.deadline = wakeTime + context.configuration.headerTimeout
                     }
                     return offset
                 case .failure(let error):
@@ -98,7 +98,7 @@ extension EventLoop {
                     conn.parser.reset()
                     let (expectContinue, framing) = (head.expectContinue, head.framing)
                     conn.current = consume head
-                    conn.startedAt = NativeThread.monotonicSeconds()
+                    conn.startedAt = wakeTime  // when the loop learned of it: queueing in this wake-up counts
                     if expectContinue { conn.output.append(literal: "HTTP/1.1 100 Continue\r\n\r\n") }
                     switch framing {
                     case .none: dispatch(conn)
@@ -212,7 +212,7 @@ extension EventLoop {
             }
             if !conn.awaiting && conn.pending.isEmpty {
                 conn.deadlineKind = .idle
-                conn.deadline = NativeThread.monotonicSeconds() + context.configuration.idleTimeout
+                conn.deadline = wakeTime + context.configuration.idleTimeout
                 if !loopByCPU.isEmpty && conn.served & 15 == 1 && conn.isIdle && followIncomingCPU(conn) { return }
             }
             // Back-pressure released: parse pipelined requests that were waiting.

@@ -60,6 +60,10 @@ final class EventLoop: @unchecked Sendable {
     var traceIDs = TraceIDs()
     var readBuffer: UnsafeMutableBufferPointer<UInt8>
     var acceptPausedUntil: Double = 0
+    /// The monotonic time this wake-up began, read once after `epoll_wait` (as nginx caches
+    /// its time per event-loop iteration): deadlines and a request's start are taken from it,
+    /// not from a clock read each.
+    var wakeTime: Double = 0
     private var draining = false
     private var drainDeadline: Double = 0
     let writer: ResponseWriter
@@ -103,6 +107,7 @@ final class EventLoop: @unchecked Sendable {
         while true {
             let n = events.withUnsafeMutableBufferPointer { csys_epoll_wait(epfd, $0.baseAddress, Int32($0.count), 250) }
             if n < 0 && errno != EINTR { break }
+            wakeTime = NativeThread.monotonicSeconds()
             for i in 0..<max(Int(n), 0) {
                 let ev = events[i]
                 if ev.fd == wakeFD {

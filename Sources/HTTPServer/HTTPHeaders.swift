@@ -34,20 +34,6 @@ public struct HTTPHeaders: Sendable, Sequence {
         return nil
     }
 
-    /// The value of a field that must appear once: nil when absent or repeated (no allocation).
-    public func single(_ name: String) -> String? {
-        var found: Int?
-        for i in fields.indices where fields[i].name.equalsIgnoringASCIICase(name) {
-            if found != nil { return nil }
-            found = i
-        }
-        return found.map { fields[$0].value }
-    }
-
-    public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
-    }
-
     public var count: Int { fields.count }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

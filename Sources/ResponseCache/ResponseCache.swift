@@ -77,9 +77,11 @@ public final class ResponseCache: Sendable {
 
     /// The hot path: a raw target seen before, resolved and looked up under one lock.
     /// Only fresh entries are answered here; anything else goes the long way.
-    public func lookup(alias: String) -> CachedResponse? {
-        let now = clock()
-        return state.withLock { s in
+    public func lookup(alias: String) -> CachedResponse? { lookup(alias: alias, now: clock()) }
+
+    /// The same at a time the caller read (`now`), so a hit reads the clock once.
+    public func lookup(alias: String, now: Double) -> CachedResponse? {
+        state.withLock { s in
             // Touching a stale entry too is harmless: it is about to be used either way.
             guard let target = s.aliases[alias] else { return nil }
             if let response = s.slots.touch(target.key, at: target.slot) { return response.isFresh(at: now) ? response : nil }

@@ -7,7 +7,7 @@ extension ConfigurationParser {
         Option("--threads", "THREADS", \.threads, .integer(0...256), "event-loop threads (0 = one per core)"),
         Option(
             "--cpu-affinity", "CPU_AFFINITY", \.cpuAffinity, .bool,
-            "with one loop per allowed CPU, pin each loop to its CPU and accept connections on the loop of the CPU they arrive on"),
+            "with one loop per allowed CPU, pin each loop to its CPU (batch-scheduled) and accept connections on the loop of the CPU they arrive on"),
         Option("--flickr-feed-url", "FLICKR_FEED_URL", \.flickrFeedURL, .httpURL, "Flickr public photo feed endpoint"),
         Option("--itunes-search-url", "ITUNES_SEARCH_URL", \.itunesSearchURL, .httpURL, "iTunes Search endpoint"),
         Option("--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.itunesLookupURL, .httpURL, "iTunes Lookup endpoint (podcast episodes)"),

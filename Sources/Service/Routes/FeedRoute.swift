@@ -22,9 +22,10 @@ struct FeedRoute: Sendable {
     func handle(_ request: Request) -> HandlerResult {
         let bypass = Self.bypassesCache(request)
         // Fast path: this exact target was validated before and its entry is fresh.
-        if !bypass, let entry = cache.lookup(alias: request.target) {
+        let now = cache.now  // one clock read: freshness and Age from the same instant
+        if !bypass, let entry = cache.lookup(alias: request.target, now: now) {
             stats?.hits.add()
-            return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
+            return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: now))
         }
         let prepared: PreparedFeed
         do {
