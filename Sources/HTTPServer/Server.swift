@@ -37,6 +37,9 @@ public final class Server: Sendable {
         let cfg = context.configuration
         let count = cfg.resolvedThreads
         var port = cfg.port
+        // Each loop's listener shares the port (SO_REUSEPORT), and so would a second server
+        // started on it by mistake, silently taking part of the connections: refuse instead.
+        if port != 0 { try Self.ensurePortIsFree(host: cfg.host, port: port) }
         var created: [EventLoop] = []
         for i in 0..<count {
             let fd = try Self.listen(host: cfg.host, port: port)
@@ -86,7 +89,25 @@ public final class Server: Sendable {
         }
     }
 
+    /// Binds a socket without SO_REUSEPORT to the address and closes it: that fails only
+    /// when something is bound there already (SO_REUSEADDR set, so TIME_WAIT leftovers of a
+    /// previous run do not count).
+    private static func ensurePortIsFree(host: String, port: Int) throws(ServerError) {
+        let probe = try bound(host: host, port: port, reusePort: false)
+        close(probe)
+    }
+
     private static func listen(host: String, port: Int) throws(ServerError) -> Int32 {
+        let fd = try bound(host: host, port: port, reusePort: true)
+        guard Glibc.listen(fd, 4096) == 0 else {
+            let e = errno
+            close(fd)
+            throw .system("listen", e)
+        }
+        return fd
+    }
+
+    private static func bound(host: String, port: Int, reusePort: Bool) throws(ServerError) -> Int32 {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
@@ -95,19 +116,15 @@ public final class Server: Sendable {
         guard fd >= 0 else { throw .system("socket", errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusePort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) }
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard rc == 0 else {
             let e = errno
             close(fd)
+            if e == EADDRINUSE { throw .addressInUse(host: host, port: port) }
             throw .system("bind \(host):\(port)", e)
-        }
-        guard Glibc.listen(fd, 4096) == 0 else {
-            let e = errno
-            close(fd)
-            throw .system("listen", e)
         }
         return fd
     }

@@ -16,6 +16,29 @@ import TestSupport
         #expect(h.proxy.stop() == 0)
     }
 
+    /// Listeners share their port (SO_REUSEPORT), which would let a second server started on
+    /// it by mistake take part of the connections unnoticed: it is refused, and the first
+    /// keeps serving.
+    @Test func aSecondServerOnTheSamePortIsRefused() throws {
+        let h = try Harness()
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: FeedProxyProcess.binaryPath)
+        second.arguments = ["--port", "\(h.port)", "--fixtures", "Fixtures"]
+        second.currentDirectoryURL = FeedProxyProcess.repositoryRoot
+        let err = Pipe()
+        second.standardError = err
+        second.standardOutput = FileHandle.nullDevice
+        try second.run()
+        let deadline = Date().addingTimeInterval(15)
+        while second.isRunning && Date() < deadline { usleep(20_000) }
+        if second.isRunning { second.terminate() }
+        second.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus == 1)
+        #expect(message.contains(":\(h.port) is already in use"), "\(message)")
+        #expect(try h.get("/healthz").status == 200)
+    }
+
     @Test func gracefulShutdownLetsInFlightRequestFinish() throws {
         let h = try Harness()
         h.upstream.setMode(.slow)
