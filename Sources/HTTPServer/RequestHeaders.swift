@@ -7,7 +7,7 @@ struct FieldRange {
 }
 
 /// A request's header fields as received, in arrival order; names compared
-/// case-insensitively. One array holds a table of where each name and value lie and the
+/// case-insensitively. One buffer holds a table of where each name and value lie and the
 /// header section's bytes: one allocation per request, names compared as bytes, and a value
 /// becomes a `String` only when asked for (a request sends a dozen fields; a handler reads
 /// two or three, and most lookups find nothing).
