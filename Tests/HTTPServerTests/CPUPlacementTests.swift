@@ -52,6 +52,8 @@ import TestSupport
     }
 
     static let multicore = NativeThread.processorCount >= 2
+    /// Linux's SCHED_BATCH (glibc declares it only under _GNU_SOURCE, which Swift's Glibc lacks).
+    static let schedBatch: Int32 = 3
 
     @Test(.enabled(if: multicore)) func connectionsAreServedByTheLoopOfTheClientsCPU() throws {
         let log = LoopLog()
@@ -121,7 +123,8 @@ import TestSupport
     @Test(.enabled(if: multicore)) func poolThreadsStartedByAPinnedLoopGetEveryCPUBack() throws {
         let log = LoopLog()
         var router = Router()
-        router.get("/cpus") { _ in .deferred { .json(Array("\(NativeThread.currentThreadCPUCount)".utf8)) } }
+        // Each handler reports the CPUs its pool thread may use and its scheduling policy.
+        router.get("/cpus") { _ in .deferred { .json(Array("\(NativeThread.currentThreadCPUCount) \(sched_getscheduler(0))".utf8)) } }
         let server = Server(configuration: Self.configuration(), router: router, observer: log)
         try server.start()
         defer { server.shutdown() }
@@ -129,16 +132,43 @@ import TestSupport
         let c = try RawClient(port: server.port)
         for _ in 0..<8 {
             try c.send("GET /cpus HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try c.readResponse().text == "\(placement.cpus.count)")
+            #expect(try c.readResponse().text == "\(placement.cpus.count) \(SCHED_OTHER)")
         }
-        // The primitive itself: a thread pinned to one CPU, widened again.
-        let widened = try onCPU(placement.cpus[0]) { () -> (Int, Int, Int) in
-            let pinned = (NativeThread.currentThreadCPUCount, NativeThread.processorCount)
+        // The primitive itself: a thread pinned to one CPU and batch-scheduled, widened again.
+        let widened = try onCPU(placement.cpus[0]) { () -> (Int, Int, Int, Int32, Int32) in
+            NativeThread.batchScheduling()
+            let pinned = (NativeThread.currentThreadCPUCount, NativeThread.processorCount, sched_getscheduler(0))
             NativeThread.allowOnce(cpus: placement.cpus.map(Int32.init))
-            return (pinned.0, pinned.1, NativeThread.currentThreadCPUCount)
+            return (pinned.0, pinned.1, NativeThread.currentThreadCPUCount, pinned.2, sched_getscheduler(0))
         }
         // Pinned, the thread sees one CPU while the process still counts all of them.
-        #expect(widened == (1, placement.cpus.count, placement.cpus.count))
+        #expect(widened == (1, placement.cpus.count, placement.cpus.count, Self.schedBatch, Int32(SCHED_OTHER)))
+    }
+
+    /// The scheduling policy of each of this process's threads named `http-loop-*`, by thread id.
+    static func loopPolicies() -> [Int32: Int32] {
+        var policies: [Int32: Int32] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+            guard let tid = Int32(entry), let comm = try? String(contentsOfFile: "/proc/self/task/\(entry)/comm", encoding: .utf8),
+                comm.hasPrefix("http-loop-")
+            else { continue }
+            policies[tid] = sched_getscheduler(tid)
+        }
+        return policies
+    }
+
+    /// Pinned loops are batch-scheduled; loops left to the kernel keep the default policy.
+    @Test(.enabled(if: multicore)) func pinnedLoopsAreBatchScheduled() throws {
+        for affinity in [true, false] {
+            let before = Self.loopPolicies()
+            let server = try Self.start(LoopLog(), affinity: affinity)
+            let c = try RawClient(port: server.port)
+            try Self.get(c)  // the loops are running
+            let ours = Self.loopPolicies().filter { before[$0.key] == nil }
+            #expect(ours.count == NativeThread.processorCount, "affinity \(affinity): \(ours)")
+            #expect(Set(ours.values) == [affinity ? Self.schedBatch : Int32(SCHED_OTHER)], "affinity \(affinity)")
+            server.shutdown()
+        }
     }
 
     @Test func withoutAffinityTheKernelHashSpreadsConnections() throws {
