@@ -31,6 +31,11 @@ public enum ParserFuzzing {
                 requests += 1
                 _ = head.request.queryItems
                 _ = head.request.acceptsGzip
+                // Every field as the handlers read them: iterated, looked up, repeated names.
+                let headers = head.request.headers
+                var seen = 0
+                for field in headers { seen &+= field.name.utf8.count &+ field.value.utf8.count }
+                _ = (headers["host"], headers.single("traceparent"), headers.values("x-forwarded-for"), headers.contains("if-none-match"), seen)
                 switch head.framing {
                 case .none:
                     break
