@@ -2,11 +2,6 @@
 /// it, so deciding "gzip or not" makes no substrings, no lowercased copies, no Doubles.
 enum AcceptEncoding {
     /// Whether `gzip` (or `x-gzip`, or `*` when gzip is not named) has a weight above 0.
-    static func acceptsGzip(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8(acceptsGzip)
-    }
-
     static func acceptsGzip(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var starAccepted = false
         var start = 0
@@ -51,10 +46,6 @@ enum AcceptEncoding {
     }
 
     private static func equalsLowercase(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ word: StaticString) -> Bool {
-        guard r.count == word.utf8CodeUnitCount else { return false }
-        return word.withUTF8Buffer { w in
-            for (k, i) in r.enumerated() where ASCII.lower(b[i]) != w[k] { return false }
-            return true
-        }
+        ASCII.equalsLowercase(UnsafeBufferPointer(rebasing: b[r]), word)
     }
 }

@@ -63,6 +63,15 @@ extension String {
 enum ASCII {
     @inline(__always) static func lower(_ c: UInt8) -> UInt8 { (c >= 65 && c <= 90) ? c | 0x20 : c }
 
+    /// Whether `bytes`, ASCII case ignored, are the lowercase `word`.
+    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        word.withUTF8Buffer { w in
+            guard w.count == bytes.count else { return false }
+            for k in 0..<w.count where lower(bytes[k]) != w[k] { return false }
+            return true
+        }
+    }
+
     /// RFC 9110 `tchar`, from a 128-bit set in two constants (no table to initialise, no
     /// branch per character class): `!#$%&'*+-.^_`|~`, digits, letters.
     @inline(__always) static func isTokenChar(_ c: UInt8) -> Bool {

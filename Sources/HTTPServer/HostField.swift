@@ -2,11 +2,6 @@
 /// An empty value is allowed (a target without an authority); anything else that does
 /// not parse is a 400.
 enum HostField {
-    static func isValid(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8(isValid)
-    }
-
     static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         if b.isEmpty { return true }
         var i = 0

@@ -108,7 +108,7 @@ struct RequestHeadParser {
 
         // Field lines are validated into a table on the stack (up to 64 fields: the 1 KiB that
         // stays off the heap), then the table and the header section's bytes become the
-        // request's one `RequestHeaders` array. Past 64 fields (a raised limit), a heap table.
+        // request's one `RequestHeaders` buffer. Past 64 fields (a raised limit), a heap table.
         let section = UnsafeBufferPointer(rebasing: buf[(lineEnd + 1)..<(headEnd - 2)])  // without the final empty line
         var fields = withUnsafeTemporaryAllocation(of: FieldRange.self, capacity: 1024 / MemoryLayout<FieldRange>.stride) { table in
             parseFields(section, into: table, limits: limits)

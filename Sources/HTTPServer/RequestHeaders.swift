@@ -143,21 +143,13 @@ public struct RequestHeaders: @unchecked Sendable, Sequence {  // (storage is wr
     func knownField(at i: Int) -> KnownField? {
         withBytes(field: i, value: false) { name in
             switch name.count {
-            case 4: return Self.equalsLowercase(name, "host") ? .host : nil
-            case 6: return Self.equalsLowercase(name, "expect") ? .expect : nil
-            case 10: return Self.equalsLowercase(name, "connection") ? .connection : nil
-            case 14: return Self.equalsLowercase(name, "content-length") ? .contentLength : nil
-            case 17: return Self.equalsLowercase(name, "transfer-encoding") ? .transferEncoding : nil
+            case 4: return ASCII.equalsLowercase(name, "host") ? .host : nil
+            case 6: return ASCII.equalsLowercase(name, "expect") ? .expect : nil
+            case 10: return ASCII.equalsLowercase(name, "connection") ? .connection : nil
+            case 14: return ASCII.equalsLowercase(name, "content-length") ? .contentLength : nil
+            case 17: return ASCII.equalsLowercase(name, "transfer-encoding") ? .transferEncoding : nil
             default: return nil
             }
-        }
-    }
-
-    private static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-        word.withUTF8Buffer { w in
-            guard w.count == bytes.count else { return false }
-            for k in 0..<w.count where ASCII.lower(bytes[k]) != w[k] { return false }
-            return true
         }
     }
 
