@@ -23,40 +23,54 @@ extension EventLoop {
             return
         }
         if events & UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {
-            readAndProcess(conn)
+            readAndProcess(conn, hangUp: events & UInt32(EPOLLRDHUP.rawValue) != 0)
         }
     }
 
-    private func readAndProcess(_ conn: Connection) {
-        guard wantsRead(conn) else {
-            updateInterest(conn)
-            return
+    /// Reads what the socket holds and answers it. Connections are edge-triggered, as nginx's:
+    /// epoll reports new bytes once, so a read that fills the buffer reads on, and one that
+    /// comes back short has emptied the socket (the next bytes raise a new edge).
+    private func readAndProcess(_ conn: Connection, hangUp: Bool) {
+        while true {
+            guard wantsRead(conn) else {
+                updateInterest(conn)
+                return
+            }
+            let n = recv(conn.fd, readBuffer.baseAddress, readBuffer.count, 0)
+            if n == 0 {
+                conn.peerClosed = true
+                if conn.awaiting || conn.unsentBytes > 0 { updateInterest(conn) } else { closeConnection(conn) }
+                return
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { closeConnection(conn) }
+                return
+            }
+            if conn.deadlineKind == .idle {
+                conn.deadlineKind = .readingRequest
+                conn.deadline = wakeTime + context.configuration.headerTimeout
+            }
+            if conn.pending.isEmpty {
+                // Common case: parse straight from the loop's shared buffer; keep only leftovers.
+                let bytes = UnsafeBufferPointer(rebasing: readBuffer[0..<n])
+                let used = process(conn, bytes)
+                if used < n && !conn.closeAfterWrite { conn.pending.append(contentsOf: bytes[used...]) }
+            } else {
+                conn.pending.append(contentsOf: UnsafeBufferPointer(rebasing: readBuffer[0..<n]))
+                resumePending(conn)
+            }
+            guard connections[conn.fd] === conn else { return }
+            let drained = n < readBuffer.count
+            if drained && hangUp {
+                // The hang-up came with these bytes and nothing follows them: what the next
+                // read's 0 would have said. A handler still working for it is abandoned.
+                if conn.awaiting { return closeConnection(conn) }
+                conn.peerClosed = true
+            }
+            flush(conn)
+            if drained || connections[conn.fd] !== conn { return }
         }
-        let n = read(conn.fd, readBuffer.baseAddress, readBuffer.count)
-        if n == 0 {
-            conn.peerClosed = true
-            if conn.awaiting || conn.unsentBytes > 0 { updateInterest(conn) } else { closeConnection(conn) }
-            return
-        }
-        if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return }
-            closeConnection(conn)
-            return
-        }
-        if conn.deadlineKind == .idle {
-            conn.deadlineKind = .readingRequest
-            conn.deadline = wakeTime + context.configuration.headerTimeout
-        }
-        if conn.pending.isEmpty {
-            // Common case: parse straight from the loop's shared buffer; keep only leftovers.
-            let bytes = UnsafeBufferPointer(rebasing: readBuffer[0..<n])
-            let used = process(conn, bytes)
-            if used < n && !conn.closeAfterWrite { conn.pending.append(contentsOf: bytes[used...]) }
-        } else {
-            conn.pending.append(contentsOf: UnsafeBufferPointer(rebasing: readBuffer[0..<n]))
-            resumePending(conn)
-        }
-        if connections[conn.fd] === conn { flush(conn) }
     }
 
     /// Parses what is buffered in `pending` (after more bytes came, or a handler finished).
@@ -225,7 +239,7 @@ extension EventLoop {
     }
 
     func updateInterest(_ conn: Connection, adding: Bool = false) {
-        var events: UInt32 = 0
+        var events = Self.edgeTriggered
         if wantsRead(conn) { events |= UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) }
         // Awaiting a handler: not reading (pipelined requests wait), but told of a hang-up.
         if conn.awaiting && !conn.peerClosed { events |= UInt32(EPOLLRDHUP.rawValue) }

@@ -24,7 +24,7 @@ extension EventLoop {
             headerTimeout: context.configuration.headerTimeout)
         conn.peer = peer
         connections[fd] = conn
-        conn.registeredEvents = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+        conn.registeredEvents = Self.edgeTriggered | UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
         _ = csys_epoll_add(epfd, fd, conn.registeredEvents)
     }
 

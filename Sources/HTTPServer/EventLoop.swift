@@ -36,6 +36,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     let epfd: Int32
+    /// Connections are registered edge-triggered (`readAndProcess` reads until a short read):
+    /// a connection answered in full is not polled again at the next wait.
+    static let edgeTriggered = UInt32(EPOLLET.rawValue)
     let wakeFD: Int32
     var listenFD: Int32
     let context: ServerContext

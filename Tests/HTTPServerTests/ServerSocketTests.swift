@@ -45,6 +45,18 @@ import TestSupport
         #expect(try c.readResponse().text == "{\"name\":\"two\",\"q\":\"a b\"}")
     }
 
+    @Test func pipelinedBurstLargerThanOneReadIsAnsweredInFull() throws {
+        let server = try startTestServer(Self.router())
+        defer { server.shutdown() }
+        let c = try RawClient(port: server.port)
+        // ~99 KB in one send: more than the loop's 64 KiB read buffer, all of it queued before
+        // the server reads. Edge-triggered, a full read must read on: nothing else will wake it.
+        try c.send(String(repeating: "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", count: 3000))
+        var answered = 0
+        while answered < 3000, c.isReadable(within: 2), let r = try? c.readResponse(), r.status == 200 { answered += 1 }
+        #expect(answered == 3000)
+    }
+
     @Test func headHasGetHeadersAndNoBody() throws {
         let server = try startTestServer(Self.router())
         defer { server.shutdown() }
@@ -264,6 +276,8 @@ import TestSupport
         try h.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         h.shutdownWrite()
         #expect(try h.readResponse().status == 200)
+        // Nothing more can come on it, so the server closes it once answered (not at the idle timeout).
+        #expect(h.isClosedByPeer())
         #expect(try RawClient.get(port: server.port, "/hello").status == 200)
         usleep(500_000)
         #expect(server.openConnections <= 1)
