@@ -190,3 +190,29 @@ int csys_thread_allow_cpus_once(const int *cpus, int n) {
     csys_sched_batch(0);  // nor does it keep the loop's scheduling policy
     return rc;
 }
+
+/* The calling thread's row: its CPU, read again every 64th use (sched_getcpu reads the
+ * thread's rseq area, no system call). A pinned loop never moves; a thread that does keeps
+ * counting exactly, on a row another CPU may share for a while. */
+static __thread int cached_stripe = -1;
+static __thread unsigned stripe_uses;
+
+static inline int stripe(int mask) {
+    if (cached_stripe < 0 || (++stripe_uses & 63) == 0) {
+        int cpu = sched_getcpu();
+        cached_stripe = cpu < 0 ? 0 : cpu;
+    }
+    return cached_stripe & mask;
+}
+
+void csys_striped_add(int64_t *slots, int row, int mask, int index, int64_t n) {
+    __atomic_fetch_add(slots + (size_t)stripe(mask) * (size_t)row + (size_t)index, n, __ATOMIC_RELAXED);
+}
+
+uint64_t csys_striped_next(int64_t *slots, int row, int mask, int index) {
+    int s = stripe(mask);
+    uint64_t value = (uint64_t)__atomic_add_fetch(slots + (size_t)s * (size_t)row + (size_t)index, 1, __ATOMIC_RELAXED);
+    return (uint64_t)(s & 0xF) << 32 | (value & 0xFFFFFFFFu);
+}
+
+int64_t csys_striped_load(const int64_t *slot) { return __atomic_load_n(slot, __ATOMIC_RELAXED); }

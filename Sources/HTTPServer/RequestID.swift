@@ -1,9 +1,9 @@
 import Primitives
-import Synchronization
 
 /// Request ids: the client's when well formed, else a short process-unique one.
 final class RequestIDGenerator: Sendable {
-    private let counter = Atomic<UInt64>(0)
+    /// Striped by CPU: the loops' cores do not share one line for it (`StripedCounters`).
+    private let counter = StripedCounters(count: 1)
     private let prefix: UInt64
 
     init() {
@@ -12,8 +12,7 @@ final class RequestIDGenerator: Sendable {
 
     /// At most 15 UTF-8 bytes, so Swift stores it inline (no allocation).
     func next() -> String {
-        let n = counter.add(1, ordering: .relaxed).newValue
-        let id = prefix << 36 | (n & 0xF_FFFF_FFFF)
+        let id = prefix << 36 | counter.next()
         // Lowercase hex without leading zeros, made from the digits' bytes (no `String(radix:)`).
         let digits = max(1, (67 - id.leadingZeroBitCount) / 4)
         var text = HexDigits.ascii(id)

@@ -58,4 +58,14 @@ int csys_pin_thread(int cpu);
 /// Sets the calling thread's policy: SCHED_BATCH (on = 1) or SCHED_OTHER (0); 0 on success.
 int csys_sched_batch(int on);
 
+/// Striped counters (`Primitives.StripedCounters`): `slots` holds one row of `row` 64-bit
+/// counters per stripe, `mask + 1` stripes; the calling thread's CPU picks the row.
+/// Adds `n` to counter `index` of this CPU's row (relaxed: counts, not ordering).
+void csys_striped_add(int64_t *slots, int row, int mask, int index, int64_t n);
+/// Adds one to counter `index` of this CPU's row; returns the row (low 4 bits) above the
+/// row's new value (its low 32 bits): unique across calls until a row's 2^32nd.
+uint64_t csys_striped_next(int64_t *slots, int row, int mask, int index);
+/// Relaxed load of one slot.
+int64_t csys_striped_load(const int64_t *slot);
+
 #endif
