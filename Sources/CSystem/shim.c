@@ -212,7 +212,9 @@ void csys_striped_add(int64_t *slots, int row, int mask, int index, int64_t n) {
 uint64_t csys_striped_next(int64_t *slots, int row, int mask, int index) {
     int s = stripe(mask);
     uint64_t value = (uint64_t)__atomic_add_fetch(slots + (size_t)s * (size_t)row + (size_t)index, 1, __ATOMIC_RELAXED);
-    return (uint64_t)(s & 0xF) << 32 | (value & 0xFFFFFFFFu);
+    /* 36 bits in all: the row on top, in as few bits as the rows need (none for one row). */
+    int bits = 36 - __builtin_popcount((unsigned)mask & 0xF);
+    return (uint64_t)(s & 0xF) << bits | (value & ((UINT64_C(1) << bits) - 1));
 }
 
 int64_t csys_striped_load(const int64_t *slot) { return __atomic_load_n(slot, __ATOMIC_RELAXED); }

@@ -31,6 +31,7 @@ extension EventLoop {
     /// epoll reports new bytes once, so a read that fills the buffer reads on, and one that
     /// comes back short has emptied the socket (the next bytes raise a new edge).
     private func readAndProcess(_ conn: Connection, hangUp: Bool) {
+        var fullReads = 0
         while true {
             guard wantsRead(conn) else {
                 updateInterest(conn)
@@ -61,15 +62,17 @@ extension EventLoop {
                 resumePending(conn)
             }
             guard connections[conn.fd] === conn else { return }
-            let drained = n < readBuffer.count
-            if drained && hangUp {
-                // The hang-up came with these bytes and nothing follows them: what the next
-                // read's 0 would have said. A handler still working for it is abandoned.
-                if conn.awaiting { return closeConnection(conn) }
-                conn.peerClosed = true
-            }
             flush(conn)
-            if drained || connections[conn.fd] !== conn { return }
+            // Short: the socket is empty, unless the peer's FIN waits behind these bytes; then
+            // read on to its 0 (when reading is due again), as the next level-triggered wait did.
+            guard n == readBuffer.count || hangUp, connections[conn.fd] === conn else { return }
+            fullReads += 1
+            if fullReads == Self.readsPerEvent {
+                // Still more queued: serve the loop's other connections first, and have epoll
+                // report this one again at the next wait (a MOD re-polls it).
+                _ = csys_epoll_mod(epfd, conn.fd, conn.registeredEvents)
+                return
+            }
         }
     }
 

@@ -39,6 +39,9 @@ final class EventLoop: @unchecked Sendable {
     /// Connections are registered edge-triggered (`readAndProcess` reads until a short read):
     /// a connection answered in full is not polled again at the next wait.
     static let edgeTriggered = UInt32(EPOLLET.rawValue)
+    /// Reads one readiness event may take (256 KiB) before the loop turns to its other
+    /// connections: a client that keeps its socket full cannot hold the loop.
+    static let readsPerEvent = 4
     let wakeFD: Int32
     var listenFD: Int32
     let context: ServerContext

@@ -37,7 +37,8 @@ public final class StripedCounters: @unchecked Sendable {  // slots are only tou
     }
 
     /// Adds one to counter `index` and returns a number no other call on this counter returns
-    /// (until one CPU's 2^32nd): the row above the row's new value, below 2^36.
+    /// until a row wraps: the row above the row's new value, below 2^36 (with two rows, 2^35
+    /// calls a row: about 95 hours at 100,000 a second).
     public func next(_ index: Int = 0) -> UInt64 {
         guard index >= 0 && index < count else { return 0 }
         return csys_striped_next(slots, Int32(row), mask, Int32(index))

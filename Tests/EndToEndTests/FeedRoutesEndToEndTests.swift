@@ -150,6 +150,11 @@ import TestSupport
         let start = Date()
         for _ in 0..<5 { #expect(try h.get("/loans").header("X-Cache") == "STALE") }
         #expect(Date().timeIntervalSince(start) < 1)
+        // The refresh runs in the background and may reach the upstream after the five answers:
+        // wait for it, then long enough that a second one would have started too.
+        let deadline = Date().addingTimeInterval(2)
+        while h.upstream.requestCount(for: "kiva") < 2 && Date() < deadline { usleep(10_000) }
+        usleep(200_000)
         #expect(h.upstream.requestCount(for: "kiva") == 2)  // first fill + exactly one refresh
     }
 

@@ -57,6 +57,32 @@ import TestSupport
         #expect(answered == 3000)
     }
 
+    @Test func halfCloseAfterPipelinedRequestsHeldByBackPressureAnswersThemAll() throws {
+        // A 64 KiB output limit holds most of these 20 KB answers back while the client's FIN
+        // is already queued: every request must still be answered before the close.
+        let server = try startTestServer(Self.router()) { $0.maxPendingOutputBytes = 64 * 1024 }
+        defer { server.shutdown() }
+        let c = try RawClient(port: server.port)
+        try c.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 20))
+        c.shutdownWrite()
+        var answered = 0
+        while answered < 20, let r = try? c.readResponse(), r.body.count == 20_000 { answered += 1 }
+        #expect(answered == 20)
+        #expect(c.isClosedByPeer())
+    }
+
+    @Test func halfCloseKeepsAnswersAlreadyMadeWhenADeferredOneIsAbandoned() throws {
+        let server = try startTestServer(Self.router())
+        defer { server.shutdown() }
+        let c = try RawClient(port: server.port)
+        // The FIN comes with both requests: /hello is answered at once, /slow is still working
+        // when the hang-up is seen and is abandoned, but /hello's answer must not be lost.
+        try c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.shutdownWrite()
+        #expect(try c.readResponse().text == "{\"hello\":\"world\"}")
+        #expect(c.isClosedByPeer())
+    }
+
     @Test func headHasGetHeadersAndNoBody() throws {
         let server = try startTestServer(Self.router())
         defer { server.shutdown() }

@@ -62,8 +62,9 @@ int csys_sched_batch(int on);
 /// counters per stripe, `mask + 1` stripes; the calling thread's CPU picks the row.
 /// Adds `n` to counter `index` of this CPU's row (relaxed: counts, not ordering).
 void csys_striped_add(int64_t *slots, int row, int mask, int index, int64_t n);
-/// Adds one to counter `index` of this CPU's row; returns the row (low 4 bits) above the
-/// row's new value (its low 32 bits): unique across calls until a row's 2^32nd.
+/// Adds one to counter `index` of this CPU's row; returns the row above the row's new value,
+/// below 2^36 (the row takes log2(mask + 1) of the bits): unique across calls until a row
+/// wraps (2^35 calls on one row with two rows).
 uint64_t csys_striped_next(int64_t *slots, int row, int mask, int index);
 /// Relaxed load of one slot.
 int64_t csys_striped_load(const int64_t *slot);
