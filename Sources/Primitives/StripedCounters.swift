@@ -21,8 +21,10 @@ public final class StripedCounters: @unchecked Sendable {  // slots are only tou
     private let row: Int
     private let slots: UnsafeMutablePointer<Int64>
 
+    /// At most 65,536 counters (a larger `count` is cut to that): the row arithmetic and the
+    /// C calls' 32-bit indexes never overflow, whatever a caller passes.
     public init(count: Int) {
-        self.count = max(0, count)
+        self.count = min(max(0, count), 65_536)
         row = max(16, (self.count + 15) / 16 * 16)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: Self.stripes * row * 8, alignment: 128)
         slots = raw.initializeMemory(as: Int64.self, repeating: 0, count: Self.stripes * row)

@@ -28,6 +28,12 @@ import TestSupport
         #expect(counters.value(1) == Int.min)
         #expect(counters.value(7) == 0)
         #expect(counters.next(5) == 0)
+        // An absurd size is cut, not trapped on (row arithmetic, 32-bit indexes in the C calls).
+        let huge = StripedCounters(count: Int.max)
+        #expect(huge.count == 65_536)
+        huge.add(65_535, 3)
+        #expect(huge.value(65_535) == 3)
+        #expect(StripedCounters(count: -5).count == 0)
     }
 
     /// `next()` is what request ids are made of: no two calls return the same number, from
