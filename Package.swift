@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CSystem", "Primitives"], swiftSettings: strictImports + hotLoopRelease),
         .target(name: "Upstream", dependencies: ["CCurl", "Primitives"], swiftSettings: strictImports),
         .target(name: "ResponseCache", dependencies: ["Primitives"]),
-        .target(name: "Feeds", dependencies: ["Upstream", "CExpat", "Primitives"], swiftSettings: strictImports),
+        // The format readers feeds need (JSON, XML on expat, HTML, dates and numbers): no upstream, no feed.
+        .target(name: "FeedFormats", dependencies: ["CExpat", "Primitives"], swiftSettings: strictImports),
+        .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Primitives"], swiftSettings: strictImports),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.
         .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
@@ -42,14 +44,14 @@ let package = Package(
             swiftSettings: strictImports),
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
         .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
-        .executableTarget(name: "FeedBench", dependencies: ["Feeds"], path: "Benchmarks/FeedBench"),
+        .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats"], path: "Benchmarks/FeedBench"),
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),
 
         .target(name: "TestSupport", dependencies: ["HTTPServer", "Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),
-        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "Primitives", "TestSupport"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),

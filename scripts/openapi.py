@@ -26,7 +26,7 @@ def any_case(word):
 term_char = "[^\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]"
 term_word_char = "[^\\s\\u0000-\\u001f\\u007f-\\u009f]"
 
-# Kiva's sectors by the ids of its lend API's sector facets (Sources/Feeds/KivaQuery.swift).
+# Kiva's sectors by the ids of its lend API's sector facets (Sources/Feeds/Adapters/Kiva/KivaQuery.swift).
 sectors = {"agriculture": 1, "arts": 9, "clothing": 5, "construction": 14, "education": 15, "entertainment": 17, "food": 12, "health": 6,
            "housing": 10, "manufacturing": 8, "personal-use": 16, "retail": 7, "services": 4, "transportation": 3, "wholesale": 13}
 assert sorted(sectors.values()) == [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17]

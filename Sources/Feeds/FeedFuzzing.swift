@@ -1,3 +1,4 @@
+import FeedFormats
 import Primitives
 
 /// Runs every upstream-body path over arbitrary bytes, for `make fuzz`: end to end as the

@@ -1,3 +1,4 @@
+import FeedFormats
 import Primitives
 
 /// Turns an expat failure into the 502 a client sees, saying why when the reason is

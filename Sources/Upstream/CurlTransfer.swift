@@ -1,5 +1,6 @@
 import CCurl
 import Synchronization
+import Primitives
 
 /// One libcurl easy handle and what it has received. Touched by the driver thread
 /// (and by libcurl's callbacks on that thread) until it completes.
@@ -57,7 +58,7 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2, t.headers.count < 200 {
-                t.headers.append((String(parts[0]), String(parts[1]).trimmingCharacters(in: " \t\r\n")))
+                t.headers.append((String(parts[0]), String(parts[1].trimming { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })))
             }
         }
         return n
@@ -90,15 +91,5 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         return ccurl_open_socket(address)
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let chars = Set(set)
-        var s = Substring(self)
-        while let f = s.first, chars.contains(f) { s = s.dropFirst() }
-        while let l = s.last, chars.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -1,3 +1,4 @@
+import FeedFormats
 import Primitives
 import Testing
 @testable import Feeds

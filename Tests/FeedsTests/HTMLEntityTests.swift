@@ -1,3 +1,4 @@
+import FeedFormats
 import Testing
 @testable import Feeds
 

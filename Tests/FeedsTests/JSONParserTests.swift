@@ -1,3 +1,4 @@
+import FeedFormats
 import Foundation
 import Testing
 @testable import Feeds

@@ -1,3 +1,4 @@
+import FeedFormats
 import Foundation
 import Primitives
 import Testing

@@ -1,4 +1,3 @@
-import HTTPServer
 import ResponseCache
 import Synchronization
 import Upstream

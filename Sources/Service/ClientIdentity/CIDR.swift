@@ -1,4 +1,4 @@
-import HTTPServer
+import Primitives
 import Upstream
 
 /// An address range, `10.0.0.0/8` or `2001:db8::/32`; a bare address is a range of one.

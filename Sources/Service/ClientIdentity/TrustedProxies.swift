@@ -1,4 +1,4 @@
-import HTTPServer
+import Primitives
 import Upstream
 
 /// The proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); empty trusts nobody.

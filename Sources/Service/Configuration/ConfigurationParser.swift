@@ -1,5 +1,4 @@
 import FoundationEssentials
-import HTTPServer
 
 /// Parses environment and command line into a `Configuration`, strictly: a bad
 /// value stops startup with a message naming the setting.

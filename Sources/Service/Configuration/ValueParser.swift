@@ -1,5 +1,5 @@
+import Primitives
 import FoundationEssentials
-import HTTPServer
 import RedisTier
 
 /// How one kind of setting is read from its text and shown as a default in `--help`.

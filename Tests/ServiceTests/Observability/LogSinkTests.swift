@@ -1,3 +1,4 @@
+import Primitives
 import Foundation
 import Glibc
 import HTTPServer

@@ -1,0 +1,103 @@
+import FeedFormats
+import Primitives
+import Upstream
+
+/// iTunes Search (podcasts) → `/podcasts?term=`.
+public struct ITunesAdapter: FeedAdapter {
+    public let source = "itunes"
+    let searchURL: String
+    /// Shorter terms are refused (`PODCAST_MIN_TERM_CHARS`): keystroke noise, not searches.
+    let minTermLength: Int
+
+    public init(searchURL: String, minTermLength: Int = 1) {
+        self.searchURL = searchURL
+        self.minTermLength = max(1, minTermLength)
+    }
+
+    /// One client's searches replace each other while queued: only the latest keystroke counts.
+    public static let searchLane = "podcast-search"
+
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
+        guard let rawTerm = p.string("term") else { throw .missingParameter("term") }
+        // Collapse inner whitespace: "swift   ui" and "swift ui" are one search.
+        let term = rawTerm.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        guard term.count <= 200 else { throw .invalidParameter("term must be between 1 and 200 characters") }
+        guard term.count >= minTermLength else {
+            throw .invalidParameter("term must be at least \(minTermLength) characters (shorter searches are keystrokes, not questions)")
+        }
+        guard !term.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidParameter("term must not contain control characters")
+        }
+        let limit = try p.int("limit", in: 1...200, default: 50)
+        let country = p.value("country")?.lowercased() ?? "us"
+        guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw .invalidParameter("country must be an ISO 3166-1 alpha-2 code such as us or gb")
+        }
+        let explicit = try p.choice("explicit", ["yes", "no"])
+
+        var query = ["term=\(term.formEncoded())", "media=podcast", "entity=podcast", "limit=\(limit)", "country=\(country)"]
+        if let explicit { query.append("explicit=\(explicit == "yes" ? "Yes" : "No")") }
+        var request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
+        request.supersedeLane = Self.searchLane
+        // iTunes search is case-insensitive: one cache entry per lowercased term.
+        let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
+        return PreparedFeed(
+            source: source, cacheKey: key, upstreamRequest: request,
+            render: { body throws(ClientError) in
+                FeedOutput(try FeedJSON.encode(try Self.normalise(body)))
+            })
+    }
+
+    struct SearchResponse: Decodable {
+        let resultCount: Int?
+        let results: DroppingInvalid<Result>
+    }
+
+    struct Result: Decodable {
+        let collectionId: Int?
+        let trackId: Int?
+        let collectionName: String?
+        let trackName: String?
+        let artistName: String?
+        let feedUrl: String?
+        let artworkUrl600: String?
+        let artworkUrl100: String?
+        let artworkUrl60: String?
+        let artworkUrl30: String?
+        let genres: [String]?
+        let primaryGenreName: String?
+        let trackCount: Int?
+        let releaseDate: String?
+        let country: String?
+        let collectionExplicitness: String?
+        let collectionViewUrl: String?
+    }
+
+    /// Decodes by body, not by content type (iTunes says `text/javascript` and
+    /// prefixes newlines, which JSONDecoder skips as whitespace).
+    public static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Podcast> {
+        FeedEnvelope(source: "itunes", title: nil, updated: nil, items: try podcasts(body), page: nil)
+    }
+
+    /// The podcasts of a search or lookup answer (both have this shape).
+    static func podcasts(_ body: [UInt8]) throws(ClientError) -> [Podcast] {
+        let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
+        return response.results.elements.compactMap { r -> Podcast? in
+            guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }
+            return Podcast(
+                id: id,
+                title: r.collectionName ?? r.trackName,
+                author: r.artistName,
+                feedUrl: r.feedUrl,
+                artworkUrl: r.artworkUrl600 ?? r.artworkUrl100 ?? r.artworkUrl60 ?? r.artworkUrl30,
+                images: PodcastImages.from([30: r.artworkUrl30, 60: r.artworkUrl60, 100: r.artworkUrl100, 600: r.artworkUrl600]),
+                genres: r.genres ?? [],
+                primaryGenre: r.primaryGenreName,
+                episodeCount: FeedNumber.count(r.trackCount),
+                releaseDate: Timestamp.iso8601UTC(r.releaseDate),
+                country: r.country,
+                explicit: r.collectionExplicitness.map { $0 == "explicit" },
+                storeUrl: r.collectionViewUrl)
+        }
+    }
+}

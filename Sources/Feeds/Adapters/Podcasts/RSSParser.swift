@@ -1,0 +1,231 @@
+import FeedFormats
+import Primitives
+
+/// Streaming parser for podcast feeds on libexpat: RSS 2.0 with the iTunes namespace, and Atom.
+/// Reads any encoding XMLEncoding resolves; no DTD or external entity is ever loaded.
+final class RSSParser: XMLStreamHandler {
+    struct Result {
+        var title: String?
+        var imageUrl: String?
+        var episodes: [Episode]
+        /// The channel's own description (`description`, `itunes:summary`, Atom `subtitle`), as plain text.
+        var description: String?
+        var author: String?
+        var link: String?
+        var language: String?
+    }
+
+    private enum Kind { case unknown, rss, atom }
+    private enum Namespace { case none, itunes, content, atom, other }
+
+    private struct Element {
+        let namespace: Namespace
+        let name: String
+    }
+
+    private static let itunes = Array("http://www.itunes.com/dtds/podcast-1.0.dtd".utf8)
+    private static let content = Array("http://purl.org/rss/1.0/modules/content/".utf8)
+    private static let atom = Array("http://www.w3.org/2005/Atom".utf8)
+
+    private let limit: Int
+    private var kind = Kind.unknown
+    private var stack: [Element] = []
+    /// Character data since the last start or end tag, as UTF-8 (expat's output).
+    private var text: [UInt8] = []
+    private var result = Result(title: nil, imageUrl: nil, episodes: [])
+    private var current: Episode?
+    private var itemDescription: String?
+    private var itunesSummary: String?
+    private var contentEncoded: String?
+    private var channelSummary: String?
+    private var reachedLimit = false
+    private var notAFeed = false
+
+    private init(limit: Int) {
+        self.limit = limit
+        text.reserveCapacity(4096)
+    }
+
+    /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
+    /// `contentType` is the HTTP header, whose charset applies when the document declares none.
+    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil) throws(ClientError) -> Result {
+        let encoding = XMLEncoding.resolve(data, contentType: contentType)
+        let handler = RSSParser(limit: limit)
+        guard let parser = ExpatParser(encoding: encoding.parserArgument, handler: handler) else {
+            throw ClientError(status: 500, code: "internal_error", message: "the XML parser could not be created")
+        }
+        let failure = parser.parse(data)
+        if let failure, !(failure == .stopped && handler.reachedLimit) {
+            throw FeedParseFailure.error(failure, encoding: encoding, bytes: data)
+        }
+        guard !handler.notAFeed, handler.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
+        var result = handler.result
+        if result.description == nil { result.description = handler.channelSummary }
+        // The channel image may come after the first items: fill it in at the end.
+        for i in result.episodes.indices where result.episodes[i].imageUrl == nil { result.episodes[i].imageUrl = result.imageUrl }
+        return result
+    }
+
+    private static func namespace(_ uri: UnsafeBufferPointer<UInt8>) -> Namespace {
+        if uri.isEmpty { return .none }
+        if uri.elementsEqual(itunes) { return .itunes }
+        if uri.elementsEqual(content) { return .content }
+        if uri.elementsEqual(atom) { return .atom }
+        return .other
+    }
+
+    // MARK: XMLStreamHandler
+
+    func startElement(_ name: XMLName, _ attributes: XMLAttributes) -> Bool {
+        let element = Element(namespace: Self.namespace(name.uri), name: String(decoding: name.local, as: UTF8.self))
+        if stack.isEmpty {
+            switch element.name.lowercased() {
+            case "rss", "rdf": kind = .rss
+            case "feed": kind = .atom
+            default:
+                notAFeed = true
+                return false
+            }
+        }
+        stack.append(element)
+        text.removeAll(keepingCapacity: true)
+        let inItem = current != nil
+        switch (kind, element.name, element.namespace) {
+        case (.rss, "item", _), (.atom, "entry", _):
+            current = Episode()
+            itemDescription = nil
+            itunesSummary = nil
+            contentEncoded = nil
+        case (.rss, "enclosure", _) where inItem:
+            current?.audioUrl = attributes["url"]
+            current?.audioType = attributes["type"]
+            current?.audioBytes = attributes["length"].flatMap(FeedNumber.positive)
+        case (_, "image", .itunes):
+            if let href = attributes["href"] {
+                if inItem { current?.imageUrl = href } else if result.imageUrl == nil || stack.count <= 3 { result.imageUrl = href }
+            }
+        case (.atom, "link", _) where !inItem && stack.count <= 2:
+            if (attributes["rel"] ?? "alternate") == "alternate", result.link == nil { result.link = attributes["href"] }
+        case (.atom, "link", _) where inItem:
+            let rel = attributes["rel"] ?? "alternate"
+            if rel == "enclosure" {
+                current?.audioUrl = attributes["href"]
+                current?.audioType = attributes["type"]
+                current?.audioBytes = attributes["length"].flatMap(FeedNumber.positive)
+            } else if rel == "alternate" {
+                current?.link = attributes["href"]
+            }
+        default:
+            break
+        }
+        return true
+    }
+
+    func characters(_ utf8: UnsafeBufferPointer<UInt8>) {
+        text.append(contentsOf: utf8)
+    }
+
+    func endElement() -> Bool {
+        defer { text.removeAll(keepingCapacity: true) }
+        guard let element = stack.popLast() else { return true }
+        let parent = stack.last?.name ?? ""
+        let name = element.name, ns = element.namespace
+        if current == nil {
+            // Channel (or feed) level.
+            let channelLevel = parent == "channel" || (kind == .atom && parent == "feed")
+            if name == "title" && ns != .itunes && channelLevel && result.title == nil {
+                result.title = nonEmptyText()
+            } else if channelLevel && channelField(name, ns) {
+                // taken
+            } else if kind == .atom && name == "name" && parent == "author" && stack.count == 2 && result.author == nil {
+                result.author = nonEmptyText()  // <feed><author><name>
+            } else if name == "url" && parent == "image" && result.imageUrl == nil {
+                result.imageUrl = nonEmptyText()
+            } else if kind == .atom && (name == "logo" || name == "icon") && result.imageUrl == nil {
+                result.imageUrl = nonEmptyText()
+            }
+            return true
+        }
+        if (kind == .rss && name == "item") || (kind == .atom && name == "entry") {
+            return finishItem()
+        }
+        itemField(name, ns)
+        return true
+    }
+
+    /// The channel's description, author, link and language; true when `name` was one.
+    private func channelField(_ name: String, _ ns: Namespace) -> Bool {
+        switch (name, ns) {
+        case ("description", .none), ("subtitle", .atom):
+            if result.description == nil { result.description = nonEmptyText().map(HTMLText.plain) }
+        case ("summary", .itunes):
+            // Feeds often carry both; the RSS description wins, the iTunes summary fills in (see `parse`).
+            if channelSummary == nil { channelSummary = nonEmptyText().map(HTMLText.plain) }
+        case ("author", .itunes): if result.author == nil { result.author = nonEmptyText() }
+        case ("managingEditor", .none): if result.author == nil { result.author = nonEmptyText() }
+        case ("link", .none) where kind == .rss: if result.link == nil { result.link = nonEmptyText() }
+        case ("language", .none): if result.language == nil { result.language = nonEmptyText() }
+        default: return false
+        }
+        return true
+    }
+
+    private func itemField(_ name: String, _ ns: Namespace) {
+        switch (name, ns) {
+        case ("title", .itunes):
+            if current?.title == nil, let value = nonEmptyText() { current?.title = value }
+        case ("title", _): if let value = nonEmptyText() { current?.title = value }
+        case ("guid", _), ("id", .atom): if let value = nonEmptyText() { current?.id = value }
+        case ("pubDate", _), ("published", _), ("date", _):
+            if let value = nonEmptyText() { current?.published = RFC822Date.parse(value).map(Timestamp.format) }
+        case ("updated", .atom):
+            if current?.published == nil, let value = nonEmptyText() { current?.published = Timestamp.iso8601UTC(value) }
+        case ("duration", .itunes): if let value = nonEmptyText() { current?.duration = EpisodeDuration.seconds(value) }
+        case ("episode", .itunes): if let value = nonEmptyText() { current?.episode = FeedNumber.positive(value) }
+        case ("season", .itunes): if let value = nonEmptyText() { current?.season = FeedNumber.positive(value) }
+        case ("explicit", .itunes):
+            switch nonEmptyText()?.lowercased() {
+            case "yes", "true", "explicit": current?.explicit = true
+            case "no", "false", "clean": current?.explicit = false
+            default: break
+            }
+        case ("summary", .itunes): if let value = nonEmptyText() { itunesSummary = value }
+        case ("encoded", .content): if let value = nonEmptyText() { contentEncoded = value }
+        case ("description", _), ("summary", .atom), ("content", .atom):
+            if itemDescription == nil { itemDescription = nonEmptyText() }
+        case ("link", _) where kind == .rss: if let value = nonEmptyText() { current?.link = value }
+        default: break
+        }
+    }
+
+    /// The element's text, trimmed; nil when nothing is left. ASCII whitespace is trimmed on
+    /// bytes; other Unicode whitespace at either end (rare) goes through the String path.
+    private func nonEmptyText() -> String? {
+        var start = 0, end = text.count
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
+        while start < end, isSpace(text[start]) { start += 1 }
+        while end > start, isSpace(text[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        var value = String(decoding: text[start..<end], as: UTF8.self)
+        if text[start] >= 0x80 || text[end - 1] >= 0x80 { value = value.trimmingWhitespace() }
+        return value.isEmpty ? nil : value
+    }
+
+    private func finishItem() -> Bool {
+        guard var episode = current else { return true }
+        current = nil
+        if episode.id == nil { episode.id = episode.audioUrl }
+        // description and content:encoded carry HTML; itunes:summary is plain text by its spec.
+        let plain =
+            itemDescription.map(HTMLText.plain)
+            ?? itunesSummary.map(HTMLText.collapseWhitespace)
+            ?? contentEncoded.map(HTMLText.plain)
+        episode.summary = plain?.isEmpty == false ? plain : nil
+        result.episodes.append(episode)
+        if result.episodes.count >= limit {
+            reachedLimit = true
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,62 @@
+import Primitives
+import CSystem
+import Glibc
+
+/// One client connection: the HTTP/1.1 state machine. Owned and touched only by
+/// its event loop's thread.
+final class Connection {
+    enum Phase {
+        case head
+        case body(remaining: Int)
+        case chunked(ChunkedDecoder)
+        case awaitingHandler
+    }
+
+    enum DeadlineKind {
+        case idle, readingRequest, writing, none
+    }
+
+    let fd: Int32
+    let id: UInt64
+    var phase = Phase.head
+    var parser: RequestHeadParser
+    /// The request being read or handled.
+    var current: RequestHead?
+    var startedAt: Double = 0
+    /// Route pattern of the request awaiting its handler (for the record).
+    var route = ""
+    /// Unparsed bytes kept between reads (empty for idle connections: they own no buffer).
+    var pending: [UInt8] = []
+    var output = OutputQueue()
+    var closeAfterWrite = false
+    var peerClosed = false
+    var registeredEvents: UInt32 = 0
+    var deadline: Double
+    var deadlineKind = DeadlineKind.readingRequest
+    /// The peer's address as accepted (nil when not IP); formatted only when someone asks.
+    var peer: IPAddress?
+    /// Responses written; every 16th, the loop checks which CPU the connection's packets arrive on.
+    var served = 0
+    /// The deferred handler working on the current request; cancelled if the client goes.
+    var handler: Task<Void, Never>?
+
+    init(fd: Int32, id: UInt64, limits: ParseLimits, now: Double, headerTimeout: Double) {
+        self.fd = fd
+        self.id = id
+        self.parser = RequestHeadParser(limits: limits)
+        self.deadline = now + headerTimeout
+    }
+
+    var awaiting: Bool {
+        if case .awaitingHandler = phase { return true }
+        return false
+    }
+
+    var unsentBytes: Int { output.pendingBytes }
+
+    /// Between requests with nothing buffered either way: safe to close when draining.
+    var isIdle: Bool {
+        if case .head = phase, pending.isEmpty, unsentBytes == 0 { return true }
+        return false
+    }
+}

@@ -1,0 +1,79 @@
+import Primitives
+
+/// HTTP versions the server speaks.
+public enum HTTPVersion: Sendable, Equatable {
+    case http10
+    case http11
+}
+
+/// One parsed request. Built by `RequestParser`; handlers only read it.
+public struct Request: Sendable {
+    public let method: String
+    /// The request-target as sent (origin-form, or the path of an absolute-form).
+    public let target: String
+    /// Path part of the target, still percent-encoded (escapes already validated).
+    public let rawPath: Substring
+    /// Query part without the `?`, still encoded (escapes already validated).
+    public let rawQuery: Substring?
+    public let version: HTTPVersion
+    public let headers: RequestHeaders
+    public internal(set) var body: [UInt8]
+    /// Values captured by `:name` segments of the matched route.
+    public internal(set) var pathParameters: [String: String] = [:]
+    /// `X-Request-ID` from the client when valid, otherwise generated.
+    public internal(set) var requestID: String = ""
+    /// The W3C trace this request belongs to and its span here (see `TraceContext`).
+    public internal(set) var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
+    /// The address of the connection's peer (a proxy, when there is one); nil for
+    /// in-process requests. A compact value: nothing is parsed or formatted here.
+    public internal(set) var peer: IPAddress?
+    /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3). Worked out
+    /// once here: both the handler (to pick the validator) and the writer ask.
+    public let acceptsGzip: Bool
+
+    init(method: String, target: String, version: HTTPVersion, headers: RequestHeaders, body: [UInt8] = []) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.acceptsGzip = headers.withFirstValue("accept-encoding", AcceptEncoding.acceptsGzip) ?? false
+        // By byte over contiguous storage: a Character search walks grapheme clusters, and even
+        // the UTF-8 view's iterator costs tens of instructions a byte.
+        let utf8 = target.utf8
+        let offset =
+            utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
+            ?? utf8.firstIndex(of: UInt8(ascii: "?")).map { utf8.distance(from: utf8.startIndex, to: $0) }
+        if let offset {
+            let q = utf8.index(utf8.startIndex, offsetBy: offset)
+            rawPath = target[..<q]
+            rawQuery = target[utf8.index(after: q)...]
+        } else {
+            rawPath = target[...]
+            rawQuery = nil
+        }
+    }
+
+    /// Builds a request directly (tests and in-process callers).
+    public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = [], peer: IPAddress? = nil) -> Request {
+        var request = Request(method: method, target: target, version: .http11, headers: RequestHeaders(headers), body: body)
+        request.peer = peer
+        return request
+    }
+
+    /// Query items in order, `+` decoded as space, repeated keys kept.
+    public var queryItems: [(name: String, value: String)] {
+        guard let rawQuery, !rawQuery.isEmpty else { return [] }
+        return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            if let eq = pair.firstIndex(of: "=") {
+                return (PercentCoding.decodeQueryComponent(pair[..<eq]), PercentCoding.decodeQueryComponent(pair[pair.index(after: eq)...]))
+            }
+            return (PercentCoding.decodeQueryComponent(pair), "")
+        }
+    }
+
+    /// The first value for a query parameter.
+    public func query(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+}
