@@ -9,8 +9,8 @@ an expectation is not met:
   2 one shared rate budget (60/min: burst 10) for 60 distinct searches across replicas;
   3 Redis killed (-9) under mixed load and restarted empty: no 5xx, reconnect within 3 s,
     L2 writes resume;
-  4 Redis stopped (SIGSTOP) for 3 s: no miss slower than the healthy miss time plus
-    2 x REDIS_TIMEOUT_MS + 10 ms;
+  4 Redis stopped (SIGSTOP) for 3 s: no miss slower than the slowest healthy miss at the
+    same concurrency plus 2 x REDIS_TIMEOUT_MS + 10 ms;
   5 Redis down the whole run: each replica keeps to limit / RATE_LIMIT_FALLBACK_REPLICAS;
   6 the replica holding a fetch lock killed mid-fetch: another replica answers within
     UPSTREAM_TIMEOUT_MS + 0.5 s;
@@ -789,8 +789,9 @@ def s4_redis_stopped(c, s):
             t.start()
         return ts, out
 
-    # Healthy Redis: the miss time (Redis lookups, lock, budget, upstream fetch, render).
-    ts, healthy = miss_batch("healthy", 3.0, threads=1)
+    # Healthy Redis: the miss time (Redis lookups, lock, budget, upstream fetch, render), at
+    # the same concurrency as the stopped phase, so the bound compares like with like.
+    ts, healthy = miss_batch("healthy", 3.0)
     for t in ts:
         t.join()
     redis = c.procs["redis"]
@@ -824,7 +825,10 @@ def s4_redis_stopped(c, s):
     if not healthy_ms:
         s.check("healthy MISS requests measured", 0, False, "> 0")
         return
-    base = statistics.median(healthy_ms)
+    # The slowest healthy miss is the bound's base: the stopped phase has more misses than a
+    # median can speak for, and a busy machine's worst scheduling delay is in both phases.
+    base = max(healthy_ms)
+    median = statistics.median(healthy_ms)
     base_client = statistics.median(r.ms for _, _, r in healthy if r.status == 200)
     limit = base + 2 * REDIS_TIMEOUT_MS + 10
     during = [(rid, p, r) for rid, p, r in stopped]
@@ -832,7 +836,8 @@ def s4_redis_stopped(c, s):
     missing = [rid for ms, rid, _, _ in measured if ms is None]
     worst = max((m for m in measured if m[0] is not None), key=lambda m: m[0], default=None)
     slow = [m for m in measured if m[0] is not None and m[0] > limit]
-    s.note(f"healthy misses: {len(healthy_ms)}, median {base:.1f} ms server-side (access log duration_ms), {base_client:.1f} ms client-side")
+    s.note(f"healthy misses (3 threads): {len(healthy_ms)}, median {median:.1f} ms / slowest {base:.1f} ms server-side "
+           f"(access log duration_ms), median {base_client:.1f} ms client-side")
     s.check(f"slowest of {len(during)} misses while Redis was SIGSTOPped for {resumed - paused:.1f} s "
             f"(server-side duration_ms)", f"{worst[0]:.1f} ms ({worst[2]})" if worst else "-",
             not slow and not missing and during, f"<= {base:.1f} + 2 x {REDIS_TIMEOUT_MS} + 10 = {limit:.1f} ms")
@@ -1464,6 +1469,11 @@ def main():
             log(f"      ..   {n}")
     passed = sum(s.passed for s in results)
     failed = len(results) - passed
+    # The failed checks again, last: a CI log cut to its tail still names them.
+    for s in results:
+        for label, value, ok, expect in s.checks:
+            if not ok:
+                log(f"scaleout: FAIL [{s.number}] {label}: {value}   (expected {expect})")
     log(f"scaleout: {passed} passed, {failed} failed ({total:.0f} s)")
     if failed == 0:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -19,6 +19,8 @@ public final class RedisConnection: Sendable {
         /// Lua scripts loaded (SCRIPT LOAD) on every connect; run with `script(_:keys:args:)`.
         public var scripts: [String] = []
         public var maxQueued = 10_000
+        /// The most one reply may take on the wire; a larger one drops the connection.
+        public var maxReplyBytes = 8 << 20
         /// Sentinels that know the primary of `masterName`; empty: connect to `endpoint` itself.
         /// With them, only `endpoint`'s credentials and database are used.
         public var sentinels: [RedisAddress] = []
@@ -245,7 +247,7 @@ public final class RedisConnection: Sendable {
         var movedReason: String?
         for (i, p) in sent.enumerated() {
             var raw: UnsafeMutableRawPointer?
-            if redisGetReply(c, &raw) != REDIS_OK || raw == nil {
+            if chiredis_get_reply(c, &raw, settings.maxReplyBytes) != REDIS_OK || raw == nil {
                 let timedOut = c.pointee.err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK)
                 for q in sent[i...] { q.reply(.failure(timedOut ? .timeout : .unavailable)) }
                 return timedOut ? "command timed out" : "connection lost"
@@ -329,7 +331,7 @@ public final class RedisConnection: Sendable {
         }
         for command in setup {
             var raw: UnsafeMutableRawPointer?
-            guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else {
+            guard chiredis_get_reply(c, &raw, Self.setupReplyBytes) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else {
                 let reason = Self.errorText(c)
                 redisFree(c)
                 return .failure(ConnectFailure(reason: reason))
@@ -357,7 +359,7 @@ public final class RedisConnection: Sendable {
     private static func evictionPolicy(_ c: UnsafeMutablePointer<redisContext>) -> String? {
         guard append(["CONFIG", "GET", "maxmemory-policy"].map { Array($0.utf8) }, to: c) else { return nil }
         var raw: UnsafeMutableRawPointer?
-        guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else { return nil }
+        guard chiredis_get_reply(c, &raw, Self.setupReplyBytes) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else { return nil }
         let value = RedisValue(reply: reply)
         freeReplyObject(raw)
         guard let fields = value.elements, fields.count == 2, let policy = fields[1].bytes else { return nil }
@@ -379,7 +381,7 @@ public final class RedisConnection: Sendable {
             for command in commands {
                 guard Self.append(command.map { Array($0.utf8) }, to: c) else { break }
                 var raw: UnsafeMutableRawPointer?
-                guard redisGetReply(c, &raw) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else { break }
+                guard chiredis_get_reply(c, &raw, Self.setupReplyBytes) == REDIS_OK, let reply = raw?.assumingMemoryBound(to: redisReply.self) else { break }
                 answer = RedisValue(reply: reply)
                 freeReplyObject(raw)
                 if case .error = answer { break }
@@ -423,6 +425,9 @@ public final class RedisConnection: Sendable {
     }
 
     static func now() -> Double { NativeThread.monotonicSeconds() }
+
+    /// Replies to the connection's own setup, sentinel and policy questions are short.
+    static let setupReplyBytes = 64 << 10
 }
 
 /// A continuation resumed exactly once, by the reply or by the caller's timer, whichever

@@ -7,6 +7,8 @@ import Upstream
 public final class RedisRateBudget: SharedRateBudget {
     private let redis: RedisConnection
     private let prefix: String
+    /// The longest wait a reply may name (one emission interval, at most an hour).
+    static let maxWaitMs = 3_600_000
 
     public init(connection: RedisConnection, prefix: String = "feedproxy") {
         redis = connection
@@ -22,8 +24,13 @@ public final class RedisRateBudget: SharedRateBudget {
         guard case .success(let value) = reply, let fields = value.elements, fields.count == 2,
             let granted = fields[0].int, let retryMs = fields[1].int
         else { return nil }
-        // A wait past an hour is no GCRA state this replica wrote: read as unavailable.
-        guard (0...3_600_000).contains(retryMs) else { return nil }
-        return RateDecision(granted: granted == 1, retryAfter: Double(retryMs) / 1000)
+        // Validated like network input: the script answers {1, 0} or {0, wait} with the wait
+        // in 1 ms...one interval. Anything else (a {0, 0} would make every miss ask again at
+        // once, spinning until its deadline) is no reply this code wrote: read as unavailable.
+        switch (granted, retryMs) {
+        case (1, 0): return RateDecision(granted: true, retryAfter: 0)
+        case (0, 1...min(interval, Self.maxWaitMs)): return RateDecision(granted: false, retryAfter: Double(retryMs) / 1000)
+        default: return nil
+        }
     }
 }

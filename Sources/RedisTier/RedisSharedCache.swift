@@ -1,6 +1,7 @@
 import Glibc
 import Primitives
 import ResponseCache
+import Upstream
 
 /// The shared response tier (L2) in Redis. Each entry is a hash (stored time on Redis'
 /// clock, status, policy, body, gzip) that Redis expires itself after TTL plus the
@@ -9,10 +10,14 @@ import ResponseCache
 public final class RedisSharedCache: SharedCacheTier {
     private let redis: RedisConnection
     private let prefix: String
+    private let failureCodes: Set<String>
 
-    public init(connection: RedisConnection, prefix keyPrefix: String = "feedproxy", fingerprint: String) {
+    /// `failureCodes`: the codes a failure marker may carry (those this service writes); a
+    /// marker naming any other reads as none, so Redis cannot invent metrics labels.
+    public init(connection: RedisConnection, prefix keyPrefix: String = "feedproxy", fingerprint: String, failureCodes: Set<String> = UpstreamError.codes) {
         redis = connection
         prefix = "\(keyPrefix):\(fingerprint):"
+        self.failureCodes = failureCodes
     }
 
     public func get(_ key: String) async -> SharedLookup {
@@ -71,7 +76,7 @@ public final class RedisSharedCache: SharedCacheTier {
         let reply = await redis.script(
             RedisScripts.probeIndex, keys: [Array((prefix + "c:" + key).utf8), Array((prefix + "e:" + key).utf8)], args: [], operation: "probe")
         guard case .success(let value) = reply, let f = value.elements, f.count == 5, let now = f[0].int, now >= 0 else { return .unavailable }
-        if let marker = f[3].bytes, let failure = Self.failure(marker) { return .failed(failure) }
+        if let marker = f[3].bytes, let failure = Self.failure(marker, codes: failureCodes) { return .failed(failure) }
         guard let stored = f[1].int, stored >= 0, stored <= now, let policyText = f[2].bytes, policyText.count <= 128,
             let policy = Self.policy(String(decoding: policyText, as: UTF8.self)), let statusText = f[4].bytes,
             let status = Int(String(decoding: statusText, as: UTF8.self)), Self.storable(status)
@@ -90,12 +95,12 @@ public final class RedisSharedCache: SharedCacheTier {
     }
 
     /// A failure marker as `markFailed` wrote it; anything else reads as none.
-    static func failure(_ bytes: [UInt8]) -> SharedFailure? {
+    static func failure(_ bytes: [UInt8], codes: Set<String>) -> SharedFailure? {
         guard bytes.count <= 1024 else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         if text == "too_large" { return .tooLarge }
         let parts = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let status = Int(parts[0]), (400...599).contains(status), !parts[1].isEmpty else { return nil }
+        guard parts.count == 3, let status = Int(parts[0]), (400...599).contains(status), codes.contains(String(parts[1])) else { return nil }
         return .error(ClientError(status: status, code: String(parts[1]), message: String(parts[2])))
     }
 

@@ -44,7 +44,7 @@ public final class CachedResponse: Sendable {
         var text = "Cache-Control: \(cacheControl)\r\n"
         if let etag { text += "ETag: \(etag)\r\n" }
         if let link { text += "Link: \(link)\r\n" }
-        return Array((text + "Content-Type: application/json; charset=utf-8\r\n").utf8)
+        return Array((text + "Content-Type: \(MediaType.json)\r\n").utf8)
     }
 
     /// Whole seconds for a header, never trapping: RFC 9111 §1.2.2 caps delta-seconds at

@@ -1,5 +1,3 @@
-import Primitives
-
 /// How long an entry is fresh, and the RFC 5861 windows after that.
 public struct FreshnessPolicy: Sendable, Equatable {
     public var ttl: Double

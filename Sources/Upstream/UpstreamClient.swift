@@ -42,23 +42,6 @@ public final class UpstreamClient: Sendable {
         queues = sources.mapValues { FairQueue(source: $0, settings: settings, clock: clock) }
     }
 
-    /// The client a request is made for; its upstream waits are queued fairly under this key.
-    /// Set by the caller around `send` (nil: background work, which never waits).
-    @TaskLocal public static var requester: ClientKey?
-
-    /// The trace the request belongs to (W3C Trace Context): every upstream attempt carries
-    /// its trace id with a new parent id. nil (background refresh): each attempt starts a trace.
-    @TaskLocal public static var trace: TraceContext?
-
-    /// Set by callers whose answer is shared and cached: once a request has left (its
-    /// token spent), it completes even if the caller is cancelled, so the answer is kept.
-    /// Cancellation still takes it out of the queue before that. Off: cancellation aborts.
-    @TaskLocal public static var completesOnceSent = false
-
-    /// When the caller's whole answer is due (this client's clock): every upstream call made
-    /// for it, queue waits included, fits before it. nil: each call has its own full budget.
-    @TaskLocal public static var deadline: Double?
-
     /// The default time budget of one request, in seconds.
     public var budgetSeconds: Double { Double(configuration.timeoutMs) / 1000 }
 
@@ -95,7 +78,8 @@ public final class UpstreamClient: Sendable {
         let breaker = breaker(for: request)
         var budgetMs = request.timeoutSeconds.map(Saturating.milliseconds) ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
         let start = clock()
-        if let deadline = Self.deadline {
+        let context = UpstreamRequestContext.current
+        if let deadline = context.deadline {
             budgetMs = min(budgetMs, Saturating.milliseconds(deadline - start))
             guard budgetMs > 0 else { throw .timeout }
         }
@@ -112,7 +96,7 @@ public final class UpstreamClient: Sendable {
             if let queue = queues[request.upstream] {
                 let leftMs = budgetMs - Saturating.milliseconds(now - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
-                switch await queue.acquire(client: Self.requester, maxWait: maxWait, lane: request.supersedeLane) {
+                switch await queue.acquire(client: context.requester, maxWait: maxWait, lane: request.supersedeLane) {
                 case .granted(let waited):
                     if waited > 0 { sent = clock() }
                 case .rejected(let reason, let retryAfter):
@@ -137,9 +121,9 @@ public final class UpstreamClient: Sendable {
                 sent = clock()
             }
             let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
-            let traced = Self.traced(request), timeoutMs = max(remainingMs, 1)
+            let traced = Self.traced(request, in: context.trace), timeoutMs = max(remainingMs, 1)
             let result: Result<UpstreamResponse, UpstreamError>
-            if Self.completesOnceSent {
+            if context.completesOnceSent {
                 // Not a child task: the caller's cancellation does not reach the transfer.
                 result = await Task { await self.attemptOnce(traced, timeoutMs: timeoutMs) }.value
             } else {
@@ -165,9 +149,9 @@ public final class UpstreamClient: Sendable {
 
     /// The request with `traceparent` (and `tracestate`) for one attempt: the caller's trace,
     /// or a new one, with a new span id as the parent the upstream sees.
-    static func traced(_ request: UpstreamRequest) -> UpstreamRequest {
+    static func traced(_ request: UpstreamRequest, in trace: TraceContext?) -> UpstreamRequest {
         var ids = TraceIDs()
-        let trace = Self.trace ?? TraceContext(traceHigh: ids.next(), traceLow: ids.next(), spanID: 0)
+        let trace = trace ?? TraceContext(traceHigh: ids.next(), traceLow: ids.next(), spanID: 0)
         var r = request
         r.headers.removeAll { $0.0.lowercased() == "traceparent" || $0.0.lowercased() == "tracestate" }
         r.headers.append(("traceparent", trace.traceparent(parent: ids.next())))

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Primitives
 
 /// Settings for the whole client and per upstream.
 public struct UpstreamConfiguration: Sendable {

@@ -39,6 +39,14 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Every `code` this type answers: what a shared failure marker read back may name.
+    public static let codes: Set<String> = [
+        "upstream_dns_failure", "upstream_connect_failure", "upstream_tls_failure", "upstream_timeout", "upstream_http_error",
+        "upstream_body_too_large", "upstream_connection_lost", "upstream_too_many_redirects", "upstream_protocol_not_allowed",
+        "upstream_forbidden_address", "upstream_cancelled", "superseded", "upstream_rate_limited", "upstream_unavailable",
+        "upstream_invalid_request", "upstream_error",
+    ]
+
     /// A stable machine-readable code for JSON errors and metrics.
     public var code: String {
         switch self {

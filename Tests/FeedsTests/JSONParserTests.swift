@@ -98,4 +98,18 @@ import Testing
             return members.allSatisfy { m in dict[m.key].map { equal(m.value, $0) } ?? false }
         }
     }
+
+    /// A large object is looked up through a table (a `[String: T]` decodes every key it
+    /// lists: over a linear scan that was O(n²)); the first of duplicate names still wins.
+    @Test func largeObjectsDecodeByTableWithTheFirstDuplicateWinning() throws {
+        var members = (0..<20_000).map { "\"k\($0)\":\"v\($0)\"" }
+        members.append("\"k5\":\"late\"")
+        let decoded = try JSONValueDecoder.decode([String: String].self, from: Array("{\(members.joined(separator: ","))}".utf8))
+        #expect(decoded.count == 20_000)
+        #expect(decoded["k19999"] == "v19999")
+        #expect(decoded["k5"] == "v5")
+        struct Pick: Decodable { let k3: String; let k19998: String }
+        let pick = try JSONValueDecoder.decode(Pick.self, from: Array("{\(members.joined(separator: ","))}".utf8))
+        #expect(pick.k3 == "v3" && pick.k19998 == "v19998")
+    }
 }

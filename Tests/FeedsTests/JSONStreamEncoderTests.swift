@@ -59,4 +59,20 @@ import Testing
         if let array = value as? [Any] { return array.map(droppingNulls) }
         return value
     }
+
+    struct Widths: Encodable {
+        let a: Int8, b: Int16, c: Int32, d: Int64, e: UInt, f: UInt8, g: UInt16, h: UInt32, i: UInt64
+        let list: [Int8]
+        let maybe: UInt16?
+    }
+
+    /// Each integer width has its own overload: one left to the generic path came back to it
+    /// through its own `encode(to:)` and recursed until the stack ran out.
+    @Test func everyIntegerWidthIsWrittenAsANumber() throws {
+        let v = Widths(a: -8, b: -16, c: -32, d: -64, e: 1, f: 8, g: 16, h: 32, i: 64, list: [-1, 2], maybe: 7)
+        #expect(
+            String(decoding: try FeedJSON.encode(v), as: UTF8.self)
+                == #"{"a":-8,"b":-16,"c":-32,"d":-64,"e":1,"f":8,"g":16,"h":32,"i":64,"list":[-1,2],"maybe":7}"#)
+        #expect(String(decoding: try FeedJSON.encode([UInt32.max]), as: UTF8.self) == "[4294967295]")
+    }
 }

@@ -12,6 +12,9 @@ final class FakeRedis: @unchecked Sendable {
         case close
         /// Answers SCRIPT LOAD with a SHA, EVALSHA with NOSCRIPT, EVAL with :7, anything else +OK.
         case lostScripts
+        /// Answers SCRIPT LOAD with a SHA and every other command with what `reply` returns
+        /// (raw RESP): replies a real Redis running these scripts would never give.
+        case scripted(@Sendable ([String]) -> String)
     }
 
     let port: Int
@@ -78,6 +81,15 @@ final class FakeRedis: @unchecked Sendable {
                         reply = "+OK\r\n"
                     }
                     _ = reply.withCString { write(fd, $0, strlen($0)) }
+                case .scripted(let answer):
+                    let name = command.first?.uppercased() ?? ""
+                    let reply = name == "SCRIPT" ? "$40\r\n" + String(repeating: "a", count: 40) + "\r\n" : answer(command)
+                    var bytes = Array(reply.utf8)[...]
+                    while !bytes.isEmpty {
+                        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                        if n <= 0 { return }
+                        bytes = bytes.dropFirst(n)
+                    }
                 }
             }
         }

@@ -28,7 +28,7 @@ import TestSupport
         for _ in 0..<20 { _ = await other.take("t", perMinute: 120, burst: 20) }
         let client = try Self.client(c, perMinute: 120, queueWaitMs: 2000)
         let start = Date()
-        let r = try await UpstreamClient.$requester.withValue(ClientKey(high: 0, low: 1)) {
+        let r = try await UpstreamRequestContext.$current.withValue(.init(requester: ClientKey(high: 0, low: 1))) {
             try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
         }
         let waited = Date().timeIntervalSince(start)
@@ -37,7 +37,7 @@ import TestSupport
         // A wait cancelled midway spends nothing: the next token is still there for the next caller.
         for _ in 0..<5 { _ = await other.take("t", perMinute: 120, burst: 20) }
         let cancelled = Task {
-            try await UpstreamClient.$requester.withValue(ClientKey(high: 0, low: 2)) {
+            try await UpstreamRequestContext.$current.withValue(.init(requester: ClientKey(high: 0, low: 2))) {
                 try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
             }
         }

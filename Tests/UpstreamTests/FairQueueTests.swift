@@ -225,7 +225,7 @@ final class ManualTokens: TokenSource {
             guard case .rateLimited = error else { throw error }
         }
         let waiting = Task {
-            try await UpstreamClient.$requester.withValue(ClientKey(high: 0, low: 7)) { try await client.send(request).status }
+            try await UpstreamRequestContext.$current.withValue(.init(requester: ClientKey(high: 0, low: 7))) { try await client.send(request).status }
         }
         await FairQueueTests.eventually { client.queueStats().first { $0.upstream == "itunes" }?.stats.depth == 1 }
         #expect(up.requestCount == 0)

@@ -42,9 +42,9 @@ import TestSupport
             r.supersedeLane = "search"
             return r
         }()
-        let older = Task { try await UpstreamClient.$requester.withValue(FairQueueTests.key(7)) { try await client.send(request) } }
+        let older = Task { try await UpstreamRequestContext.$current.withValue(.init(requester: FairQueueTests.key(7))) { try await client.send(request) } }
         try await Task.sleep(for: .milliseconds(200))
-        let newer = Task { try await UpstreamClient.$requester.withValue(FairQueueTests.key(7)) { try await client.send(request) } }
+        let newer = Task { try await UpstreamRequestContext.$current.withValue(.init(requester: FairQueueTests.key(7))) { try await client.send(request) } }
         let result = await older.result
         if case .failure(let e) = result { #expect(e as? UpstreamError == .superseded) } else { Issue.record("expected superseded") }
         #expect(UpstreamError.superseded.clientStatus == 503 && UpstreamError.superseded.code == "superseded")
@@ -62,13 +62,13 @@ import TestSupport
         let client = try UpstreamClient(configuration: UpstreamConfiguration())
         let start = Date()
         await expectError(.timeout, within: 0.5) {
-            try await UpstreamClient.$deadline.withValue(NativeThread.monotonicSeconds() - 1) {
+            try await UpstreamRequestContext.$current.withValue(.init(deadline: NativeThread.monotonicSeconds() - 1)) {
                 try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
             }
         }
         #expect(up.requestCount == 0)
         await expectError(.timeout, within: 2) {
-            try await UpstreamClient.$deadline.withValue(NativeThread.monotonicSeconds() + 0.3) {
+            try await UpstreamRequestContext.$current.withValue(.init(deadline: NativeThread.monotonicSeconds() + 0.3)) {
                 try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=3000")))
             }
         }

@@ -10,4 +10,9 @@
 /// A blocking context loses nothing here: it is never reconnected, only replaced.
 redisContext *chiredis_connect(const char *host, int port, int connect_ms, int command_ms);
 
+/// redisGetReply with a cap: fails (REDIS_ERR_PROTOCOL) once more than `max_bytes` were
+/// read for one reply, so a hostile or broken server cannot make the reader buffer grow
+/// without end (hiredis itself has no such limit).
+int chiredis_get_reply(redisContext *c, void **reply, size_t max_bytes);
+
 #endif

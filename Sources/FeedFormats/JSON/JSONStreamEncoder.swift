@@ -174,8 +174,17 @@ package final class JSONStreamEncoder: Encoder {
         package mutating func encode(_ value: String) throws { encoder.string(value) }
         package mutating func encode(_ value: Double) throws { try encoder.number(value) }
         package mutating func encode(_ value: Float) throws { try encoder.number(Double(value)) }
+        // Every integer width spelled out: one left to the generic overload would come back
+        // here through its own `encode(to:)` and recurse until the stack ran out.
         package mutating func encode(_ value: Int) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: Int8) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: Int16) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: Int32) throws { encoder.literal(String(value)) }
         package mutating func encode(_ value: Int64) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: UInt) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: UInt8) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: UInt16) throws { encoder.literal(String(value)) }
+        package mutating func encode(_ value: UInt32) throws { encoder.literal(String(value)) }
         package mutating func encode(_ value: UInt64) throws { encoder.literal(String(value)) }
         package mutating func encode<T: Encodable>(_ value: T) throws { try encoder.write(value) }
     }

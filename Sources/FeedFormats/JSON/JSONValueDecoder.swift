@@ -60,12 +60,30 @@ package struct JSONValueDecoder: Decoder {
 
     private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         package let members: [(key: String, value: JSONValue)]
+        /// Member name → first position, for objects too large to scan per key: a
+        /// `[String: T]` decodes every key it lists, which was O(n²) over a linear scan.
+        private let index: [String: Int]?
         package var codingPath: [any CodingKey] { [] }
+
+        /// Past this many members a lookup table pays for itself.
+        static var indexedFrom: Int { 16 }
+
+        init(members: [(key: String, value: JSONValue)]) {
+            self.members = members
+            if members.count > Self.indexedFrom {
+                var index = [String: Int](minimumCapacity: members.count)
+                for (i, m) in members.enumerated() where index[m.key] == nil { index[m.key] = i }
+                self.index = index
+            } else {
+                index = nil
+            }
+        }
 
         package var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
         private func find(_ key: Key) -> JSONValue? {
             let name = key.stringValue
+            if let index { return index[name].map { members[$0].value } }
             for m in members where m.key == name { return m.value }
             return nil
         }

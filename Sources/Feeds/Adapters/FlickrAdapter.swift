@@ -4,7 +4,7 @@ import Upstream
 
 /// Flickr's public photo feed → `/photos`.
 public struct FlickrAdapter: FeedAdapter {
-    public let source = "flickr"
+    public let source = SourceName.flickr
     let feedURL: String
 
     static let languages = ["de-de", "en-us", "es-us", "fr-fr", "it-it", "ko-kr", "pt-br", "zh-hk"]
@@ -84,7 +84,7 @@ public struct FlickrAdapter: FeedAdapter {
 
     public static func normalise(_ body: [UInt8], limit: Int) throws(ClientError) -> FeedEnvelope<Photo> {
         let repaired = JSONRepair.fixInvalidEscapes(JSONRepair.stripJSONP(body))
-        let feed = try FeedJSON.decode(Feed.self, from: repaired, source: "flickr")
+        let feed = try FeedJSON.decode(Feed.self, from: repaired, source: SourceName.flickr)
         let photos = feed.items.prefix(limit).map { item in
             Photo(
                 id: item.link.flatMap(lastPathSegment),
@@ -100,7 +100,7 @@ public struct FlickrAdapter: FeedAdapter {
                 taken: Timestamp.iso8601UTC(item.date_taken),
                 description: item.description)
         }
-        return FeedEnvelope(source: "flickr", title: feed.title, updated: Timestamp.iso8601UTC(feed.modified), items: Array(photos), page: nil)
+        return FeedEnvelope(source: SourceName.flickr, title: feed.title, updated: Timestamp.iso8601UTC(feed.modified), items: Array(photos), page: nil)
     }
 
     static func lastPathSegment(_ link: String) -> String? {

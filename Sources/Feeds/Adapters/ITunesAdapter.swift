@@ -4,7 +4,7 @@ import Upstream
 
 /// iTunes Search (podcasts) → `/podcasts?term=`.
 public struct ITunesAdapter: FeedAdapter {
-    public let source = "itunes"
+    public let source = SourceName.itunes
     let searchURL: String
     /// Shorter terms are refused (`PODCAST_MIN_TERM_CHARS`): keystroke noise, not searches.
     let minTermLength: Int
@@ -76,12 +76,12 @@ public struct ITunesAdapter: FeedAdapter {
     /// Decodes by body, not by content type (iTunes says `text/javascript` and
     /// prefixes newlines, which JSONDecoder skips as whitespace).
     public static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Podcast> {
-        FeedEnvelope(source: "itunes", title: nil, updated: nil, items: try podcasts(body), page: nil)
+        FeedEnvelope(source: SourceName.itunes, title: nil, updated: nil, items: try podcasts(body), page: nil)
     }
 
     /// The podcasts of a search or lookup answer (both have this shape).
     static func podcasts(_ body: [UInt8]) throws(ClientError) -> [Podcast] {
-        let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: "itunes")
+        let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
         return response.results.elements.compactMap { r -> Podcast? in
             guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }
             return Podcast(

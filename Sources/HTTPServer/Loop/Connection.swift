@@ -13,7 +13,7 @@ final class Connection {
     }
 
     enum DeadlineKind {
-        case idle, readingRequest, writing, none
+        case idle, readingRequest, readingBody, writing, none
     }
 
     let fd: Int32

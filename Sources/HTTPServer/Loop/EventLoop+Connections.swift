@@ -79,10 +79,14 @@ extension EventLoop {
     /// Parses what is buffered in `pending` (after more bytes came, or a handler finished).
     func resumePending(_ conn: Connection) {
         guard !conn.pending.isEmpty, !conn.closeAfterWrite else { return }
-        let all = conn.pending
+        // Moved out (no copy), and moved back when nothing was used: a head arriving a byte
+        // at a time is not copied whole on every read.
+        var all = conn.pending
         conn.pending = []
         let used = all.withUnsafeBufferPointer { process(conn, $0) }
-        if used < all.count && !conn.closeAfterWrite { conn.pending.append(contentsOf: all[used...]) }
+        guard used < all.count, !conn.closeAfterWrite else { return }
+        if used > 0 { all.removeSubrange(0..<used) }
+        if conn.pending.isEmpty { conn.pending = all } else { conn.pending.append(contentsOf: all) }
     }
 
     func wantsRead(_ conn: Connection) -> Bool {
@@ -119,10 +123,13 @@ extension EventLoop {
                     if expectContinue { conn.output.append(literal: "HTTP/1.1 100 Continue\r\n\r\n") }
                     switch framing {
                     case .none: dispatch(conn)
-                    case .length(let n): conn.phase = .body(remaining: n)
+                    case .length(let n):
+                        conn.phase = .body(remaining: n)
+                        startBodyDeadline(conn)
                     case .chunked:
                         let limits = context.configuration.limits
                         conn.phase = .chunked(ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes))
+                        startBodyDeadline(conn)
                     }
                 }
             case .body(let remaining):
@@ -131,9 +138,9 @@ extension EventLoop {
                 offset += take
                 if take == remaining { dispatch(conn) } else { conn.phase = .body(remaining: remaining - take) }
             case .chunked(var decoder):
-                var body = conn.current?.request.body ?? []
-                let (used, outcome) = decoder.decode(rest, into: &body)
-                conn.current?.request.body = body
+                // Decoded into the request's own buffer, in place: copying the body out and
+                // back on every read made a body trickled in small segments cost O(n²).
+                guard let (used, outcome) = conn.current?.appendingBody({ decoder.decode(rest, into: &$0) }) else { return bytes.count }
                 offset += used
                 switch outcome {
                 case .needMore: conn.phase = .chunked(decoder)
@@ -149,18 +156,31 @@ extension EventLoop {
         return offset
     }
 
+    /// The body has its own deadline from the end of the head, whatever it sends meanwhile:
+    /// a body trickled a byte at a time cannot hold a connection and its buffer for ever.
+    private func startBodyDeadline(_ conn: Connection) {
+        conn.deadlineKind = .readingBody
+        conn.deadline = wakeTime + context.configuration.bodyTimeout
+    }
+
     /// A request that broke the protocol: answer its error, then close (the framing can't be trusted).
-    private func reject(_ conn: Connection, _ error: ClientError) {
+    func reject(_ conn: Connection, _ error: ClientError) {
         let version = conn.current?.request.version ?? .http11
+        // The client's own id when a head was parsed (a body that failed), else a new one.
+        var requestID = context.generatedRequestID()
+        if var request = conn.current?.request {
+            context.assignRequestID(&request)
+            requestID = request.requestID
+        }
         let sent = writer.append(
-            Response.error(error), requestID: "", gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
+            Response.error(error), requestID: requestID, gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
             into: &conn.output)
         conn.closeAfterWrite = true
         conn.phase = .head
         conn.current = nil
         context.observer.requestCompleted(
             RequestRecord(
-                method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: "", logFields: [], loop: index
+                method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: requestID, logFields: [], loop: index
             ))
     }
 
@@ -206,7 +226,7 @@ extension EventLoop {
             RequestRecord(
                 method: request.method, target: request.target, route: route, status: response.status,
                 bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields, loop: index,
-                peer: request.peer, requestHeaders: request.headers, trace: request.trace))
+                peer: request.peer, client: response.client, requestHeaders: request.headers, trace: request.trace))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).
@@ -227,7 +247,7 @@ extension EventLoop {
                 closeConnection(conn)
                 return
             }
-            if !conn.awaiting && conn.pending.isEmpty {
+            if case .head = conn.phase, conn.pending.isEmpty {
                 conn.deadlineKind = .idle
                 conn.deadline = wakeTime + context.configuration.idleTimeout
                 if !loopByCPU.isEmpty && conn.served & 15 == 1 && conn.isIdle && followIncomingCPU(conn) { return }
@@ -286,7 +306,13 @@ extension EventLoop {
             _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
         }
         for conn in connections.values where conn.deadlineKind != .none && now >= conn.deadline {
-            closeConnection(conn)
+            if conn.deadlineKind == .readingBody {
+                // A head was answered-to-be: tell the client why (408), then close.
+                reject(conn, .requestTimeout)
+                flush(conn)
+            } else {
+                closeConnection(conn)
+            }
         }
     }
 }

@@ -215,11 +215,14 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Past the connection limit: a short 503 and close, never a crash or a hang.
+    /// Past the connection limit: the one JSON error shape (request id, `no-store`,
+    /// `Retry-After`), sent once without waiting, then close: never a crash or a hang.
     private func refuse(_ fd: Int32) {
-        let body = "{\"error\":{\"status\":503,\"code\":\"too_many_connections\",\"message\":\"server is at its connection limit\"}}"
-        let msg = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        _ = msg.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var out = OutputQueue()
+        _ = writer.append(
+            .error(.tooManyConnections), requestID: context.generatedRequestID(), gzip: false, headOnly: false, keepAlive: false, version: .http11,
+            date: dateCache.current(), into: &out)
+        _ = out.send(to: fd)
         close(fd)
     }
 }

@@ -15,6 +15,8 @@ public struct RequestRecord: Sendable {
     public let loop: Int
     /// The connection's peer (nil when unknown); the access log formats it.
     public var peer: IPAddress? = nil
+    /// The client as the handler resolved it (`Response.client`); nil when it did not.
+    public var client: IPAddress? = nil
     /// The request's header fields (shared, not copied), for observers that need one.
     public var requestHeaders = RequestHeaders()
     /// The request's trace (all zero for a request that could not be parsed).

@@ -19,6 +19,9 @@ public struct Response: Sendable {
     public var constantHeaders: [UInt8]
     /// `Age` in seconds (RFC 9111 §5.1), written from the number: a cache hit makes no String for it.
     public var age: Int?
+    /// Who the application resolved the client to, when it did (a miss): the access log
+    /// takes it from here instead of resolving it a second time.
+    public var client: IPAddress? = nil
 
     /// Every field at once, inlinable: a cache hit's response is built in place in the
     /// caller's storage (an opaque init here cost a copy and a destroy of the whole value).
@@ -40,7 +43,7 @@ public struct Response: Sendable {
     /// A JSON response from already-encoded bytes.
     public static func json(_ body: [UInt8], status: Int = 200, gzipped: [UInt8]? = nil) -> Response {
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json; charset=utf-8")
+        headers.add("Content-Type", MediaType.json)
         return Response(status: status, headers: headers, body: body, gzippedBody: gzipped, compressible: true)
     }
 
@@ -50,6 +53,11 @@ public struct Response: Sendable {
         r.compressible = false
         // 404 and 405 are cacheable by heuristic (RFC 9110 §15.1); no error should outlive its cause.
         r.headers.add("Cache-Control", "no-store")
+        // Every refusal says when to come back (RFC 9110 §10.2.3), so clients and front
+        // proxies back off instead of retrying at once.
+        if error.status == 429 || error.status == 503 {
+            r.headers.add("Retry-After", String(Saturating.retryAfterSeconds(error.retryAfter ?? 1)))
+        }
         return r
     }
 

@@ -1,7 +1,9 @@
 import Primitives
 
 /// Incremental decoder for `Transfer-Encoding: chunked` request bodies (RFC 9112 §7.1).
-/// Strict: hex sizes only, CRLF everywhere, bounded size, extensions and trailers skipped.
+/// Strict: hex sizes only, CRLF everywhere, bounded size, extensions and trailers skipped
+/// but bounded too (every byte of the framing counts against a limit, so a client cannot
+/// keep the loop reading without end).
 struct ChunkedDecoder {
     enum Outcome: Equatable {
         case needMore
@@ -25,7 +27,13 @@ struct ChunkedDecoder {
     private var state = State.size(digits: 0)
     private var chunkSize = 0
     private var trailerBytes = 0
+    private var lineExtensionBytes = 0
+    private var extensionBytes = 0
     let maxBody: Int
+    /// One chunk line's extension, and all of them in one body (RFC 9112 §7.1.1 defines
+    /// none a server must read; real clients send none).
+    static let maxLineExtensionBytes = 1024
+    static let maxExtensionBytes = 16 * 1024
     let maxTrailerBytes: Int
 
     init(maxBody: Int, maxTrailerBytes: Int) {
@@ -47,6 +55,7 @@ struct ChunkedDecoder {
                     chunkSize = chunkSize << 4 | Int(v)
                     state = .size(digits: digits + 1)
                 } else if digits > 0 && b == UInt8(ascii: ";") {
+                    lineExtensionBytes = 0
                     state = .extensionBytes
                 } else if digits > 0 && b == cr {
                     state = .sizeLF
@@ -55,6 +64,11 @@ struct ChunkedDecoder {
                 }
                 i += 1
             case .extensionBytes:
+                lineExtensionBytes += 1
+                extensionBytes += 1
+                guard lineExtensionBytes <= Self.maxLineExtensionBytes, extensionBytes <= Self.maxExtensionBytes else {
+                    return fail("chunk extension too long")
+                }
                 if b == cr { state = .sizeLF } else if b < 0x20 && b != 0x09 || b == 0x7F { return fail("invalid chunk extension") }
                 i += 1
             case .sizeLF:

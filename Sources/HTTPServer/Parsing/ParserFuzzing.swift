@@ -43,8 +43,13 @@ public enum ParserFuzzing {
                     guard offset + n <= bytes.count else { return requests }
                     offset += n
                 case .chunked:
+                    let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
                     var decoder = ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
-                    let (used, outcome) = decoder.decode(UnsafeBufferPointer(rebasing: bytes[offset...]), into: &head.request.body)
+                    let (used, outcome) = decoder.decode(rest, into: &head.request.body)
+                    // The same body in reads of an input-chosen size, as a trickling client
+                    // sends it, must decode to the same bytes and the same verdict.
+                    let (piecewiseUsed, piecewise, body) = decodeInPieces(rest, step: split % 13 + 1, limits: limits)
+                    precondition(piecewise == outcome && piecewiseUsed == used && body == head.request.body, "chunked decoding depends on how the body was split")
                     guard outcome == .done else { return requests }
                     offset += used
                 }
@@ -52,5 +57,18 @@ public enum ParserFuzzing {
             }
         }
         return requests
+    }
+
+    /// Feeds `bytes` to a fresh decoder `step` bytes at a time, as a connection's reads would.
+    static func decodeInPieces(_ bytes: UnsafeBufferPointer<UInt8>, step: Int, limits: ParseLimits) -> (Int, ChunkedDecoder.Outcome, [UInt8]) {
+        var decoder = ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
+        var body: [UInt8] = []
+        var offset = 0
+        while true {
+            let end = min(offset + step, bytes.count)
+            let (used, outcome) = decoder.decode(UnsafeBufferPointer(rebasing: bytes[offset..<end]), into: &body)
+            offset += used
+            if outcome != .needMore || end == bytes.count { return (offset, outcome, body) }
+        }
     }
 }

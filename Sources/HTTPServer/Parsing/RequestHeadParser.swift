@@ -14,6 +14,9 @@ struct RequestHead {
     var framing: BodyFraming
     var keepAlive: Bool
     var expectContinue: Bool
+
+    /// Lends the body buffer for appending in place (no copy out and back per read).
+    mutating func appendingBody<R>(_ append: (inout [UInt8]) -> R) -> R { append(&request.body) }
 }
 
 enum HeadParseResult {

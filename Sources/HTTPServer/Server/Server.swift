@@ -12,9 +12,10 @@ public final class Server: Sendable {
     private let placed = Locked<CPUPlacement?>(nil)
 
     public init(
-        configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver(), statistics: ServerStatistics = ServerStatistics()
+        configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver(), statistics: ServerStatistics = ServerStatistics(),
+        shutdown: ShutdownPhase = ShutdownPhase()
     ) {
-        context = ServerContext(configuration: configuration, router: router, observer: observer, statistics: statistics)
+        context = ServerContext(configuration: configuration, router: router, observer: observer, statistics: statistics, shutdown: shutdown)
     }
 
     /// Connection counts, as handed in (or made) at init.
@@ -80,7 +81,7 @@ public final class Server: Sendable {
     /// Stops accepting, finishes in-flight requests (up to the drain timeout),
     /// closes idle connections, and returns once every loop has exited.
     public func shutdown() {
-        context.beginDraining()
+        context.shutdown.beginDraining()
         let all = loops.withLock { $0 }
         for loop in all { loop.wake() }
         while finished.withLock({ $0 }) < all.count {

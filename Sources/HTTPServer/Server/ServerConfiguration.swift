@@ -10,6 +10,8 @@ public struct ServerConfiguration: Sendable {
     /// the loop of the CPU its SYN arrived on (see `CPUPlacement`).
     public var cpuAffinity = true
     public var headerTimeout: Double = 10
+    /// Seconds from the end of a head to the end of its body.
+    public var bodyTimeout: Double = 10
     public var idleTimeout: Double = 60
     public var writeTimeout: Double = 30
     public var drainTimeout: Double = 10

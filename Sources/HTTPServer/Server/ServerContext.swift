@@ -1,23 +1,26 @@
 import Synchronization
 
-/// State shared by all event loops: configuration, routes, counters, drain flag.
+/// State shared by all event loops: configuration, routes, counters, the shutdown phase.
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let observer: any ServerObserver
     let statistics: ServerStatistics
-    private let draining = Atomic<Bool>(false)
+    let shutdown: ShutdownPhase
     private let requestIDs = RequestIDGenerator()
 
-    init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver, statistics: ServerStatistics) {
+    init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver, statistics: ServerStatistics, shutdown: ShutdownPhase) {
         self.statistics = statistics
+        self.shutdown = shutdown
         self.configuration = configuration
         self.router = router
         self.observer = observer
     }
 
-    var isDraining: Bool { draining.load(ordering: .relaxed) }
-    func beginDraining() { draining.store(true, ordering: .relaxed) }
+    var isDraining: Bool { shutdown.isDraining }
+
+    /// An id for an answer given before (or without) a parsed request: refusals and rejections.
+    func generatedRequestID() -> String { requestIDs.next() }
 
     func assignRequestID(_ request: inout Request) {
         if let given = request.headers["x-request-id"], RequestIDGenerator.isValid(given) {

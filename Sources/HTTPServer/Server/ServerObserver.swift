@@ -1,5 +1,3 @@
-import Primitives
-
 /// Receives events from the server; called on event-loop threads, so keep it cheap.
 public protocol ServerObserver: Sendable {
     func requestCompleted(_ record: RequestRecord)

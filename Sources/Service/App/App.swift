@@ -10,7 +10,7 @@ public final class App: Sendable {
     public let configuration: Configuration
     public let logger: Logger
     private let server: Server
-    private let draining = Draining()
+    private let shutdownPhase = ShutdownPhase()
     private let redis: RedisConnection?
 
     public init(configuration c: Configuration) throws {
@@ -22,7 +22,7 @@ public final class App: Sendable {
         redis = services.redis
 
         let statistics = ServerStatistics()
-        let operational = OperationalRoutes(services: services, draining: draining, statistics: statistics)
+        let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
         let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
         var router = Router()
         for route in RouteName.allCases {
@@ -44,7 +44,7 @@ public final class App: Sendable {
             router.get(route.rawValue, handler)
         }
         let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver)
-        server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics)
+        server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics, shutdown: shutdownPhase)
     }
 
     /// Binds and starts serving; returns the port.
@@ -55,7 +55,7 @@ public final class App: Sendable {
 
     /// Graceful: readiness goes 503, listeners close, in-flight requests finish.
     public func shutdown() {
-        draining.begin()
+        shutdownPhase.announce()
         if configuration.shutdownDelay > 0 { NativeThread.sleep(seconds: configuration.shutdownDelay) }
         server.shutdown()
         redis?.stop()

@@ -1,6 +1,3 @@
-import Primitives
-import Upstream
-
 /// How feed routes tell clients apart and hold each to its miss quota.
 struct ClientPolicy: Sendable {
     var resolver = ClientResolver(trusted: TrustedProxies())

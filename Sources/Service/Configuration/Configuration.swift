@@ -59,6 +59,7 @@ public struct Configuration: Sendable {
     public var userAgent = "FeedProxy/\(Configuration.version)"
     public var corsOrigin = "*"
     public var headerTimeout = 10.0
+    public var bodyTimeout = 10.0
     public var idleTimeout = 60.0
     public var writeTimeout = 30.0
     public var drainTimeout = 10.0

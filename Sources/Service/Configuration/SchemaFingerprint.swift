@@ -1,5 +1,4 @@
 import Primitives
-import ResponseCache
 
 /// A short hash of everything that shapes a cached response: the response schema (the
 /// OpenAPI document the service publishes), the version, the upstream endpoints and the

@@ -1,3 +1,4 @@
+import Feeds
 import HTTPServer
 import RedisTier
 import Upstream
@@ -12,12 +13,13 @@ extension ServerConfiguration {
         threads = c.threads
         cpuAffinity = c.cpuAffinity
         headerTimeout = c.headerTimeout
+        bodyTimeout = c.bodyTimeout
         idleTimeout = c.idleTimeout
         writeTimeout = c.writeTimeout
         drainTimeout = c.drainTimeout
         maxConnections = c.maxConnections
         // X-Cache and Link (paging) are this application's headers; the server exposes only its own by default.
-        cors = CORSPolicy(origin: c.corsOrigin.isEmpty ? nil : c.corsOrigin, exposedHeaders: ["ETag", "Age", "X-Cache", "X-Request-ID", "Retry-After", "Link"])
+        cors = CORSPolicy(origin: c.corsOrigin.isEmpty ? nil : c.corsOrigin, alsoExposing: ["X-Cache", "Link"])
     }
 }
 
@@ -32,7 +34,7 @@ extension UpstreamConfiguration {
         proxy = c.upstreamProxy
         breakerThreshold = c.breakerThreshold
         breakerCooldownSeconds = c.breakerCooldown
-        ratePerMinute = ["itunes": c.rateITunesPerMinute, "kiva": c.rateKivaPerMinute, "flickr": c.rateFlickrPerMinute]
+        ratePerMinute = [SourceName.itunes: c.rateITunesPerMinute, SourceName.kiva: c.rateKivaPerMinute, SourceName.flickr: c.rateFlickrPerMinute]
         queueWaitMs = c.upstreamQueueWaitMs
         queuePerClient = c.upstreamQueuePerClient
         fallbackReplicas = c.rateFallbackReplicas
@@ -44,6 +46,8 @@ extension RedisConnection.Settings {
         self.init(endpoint: endpoint)
         commandTimeoutMs = c.redisTimeoutMs
         connectTimeoutMs = c.redisConnectTimeoutMs
+        // An entry's body and its gzip variant (each at most L2_MAX_VALUE_BYTES, itself bounded), plus the fields around them.
+        maxReplyBytes = c.l2MaxValueBytes * 2 + (64 << 10)
         scripts = RedisConnection.tierScripts
         sentinels = c.redisSentinels
         masterName = c.redisSentinelMaster ?? ""

@@ -12,7 +12,7 @@ struct RequestObserver: ServerObserver {
         metrics.recordRequest(route: r.route, status: r.status, seconds: r.durationSeconds)
         guard logger.level <= .info else { return }
         // Outside the lane's lock: behind trusted proxies this walks X-Forwarded-For.
-        let client = clients.client(peer: r.peer, headers: r.requestHeaders)
+        let client = r.client ?? clients.client(peer: r.peer, headers: r.requestHeaders)
         logger.sink.write(lane: r.loop, level: .info, r) { r, out in
             out.append(literal: #""request","request_id":"#)
             LogLine.appendString(r.requestID, into: &out)

@@ -50,7 +50,8 @@ struct FeedRoute: Sendable {
         stats?.misses.add()
         // Only a miss costs the upstream, so only here is the client worked out (and charged
         // its quota if it starts a fetch; joining one already in flight is free).
-        let client = clients.resolver.client(peer: request.peer, headers: request.headers).map(ClientResolver.key)
+        let address = clients.resolver.client(peer: request.peer, headers: request.headers)
+        let client = address.map(ClientResolver.key)
         clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
         let cache = self.cache, metrics = self.metrics, source = adapter.source
         let limiter = client == nil ? nil : clients.limiter
@@ -62,7 +63,7 @@ struct FeedRoute: Sendable {
             var charged = false
             // One upstream budget for the whole answer, waiting for another replica included:
             // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
-            let admitted = await UpstreamClient.$deadline.withValue(NativeThread.monotonicSeconds() + upstream.budgetSeconds) {
+            let admitted = await UpstreamRequestContext.with({ $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds }) {
                 await cache.fetch(
                     prepared.cacheKey, revalidate: bypass,
                     admit: {
@@ -72,7 +73,11 @@ struct FeedRoute: Sendable {
                         return charged
                     }, loader: load)
             }
-            guard let outcome = admitted else { return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics) }
+            guard let outcome = admitted else {
+                var refused = Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
+                refused.client = address
+                return refused
+            }
             if charged, let client, !Self.costTheUpstream(outcome) { limiter?.refund(client) }
             let waited = cache.now - started
             var response: Response
@@ -82,12 +87,12 @@ struct FeedRoute: Sendable {
             case .staleAfterError(let entry, _):
                 response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
             case .failed(let error):
-                response = .error(status: error.status, code: error.code, message: error.message)
-                if let after = error.retryAfter { response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(after))) }
+                response = .error(error.error)
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
                 response.logFields = CachedRendering.CacheStatus.miss.logFields
             }
             response.logFields.append(("upstream_ms", String(Saturating.milliseconds(waited))))
+            response.client = address
             return response
         }
     }
@@ -105,8 +110,9 @@ struct FeedRoute: Sendable {
     static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
         metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
         var response = Response.error(
-            status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
-        response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter)))
+            ClientError(
+                status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later",
+                retryAfter: retryAfter))
         response.logFields = CachedRendering.CacheStatus.miss.logFields
         return response
     }
@@ -127,11 +133,11 @@ struct FeedRoute: Sendable {
             do {
                 // The answer is shared and cached: once a request has left, it completes even if
                 // every client waiting for it has gone (a cancelled one only leaves the queue).
-                let output = try await UpstreamClient.$completesOnceSent.withValue(true) {
-                    try await UpstreamClient.$trace.withValue(trace) {
-                        try await UpstreamClient.$requester.withValue(client) { try await prepared.load(upstream) }
-                    }
-                }
+                let output = try await UpstreamRequestContext.with({
+                    $0.requester = client
+                    $0.trace = trace
+                    $0.completesOnceSent = true
+                }) { try await prepared.load(upstream) }
                 logger.log(
                     .debug, "cache fill",
                     [

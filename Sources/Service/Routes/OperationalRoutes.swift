@@ -6,7 +6,7 @@ import Upstream
 /// touch an upstream.
 struct OperationalRoutes: Sendable {
     let services: Services
-    let draining: Draining
+    let shutdown: ShutdownPhase
     let statistics: ServerStatistics
 
     /// The handler of an operational route; nil for a feed route.
@@ -19,11 +19,15 @@ struct OperationalRoutes: Sendable {
             // A shared cache must never keep "ready" while this replica drains.
             let ready = Self.uncacheable(.json(Array("{\"status\":\"ready\"}".utf8)))
             let drainingResponse = Self.uncacheable(.json(Array("{\"status\":\"draining\"}".utf8), status: 503))
-            return { [draining] _ in .response(draining.isDraining ? drainingResponse : ready) }
+            return { [shutdown] _ in .response(shutdown.isAnnounced ? drainingResponse : ready) }
         case .metrics:
-            return { [self] _ in .response(metricsResponse()) }
+            // Rendered and compressed on a pool thread: tens of KiB of text per scrape is
+            // not the event loop's work.
+            return { [self] _ in .deferred { metricsResponse() } }
         case .openAPI:
-            let openAPI = Response.json(Array(OpenAPIDocument.json.utf8))
+            // A constant, so compressed once here instead of on the loop per request.
+            let document = Array(OpenAPIDocument.json.utf8)
+            let openAPI = Response.json(document, gzipped: Gzip.compress(document))
             return { _ in .response(openAPI) }
         case .index:
             let listed = RouteName.allCases.compactMap(\.listedAs).map { "\"\($0)\"" }.joined(separator: ",")
@@ -47,9 +51,10 @@ struct OperationalRoutes: Sendable {
             .init(
                 openConnections: statistics.open, loopConnections: statistics.perLoop, connectionsMoved: statistics.moved,
                 cacheBytes: s.cache.byteCount, cacheEntries: s.cache.entryCount, breakers: breakers, feedBreakers: s.upstream.feedBreakerCounts(),
-                draining: draining.isDraining, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
+                draining: shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
                 trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0))
-        var r = Response(status: 200, body: Array(text.utf8), compressible: true)
+        let body = Array(text.utf8)
+        var r = Response(status: 200, body: body, gzippedBody: Gzip.compress(body), compressible: true)
         r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return Self.uncacheable(r)
     }

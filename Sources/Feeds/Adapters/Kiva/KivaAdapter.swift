@@ -9,7 +9,7 @@ public struct KivaAdapter: FeedAdapter {
         case rest(url: String)
     }
 
-    public let source = "kiva"
+    public let source = SourceName.kiva
     let api: API
 
     public init(api: API) {
@@ -43,7 +43,7 @@ public struct KivaAdapter: FeedAdapter {
 
 /// `GET /loans/{id}`: one loan, with its description.
 public struct KivaLoanAdapter: FeedAdapter {
-    public let source = "kiva"
+    public let source = SourceName.kiva
     let api: KivaAdapter.API
 
     public init(api: KivaAdapter.API) {

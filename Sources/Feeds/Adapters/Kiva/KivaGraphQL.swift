@@ -99,20 +99,20 @@ enum KivaGraphQL {
     }
 
     static func normalise(_ body: [UInt8], page: Int, limit: Int) throws(ClientError) -> FeedEnvelope<Loan> {
-        let loans = try FeedJSON.decode(Response.self, from: body, source: "kiva").data.lend.loans
+        let loans = try FeedJSON.decode(Response.self, from: body, source: SourceName.kiva).data.lend.loans
         let items = loans.values.elements.compactMap { v -> Loan? in
             var loan = v.loan
             loan?.description = nil  // lists stay small: the story is in GET /loans/{id}
             return loan
         }
         let page = FeedNumber.count(loans.totalCount).map { PageInfo(number: page, size: limit, total: $0) }
-        return FeedEnvelope(source: "kiva", title: nil, updated: nil, items: items, page: page)
+        return FeedEnvelope(source: SourceName.kiva, title: nil, updated: nil, items: items, page: page)
     }
 
     static func normaliseLoan(_ body: [UInt8]) throws(ClientError) -> ItemEnvelope<Loan> {
-        guard let loan = try FeedJSON.decode(LoanResponse.self, from: body, source: "kiva").data.lend.loan?.loan else {
+        guard let loan = try FeedJSON.decode(LoanResponse.self, from: body, source: SourceName.kiva).data.lend.loan?.loan else {
             throw ClientError(status: 404, code: "loan_not_found", message: "no loan has this id")
         }
-        return ItemEnvelope(source: "kiva", item: loan)
+        return ItemEnvelope(source: SourceName.kiva, item: loan)
     }
 }

@@ -80,7 +80,7 @@ enum KivaREST {
     }
 
     static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Feeds.Loan> {
-        let response = try FeedJSON.decode(Response.self, from: body, source: "kiva")
+        let response = try FeedJSON.decode(Response.self, from: body, source: SourceName.kiva)
         let items = response.loans.elements.compactMap { l -> Feeds.Loan? in
             var loan = l.loan
             loan?.description = nil
@@ -92,13 +92,13 @@ enum KivaREST {
             page = PageInfo(number: number, size: size, total: total)
             if let pages = FeedNumber.count(p.pages) { page?.pages = pages }
         }
-        return FeedEnvelope(source: "kiva", title: nil, updated: nil, items: items, page: page)
+        return FeedEnvelope(source: SourceName.kiva, title: nil, updated: nil, items: items, page: page)
     }
 
     static func normaliseLoan(_ body: [UInt8], id: Int) throws(ClientError) -> ItemEnvelope<Feeds.Loan> {
-        guard let loan = try FeedJSON.decode(LoanResponse.self, from: body, source: "kiva").loans.elements.first(where: { $0.id == id })?.loan else {
+        guard let loan = try FeedJSON.decode(LoanResponse.self, from: body, source: SourceName.kiva).loans.elements.first(where: { $0.id == id })?.loan else {
             throw ClientError(status: 404, code: "loan_not_found", message: "no loan has this id")
         }
-        return ItemEnvelope(source: "kiva", item: loan)
+        return ItemEnvelope(source: SourceName.kiva, item: loan)
     }
 }

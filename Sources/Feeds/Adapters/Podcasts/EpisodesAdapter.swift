@@ -6,7 +6,7 @@ import Upstream
 /// The feed host is chosen by a third party, so that fetch only reaches public addresses
 /// (checked on the address connected to, redirects included) unless explicitly allowed.
 public struct EpisodesAdapter: FeedAdapter {
-    public let source = "episodes"
+    public let source = SourceName.episodes
     let lookupURL: String
     let maxFeedBytes: Int
     let allowPrivateHosts: Bool
@@ -20,12 +20,12 @@ public struct EpisodesAdapter: FeedAdapter {
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         let number = try PodcastAdapter.collectionID(p)
         let limit = try p.int("limit", in: 1...500, default: 100)
-        let lookup = UpstreamRequest(upstream: "itunes", url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
+        let lookup = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
         return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client in
             let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
             var feed = UpstreamRequest(
-                upstream: "episodes", url: found.feedURL,
+                upstream: SourceName.episodes, url: found.feedURL,
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
                 maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
             feed.urlChosenByThirdParty = true
@@ -52,7 +52,7 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     static func feedURL(fromLookup body: [UInt8]) throws(ClientError) -> (feedURL: String, title: String?) {
-        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: "itunes")
+        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
         guard let podcast = lookup.results.first else {
             throw ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
         }

@@ -4,7 +4,7 @@ import Upstream
 /// `GET /podcasts/{id}`: the iTunes lookup of one podcast, as the same typed `Podcast`
 /// that searches return.
 public struct PodcastAdapter: FeedAdapter {
-    public let source = "itunes"
+    public let source = SourceName.itunes
     let lookupURL: String
 
     public init(lookupURL: String) {
@@ -32,6 +32,6 @@ public struct PodcastAdapter: FeedAdapter {
         guard let podcast = try ITunesAdapter.podcasts(body).first(where: { $0.id == id }) else {
             throw ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
         }
-        return ItemEnvelope(source: "itunes", item: podcast)
+        return ItemEnvelope(source: SourceName.itunes, item: podcast)
     }
 }

@@ -1,5 +1,4 @@
 import Glibc
-import Primitives
 
 /// `feedproxy_build_info`: which version a replica runs, as a constant 1 with labels.
 enum BuildInfo {

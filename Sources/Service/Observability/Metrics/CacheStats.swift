@@ -1,4 +1,3 @@
-import Primitives
 import Synchronization
 import Upstream
 
