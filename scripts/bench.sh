@@ -213,3 +213,7 @@ echo
 
 echo
 scripts/bench-instructions.sh "$BIN/feedproxy"
+
+echo
+# Clients that try to hold or spin a loop: trickled bodies, slow bodies, long chunk extensions.
+python3 scripts/loop-attacks.py "$BIN/feedproxy"

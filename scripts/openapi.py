@@ -135,9 +135,7 @@ doc = {
         param("limit", "items, 1-200", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
         param("country", "ISO 3166-1 alpha-2", {"type": "string", "pattern": "^[A-Za-z]{2}$", "default": "us"}),
         param("explicit", "include explicit podcasts", {"type": "string", "enum": ["yes", "no"]})],
-        {"400": err("invalid or missing parameter (term absent or blank: missing_parameter; shorter than PODCAST_MIN_TERM_CHARS: invalid_parameter)"),
-         "503": limited(rate_limited_503 + ". Or superseded, without Retry-After: the same client sent a newer /podcasts search while this one "
-                        "still waited for its upstream turn, so this one answers at once and spends no upstream request")}),
+        {"400": err("invalid or missing parameter (term absent or blank: missing_parameter; shorter than PODCAST_MIN_TERM_CHARS: invalid_parameter)")}),
     "/podcasts/{id}": feed_op("One podcast by its iTunes collection id", "PodcastItem", [path_id(999999999999999999, "iTunes collection id", 1200361736)],
         {"400": err("invalid id"), "404": err("podcast_not_found: no podcast has this id")}),
     "/podcasts/{id}/episodes": feed_op("Episodes from a podcast's RSS feed", "EpisodeFeed", [
@@ -163,7 +161,8 @@ doc = {
     "/healthz": {"get": {"summary": "liveness", "responses": {"200": {"description": "serving", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}}}}}}}},
     "/readyz": {"get": {"summary": "readiness", "responses": {
         "200": {"description": "ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}}}}}},
-        "503": {"description": "draining", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "draining"}}}}}}}}},
+        "503": {"description": "draining", "headers": retry_after,
+                "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "draining"}}}}}}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "text exposition format", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "this document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
   },

@@ -6,9 +6,9 @@ public struct CacheLoadError: Error, Sendable, Equatable {
     /// An entry to keep briefly so repeated bad requests do not hit the upstream.
     public let negativeEntry: CachedResponse?
     /// Whether other replicas waiting for the same key may answer this too (an upstream
-    /// failure), or should fetch themselves (this caller was cancelled, superseded or refused).
+    /// failure), or should fetch themselves (this caller was cancelled or refused).
     public let sharedWithWaiters: Bool
-    /// Refused before anything was sent (our own budget, breaker, a superseded request):
+    /// Refused before anything was sent (our own budget, breaker, a caller gone while queued):
     /// the upstream was not asked, so a client's quota token is given back.
     public let refusedBeforeSending: Bool
 

@@ -1,3 +1,4 @@
+import Primitives
 /// The miss path with a shared tier (L2): consult it before the upstream, and let
 /// exactly one replica fetch a key while the others serve their stale copy or wait
 /// for that replica's result (bounded), then fetch themselves. Any tier failure
@@ -100,7 +101,12 @@ extension ResponseCache {
                     return await fetchHere(key, loader)
                 }
                 try? await Task.sleep(for: .seconds(min(interval, max(0.001, deadline - clock()))))
-                if Task.isCancelled { return .failure(CacheLoadError(status: 502, code: "upstream_cancelled", message: "cancelled", negativeEntry: nil)) }
+                if Task.isCancelled {
+                    // Left while another replica fetched: nothing was asked of the upstream, and
+                    // this says nothing about it to anyone else waiting.
+                    let error = ClientError(status: 502, code: "upstream_cancelled", message: "cancelled")
+                    return .failure(CacheLoadError(error, sharedWithWaiters: false, refusedBeforeSending: true))
+                }
                 interval = min(interval * 2, sharedPolicy.maxPollInterval)
                 // Polled without the body; fetched once it is there.
                 switch await shared.probe(key) {

@@ -34,9 +34,8 @@ public final class FairQueue: Sendable {
         case waitLimit = "wait_limit"
         /// Waited the whole limit without its turn coming.
         case timeout = "queue_timeout"
+        /// The caller went away (its client disconnected) while it waited.
         case cancelled
-        /// The same client queued a newer request in the same lane (search-as-you-type).
-        case superseded
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -51,8 +50,6 @@ public final class FairQueue: Sendable {
         public var waitsGranted = 0
         public var waitsTimedOut = 0
         public var waitsCancelled = 0
-        /// Waiters replaced by their own client's newer request in the same lane.
-        public var waitsSuperseded = 0
         public var waitSeconds = 0.0
         /// Refusals by reason (`no_token`, `queue_full`, `wait_limit`, `queue_timeout`).
         public var rejected: [String: Int] = [:]
@@ -64,8 +61,6 @@ public final class FairQueue: Sendable {
         let sequence: UInt64
         let enqueued: Double
         let deadline: Double
-        /// Requests of one client in one lane replace each other while queued (nil: never).
-        let lane: String?
         let continuation: CheckedContinuation<Outcome, Never>
     }
 
@@ -110,23 +105,14 @@ public final class FairQueue: Sendable {
     /// A token now, a token after a fair wait of at most `maxWait` seconds, or a refusal
     /// with the seconds after which trying again makes sense. `client` nil (background
     /// work) or `maxWait` 0 never waits, and never takes a token ahead of waiting clients.
-    /// A request with a `lane` supersedes the same client's requests still queued in that
-    /// lane: they leave at once, answered `.superseded`, and spend no token.
-    public func acquire(client: ClientKey?, maxWait: Double, lane: String? = nil) async -> Outcome {
+    /// Only a waiter's own cancellation takes it out early: a client key may be many people
+    /// (one address behind NAT), so no request of one key replaces another.
+    public func acquire(client: ClientKey?, maxWait: Double) async -> Outcome {
         let id = ids.add(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 var startPump: UInt64?
-                var superseded: [CheckedContinuation<Outcome, Never>] = []
                 let immediate = state.withLock { s -> Outcome? in
-                    if let client, let lane {
-                        for w in s.clients[client] ?? [] where w.lane == lane {
-                            if let removed = remove(w.id, in: &s) {
-                                s.stats.waitsSuperseded += 1
-                                superseded.append(removed.continuation)
-                            }
-                        }
-                    }
                     let now = clock()
                     var retryAfter: Double
                     if s.total == 0 {
@@ -144,13 +130,15 @@ public final class FairQueue: Sendable {
                     guard own < settings.perClient, s.total < settings.maxWaiters else {
                         return reject(.queueFull, retryAfter + Double(own) / source.perSecond, in: &s)
                     }
-                    // Even with nobody else waiting, this request's turn is `own` tokens after the next.
-                    let alone = retryAfter + Double(own) / source.perSecond
-                    guard alone <= maxWait else { return reject(.waitLimit, alone, in: &s) }
+                    // Refused at once only when even the next token comes too late. The client's own
+                    // earlier waiters are not counted: an app's aborted keystroke leaves moments
+                    // after its successor arrives (the close may reach the loop just after the new
+                    // request), and one that stays only costs this one its deadline.
+                    guard retryAfter <= maxWait else { return reject(.waitLimit, retryAfter, in: &s) }
                     s.sequence &+= 1
                     let deadline = now + maxWait
                     s.clients[client, default: []]
-                        .append(Waiter(id: id, sequence: s.sequence, enqueued: now, deadline: deadline, lane: lane, continuation: continuation))
+                        .append(Waiter(id: id, sequence: s.sequence, enqueued: now, deadline: deadline, continuation: continuation))
                     s.waiterClient[id] = client
                     s.total += 1
                     if s.total == 1 { s.nextTokenAt = now + retryAfter }
@@ -162,7 +150,6 @@ public final class FairQueue: Sendable {
                     }
                     return nil
                 }
-                for older in superseded { older.resume(returning: .rejected(.superseded, retryAfter: 0)) }
                 if let immediate { continuation.resume(returning: immediate) }
                 if let startPump { launchPump(startPump) }
             }

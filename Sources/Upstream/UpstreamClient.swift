@@ -96,13 +96,12 @@ public final class UpstreamClient: Sendable {
             if let queue = queues[request.upstream] {
                 let leftMs = budgetMs - Saturating.milliseconds(now - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
-                switch await queue.acquire(client: context.requester, maxWait: maxWait, lane: request.supersedeLane) {
+                switch await queue.acquire(client: context.requester, maxWait: maxWait) {
                 case .granted(let waited):
                     if waited > 0 { sent = clock() }
                 case .rejected(let reason, let retryAfter):
                     breaker.releaseProbe()  // not the upstream's fault
-                    if reason == .cancelled { throw .cancelled }
-                    if reason == .superseded { throw .superseded }
+                    if reason == .cancelled { throw .cancelledWhileQueued }
                     configuration.rateObserver?(request.upstream, "local", false)
                     observer?(request.upstream, "rate_limited", 0)
                     throw .rateLimited(retryAfter: retryAfter)

@@ -13,9 +13,9 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The address resolved to a non-public range while only public ones were allowed.
     case forbiddenAddress
     case cancelled
-    /// The same client sent a newer request in the same lane (a newer keystroke's search)
-    /// while this one still waited for its upstream turn.
-    case superseded
+    /// The caller went away while it waited for its upstream turn: nothing was sent, so
+    /// the client's quota is given back.
+    case cancelledWhileQueued
     /// Our own token bucket for this upstream is empty: try again after the interval.
     case rateLimited(retryAfter: Double)
     /// The circuit breaker is open after repeated failures.
@@ -34,7 +34,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     /// not asked, so it said nothing about itself and cost nothing.
     public var isOwnRefusal: Bool {
         switch self {
-        case .rateLimited, .circuitOpen, .superseded: return true
+        case .rateLimited, .circuitOpen, .cancelledWhileQueued: return true
         default: return false
         }
     }
@@ -43,7 +43,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let codes: Set<String> = [
         "upstream_dns_failure", "upstream_connect_failure", "upstream_tls_failure", "upstream_timeout", "upstream_http_error",
         "upstream_body_too_large", "upstream_connection_lost", "upstream_too_many_redirects", "upstream_protocol_not_allowed",
-        "upstream_forbidden_address", "upstream_cancelled", "superseded", "upstream_rate_limited", "upstream_unavailable",
+        "upstream_forbidden_address", "upstream_cancelled", "upstream_rate_limited", "upstream_unavailable",
         "upstream_invalid_request", "upstream_error",
     ]
 
@@ -61,7 +61,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protocolNotAllowed: return "upstream_protocol_not_allowed"
         case .forbiddenAddress: return "upstream_forbidden_address"
         case .cancelled: return "upstream_cancelled"
-        case .superseded: return "superseded"
+        case .cancelledWhileQueued: return "upstream_cancelled"
         case .rateLimited: return "upstream_rate_limited"
         case .circuitOpen: return "upstream_unavailable"
         case .invalidRequest: return "upstream_invalid_request"
@@ -83,7 +83,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protocolNotAllowed: return "the upstream redirected to a disallowed scheme"
         case .forbiddenAddress: return "the upstream address is not allowed"
         case .cancelled: return "the request was cancelled"
-        case .superseded: return "a newer request from the same client replaced this one before it reached the upstream"
+        case .cancelledWhileQueued: return "the request was cancelled before it was sent"
         case .rateLimited: return "the upstream rate limit is reached"
         case .circuitOpen: return "the upstream is failing; retrying later"
         case .invalidRequest: return "the upstream request could not be built"

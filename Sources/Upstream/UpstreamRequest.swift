@@ -17,9 +17,6 @@ public struct UpstreamRequest: Sendable {
     /// The URL was chosen by a third party (a podcast publisher), not configured: its
     /// failures open a circuit breaker of its own instead of its whole host's.
     public var urlChosenByThirdParty = false
-    /// Requests of one client in one lane replace each other while they wait for their
-    /// upstream turn (search-as-you-type: only the newest keystroke's search is wanted).
-    public var supersedeLane: String?
     /// Exact addresses accepted even when `publicAddressesOnly` is set (an operator's known internal host).
     public var allowedAddresses: Set<String> = []
 

@@ -7,7 +7,9 @@ final class Harness: @unchecked Sendable {
     let upstream: FixtureUpstream
     let proxy: FeedProxyProcess
 
-    init(environment: [String: String] = [:], arguments: [String] = [], kivaREST: Bool = false) throws {
+    /// `defaults`: settings left at the service's own default instead of the harness's
+    /// test values (e.g. `CLIENT_MISS_RATE_PER_MIN`, off here unless named).
+    init(environment: [String: String] = [:], arguments: [String] = [], kivaREST: Bool = false, defaults: Set<String> = []) throws {
         upstream = try FixtureUpstream(directory: FeedProxyProcess.repositoryRoot.appendingPathComponent("Fixtures").path)
         var env = [
             "FLICKR_FEED_URL": upstream.flickrURL,
@@ -22,6 +24,7 @@ final class Harness: @unchecked Sendable {
         ]
         if kivaREST { env["KIVA_LOANS_URL"] = upstream.kivaRESTURL }
         for (k, v) in environment { env[k] = v }
+        for k in defaults { env[k] = nil }
         proxy = try FeedProxyProcess(arguments: arguments, environment: env)
     }
 

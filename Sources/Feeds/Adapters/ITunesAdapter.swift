@@ -14,9 +14,6 @@ public struct ITunesAdapter: FeedAdapter {
         self.minTermLength = max(1, minTermLength)
     }
 
-    /// One client's searches replace each other while queued: only the latest keystroke counts.
-    public static let searchLane = "podcast-search"
-
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         guard let rawTerm = p.string("term") else { throw .missingParameter("term") }
         // Collapse inner whitespace: "swift   ui" and "swift ui" are one search.
@@ -37,8 +34,7 @@ public struct ITunesAdapter: FeedAdapter {
 
         var query = ["term=\(term.formEncoded())", "media=podcast", "entity=podcast", "limit=\(limit)", "country=\(country)"]
         if let explicit { query.append("explicit=\(explicit == "yes" ? "Yes" : "No")") }
-        var request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
-        request.supersedeLane = Self.searchLane
+        let request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
         // iTunes search is case-insensitive: one cache entry per lowercased term.
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
         return PreparedFeed(

@@ -16,7 +16,7 @@ extension EventLoop {
             flush(conn)
             guard connections[conn.fd] === conn else { return }
         }
-        // The client hung up while its handler works (an app cancelling a superseded search,
+        // The client hung up while its handler works (an app aborting the previous keystroke's search,
         // a proxy aborting): nobody will read the answer, so the work is cancelled.
         if conn.awaiting && events & UInt32(EPOLLRDHUP.rawValue) != 0 {
             closeConnection(conn)

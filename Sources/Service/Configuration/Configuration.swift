@@ -35,7 +35,7 @@ public struct Configuration: Sendable {
     /// Misses one client may have waiting per upstream.
     public var upstreamQueuePerClient = 4
     /// Upstream-costing requests per minute per client before `429` (0: off).
-    public var clientMissRatePerMinute = 30.0
+    public var clientMissRatePerMinute = 600.0
     /// Clients whose quota is tracked at once (least recently seen forgotten first).
     public var clientStateMax = 100_000
     /// Peers whose `X-Forwarded-For` names the client (empty: trust nobody).
@@ -59,7 +59,8 @@ public struct Configuration: Sendable {
     public var userAgent = "FeedProxy/\(Configuration.version)"
     public var corsOrigin = "*"
     public var headerTimeout = 10.0
-    public var bodyTimeout = 10.0
+    /// nil: the header timeout, so a whole request gets at most twice it.
+    public var bodyTimeout: Double?
     public var idleTimeout = 60.0
     public var writeTimeout = 30.0
     public var drainTimeout = 10.0

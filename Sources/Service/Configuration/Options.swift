@@ -53,7 +53,7 @@ extension ConfigurationParser {
             "misses one client may have waiting per upstream"),
         Option(
             "--client-miss-rate", "CLIENT_MISS_RATE_PER_MIN", \.clientMissRatePerMinute, .rate(allowZero: true),
-            "upstream-costing requests per minute per client before 429 (0 = off)"),
+            "upstream-costing requests per minute from one client address before 429: a flood guard sized for many people behind one NAT (0 = off)"),
         Option(
             "--client-state-max", "CLIENT_STATE_MAX", \.clientStateMax, .integer(1...100_000_000),
             "clients whose quota is remembered (LRU, about 100 bytes each)"),
@@ -88,7 +88,7 @@ extension ConfigurationParser {
         Option("--user-agent", "USER_AGENT", \.userAgent, .headerLine(allowEmpty: false), "User-Agent sent upstream"),
         Option("--cors-origin", "CORS_ORIGIN", \.corsOrigin, .headerLine(allowEmpty: true), "Access-Control-Allow-Origin value (empty: none)"),
         Option("--header-timeout", "HEADER_TIMEOUT_S", \.headerTimeout, .seconds(allowZero: false), "seconds a client may take to send a request head"),
-        Option("--body-timeout", "BODY_TIMEOUT_S", \.bodyTimeout, .seconds(allowZero: false), "seconds from the end of a request head to the end of its body (408 after)"),
+        Option("--body-timeout", "BODY_TIMEOUT_S", \.bodyTimeout, .optionalSeconds(unsetFollows: "HEADER_TIMEOUT_S"), "seconds from the end of a request head to the end of its body (408 after)"),
         Option("--idle-timeout", "IDLE_TIMEOUT_S", \.idleTimeout, .seconds(allowZero: false), "seconds an idle keep-alive connection is kept"),
         Option("--write-timeout", "WRITE_TIMEOUT_S", \.writeTimeout, .seconds(allowZero: false), "seconds a stalled client may leave a response unread"),
         Option("--drain-timeout", "DRAIN_TIMEOUT_S", \.drainTimeout, .seconds(), "seconds in-flight requests get to finish on shutdown"),

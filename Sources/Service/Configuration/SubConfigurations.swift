@@ -13,7 +13,7 @@ extension ServerConfiguration {
         threads = c.threads
         cpuAffinity = c.cpuAffinity
         headerTimeout = c.headerTimeout
-        bodyTimeout = c.bodyTimeout
+        bodyTimeout = c.bodyTimeout ?? c.headerTimeout
         idleTimeout = c.idleTimeout
         writeTimeout = c.writeTimeout
         drainTimeout = c.drainTimeout

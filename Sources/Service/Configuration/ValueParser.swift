@@ -110,6 +110,17 @@ extension ValueParser where Value == String {
     }
 }
 
+extension ValueParser where Value == Double? {
+    /// Seconds as `seconds(allowZero:)` reads them; unset (empty) follows another setting,
+    /// named in `--help` as the default.
+    static func optionalSeconds(unsetFollows other: String) -> Self {
+        let seconds = ValueParser<Double>.seconds(allowZero: false)
+        return Self(
+            parse: { name, text throws(ConfigurationError) in text.isEmpty ? nil : try seconds.parse(name, text) },
+            show: { $0.map(seconds.show) ?? "as \(other)" })
+    }
+}
+
 extension ValueParser where Value == String? {
     /// An http(s) URL, or empty for unset.
     static let optionalHTTPURL = Self(

@@ -18,7 +18,12 @@ struct OperationalRoutes: Sendable {
         case .readyz:
             // A shared cache must never keep "ready" while this replica drains.
             let ready = Self.uncacheable(.json(Array("{\"status\":\"ready\"}".utf8)))
-            let drainingResponse = Self.uncacheable(.json(Array("{\"status\":\"draining\"}".utf8), status: 503))
+            let drainingResponse = {
+                var r = Self.uncacheable(.json(Array("{\"status\":\"draining\"}".utf8), status: 503))
+                // Like every 503: when to come back (another replica answers by then).
+                r.headers.add("Retry-After", "1")
+                return r
+            }()
             return { [shutdown] _ in .response(shutdown.isAnnounced ? drainingResponse : ready) }
         case .metrics:
             // Rendered and compressed on a pool thread: tens of KiB of text per scrape is

@@ -53,7 +53,7 @@ import Upstream
             #expect(error.description.contains("10.0.0.300"))
         }
         guard case .run(let defaults) = try ConfigurationParser.parse(arguments: [], environment: [:]) else { return }
-        #expect(defaults.trustedProxies.isEmpty && defaults.upstreamQueueWaitMs == 3000 && defaults.clientMissRatePerMinute == 30)
+        #expect(defaults.trustedProxies.isEmpty && defaults.upstreamQueueWaitMs == 3000 && defaults.clientMissRatePerMinute == 600)
     }
 
     @Test func forwardedForIsIgnoredFromAnUntrustedPeer() {

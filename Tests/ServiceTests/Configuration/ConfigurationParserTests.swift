@@ -1,3 +1,4 @@
+import HTTPServer
 import RedisTier
 import Testing
 @testable import Service
@@ -21,6 +22,14 @@ import Testing
         #expect(c.redis?.port == 6380 && c.redis?.database == 2 && c.redis?.password == "s3cret")
         #expect(c.trustedProxies.description == "10.0.0.0/8")
         #expect(c.ttlPhotos == 90)
+    }
+
+    /// Unset, the body deadline is the head's: a whole request gets at most twice HEADER_TIMEOUT_S.
+    @Test func bodyTimeoutFollowsTheHeaderTimeoutUnlessSet() throws {
+        #expect(ServerConfiguration(try Self.parse([], ["HEADER_TIMEOUT_S": "3"])).bodyTimeout == 3)
+        #expect(ServerConfiguration(try Self.parse(["--body-timeout", "30"], ["HEADER_TIMEOUT_S": "3"])).bodyTimeout == 30)
+        #expect(ServerConfiguration(try Self.parse()).bodyTimeout == 10)
+        #expect(throws: ConfigurationError.self) { try Self.parse(["--body-timeout", "0"]) }
     }
 
     @Test(arguments: [

@@ -56,11 +56,12 @@ import Upstream
         #expect(again.headers["etag"] == entry.etag)
     }
 
-    /// A client's quota token is given back only when nothing was sent: our own refusals.
+    /// A client's quota token is given back only when nothing was sent: our own refusals,
+    /// and a caller that left while it still waited for its upstream turn.
     /// Failures the upstream gave, or a fetch cancelled mid-way, were real upstream work.
     @Test(
         arguments: [
-            (UpstreamError.rateLimited(retryAfter: 2), false), (.circuitOpen(retryAfter: 5), false), (.superseded, false),
+            (UpstreamError.rateLimited(retryAfter: 2), false), (.circuitOpen(retryAfter: 5), false), (.cancelledWhileQueued, false),
             (.timeout, true), (.httpStatus(500), true), (.cancelled, true), (.connectFailure, true),
         ] as [(UpstreamError, Bool)])
     func onlyWhatLeftForTheUpstreamCostsTheClient(_ error: UpstreamError, _ costs: Bool) {

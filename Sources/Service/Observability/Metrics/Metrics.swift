@@ -100,7 +100,6 @@ public final class Metrics: Sendable {
         for q in g.queues {
             for (result, n) in [
                 ("granted", q.stats.waitsGranted), ("timeout", q.stats.waitsTimedOut), ("cancelled", q.stats.waitsCancelled),
-                ("superseded", q.stats.waitsSuperseded),
             ] {
                 out += "feedproxy_upstream_queue_waits_total{source=\"\(q.upstream)\",result=\"\(result)\"} \(n)\n"
             }
