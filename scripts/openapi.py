@@ -164,6 +164,10 @@ doc = {
         "503": {"description": "draining", "headers": retry_after,
                 "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "draining"}}}}}}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "text exposition format", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+    "/demo": {"get": {"summary": "the built-in demo page: the photo browser, podcast client and loans list on this API (DEMO_PAGE)",
+                      "responses": {"200": {"description": "the page (its script and stylesheet are /demo/app.js and /demo/app.css)",
+                                            "content": {"text/html": {"schema": {"type": "string"}}}},
+                                    "304": {"description": "not modified (If-None-Match matched)"}}}},
     "/openapi.json": {"get": {"summary": "this document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
   },
   "components": {"schemas": {

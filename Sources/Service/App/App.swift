@@ -25,7 +25,7 @@ public final class App: Sendable {
         let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
         let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
         var router = Router()
-        for route in RouteName.allCases {
+        for route in RouteName.allCases where route.isEnabled(c) {
             let handler: Handler
             switch route {
             case .photos: handler = services.feedRoute(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos).handle

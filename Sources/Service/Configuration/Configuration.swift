@@ -69,6 +69,8 @@ public struct Configuration: Sendable {
     public var maxConnections = 16_384
     public var logLevel = LogLevel.info
     public var allowPrivateFeedHosts = false
+    /// `GET /demo`, the built-in page of the three seed apps on the public API.
+    public var demoPage = true
     public var upstreamProxy: String?
     /// `--fixtures [DIR]`: serve recorded payloads through an in-process loopback upstream.
     public var fixturesDirectory: String?

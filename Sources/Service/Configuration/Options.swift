@@ -99,6 +99,7 @@ extension ConfigurationParser {
         Option(
             "--upstream-proxy", "UPSTREAM_PROXY", \.upstreamProxy, .proxyURL,
             "send every upstream request through this http(s)/socks5h proxy (unset: direct; http_proxy and the like are ignored)"),
+        Option("--demo-page", "DEMO_PAGE", \.demoPage, .bool, "serve GET /demo, the built-in page of the three seed apps (false: the JSON API alone)"),
         Option(
             "--allow-private-feed-hosts", "ALLOW_PRIVATE_FEED_HOSTS", \.allowPrivateFeedHosts, .bool,
             "let podcast feed URLs point at loopback/private addresses (tests, offline mode)"),

@@ -35,9 +35,14 @@ struct OperationalRoutes: Sendable {
             let openAPI = Response.json(document, gzipped: Gzip.compress(document))
             return { _ in .response(openAPI) }
         case .index:
-            let listed = RouteName.allCases.compactMap(\.listedAs).map { "\"\($0)\"" }.joined(separator: ",")
+            let listed = RouteName.allCases.filter { $0.isEnabled(services.configuration) }.compactMap(\.listedAs).map { "\"\($0)\"" }.joined(separator: ",")
             let index = Response.json(Array("{\"name\":\"FeedProxy\",\"version\":\"\(Configuration.version)\",\"routes\":[\(listed)]}".utf8))
             return { _ in .response(index) }
+        case .demo:
+            return { request in .response(DemoAssets.page.answer(request)) }
+        case .demoFile:
+            let missing = Response.error(status: 404, code: "not_found", message: "no such file in the demo page")
+            return { request in .response(DemoAssets.file(request.pathParameters["file"] ?? "")?.answer(request) ?? missing) }
         case .photos, .podcasts, .podcast, .episodes, .loans, .loan:
             return nil
         }

@@ -11,7 +11,17 @@ enum RouteName: String, CaseIterable, Sendable {
     case readyz = "/readyz"
     case metrics = "/metrics"
     case openAPI = "/openapi.json"
+    case demo = "/demo"
+    case demoFile = "/demo/:file"
     case index = "/"
+
+    /// Served only when the configuration turns it on (`DEMO_PAGE`).
+    func isEnabled(_ c: Configuration) -> Bool {
+        switch self {
+        case .demo, .demoFile: return c.demoPage
+        default: return true
+        }
+    }
 
     /// How the index document (`GET /`) shows it; nil: not listed.
     var listedAs: String? {
@@ -20,7 +30,7 @@ enum RouteName: String, CaseIterable, Sendable {
         case .podcast: return "/podcasts/{id}"
         case .episodes: return "/podcasts/{id}/episodes"
         case .loan: return "/loans/{id}"
-        case .index: return nil
+        case .index, .demoFile: return nil
         default: return rawValue
         }
     }

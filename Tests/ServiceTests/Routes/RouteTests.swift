@@ -102,7 +102,7 @@ import Upstream
         #expect(
             RouteName.allCases.compactMap(\.listedAs) == [
                 "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/loans", "/loans/{id}", "/healthz", "/readyz", "/metrics",
-                "/openapi.json",
+                "/openapi.json", "/demo",
             ])
         #expect(Set(RouteName.allCases.map(\.rawValue)).count == RouteName.allCases.count)
     }
