@@ -215,5 +215,9 @@ echo
 scripts/bench-instructions.sh "$BIN/feedproxy"
 
 echo
+# Politeness: upstream bytes per refresh of an unchanged feed (conditional GET, 304) next to the full fetch.
+python3 scripts/refresh-bytes.py "$BIN/feedproxy"
+
+echo
 # Clients that try to hold or spin a loop: trickled bodies, slow bodies, long chunk extensions.
 python3 scripts/loop-attacks.py "$BIN/feedproxy"

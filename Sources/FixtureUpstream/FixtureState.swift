@@ -8,6 +8,7 @@ final class FixtureState: Sendable {
     private let files: [String: [UInt8]]
     private let mode = Locked(FixtureUpstream.Mode.normal)
     private let counts = Locked<[String: Int]>([:])
+    private let sentBytes = Locked<[String: Int]>([:])
     private let feedOverrides = Locked<[String: String?]>([:])
     private let kiva: FixtureKiva
 
@@ -29,6 +30,11 @@ final class FixtureState: Sendable {
         let all = counts.withLock { $0 }.sorted { $0.key < $1.key }
         return "{" + all.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }
+    func bytes(_ upstream: String) -> Int { sentBytes.withLock { $0[upstream] ?? 0 } }
+    var bytesJSON: String {
+        let all = sentBytes.withLock { $0 }.sorted { $0.key < $1.key }
+        return "{" + all.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+    }
     func setMode(_ m: FixtureUpstream.Mode) { mode.withLock { $0 = m } }
     func setFeedURL(_ url: String?, id: String) { feedOverrides.withLock { $0[id] = .some(url) } }
 
@@ -37,7 +43,9 @@ final class FixtureState: Sendable {
         counts.withLock { $0[upstream, default: 0] += 1 }
         switch mode.withLock({ $0 }) {
         case .normal:
-            return .response(answer())
+            let response = answer()
+            sentBytes.withLock { $0[upstream, default: 0] += response.body.count }
+            return .response(response)
         case .fail:
             var r = Response(status: 503, body: Array("<html><body><h1>503 Service Unavailable</h1></body></html>".utf8))
             r.headers.add("Content-Type", "text/html")
@@ -115,12 +123,29 @@ final class FixtureState: Sendable {
     /// Kiva REST: `newest.json`, `search.json` (country and gender honoured) and `{id}.json`.
     func kivaREST(_ name: String, _ req: Request) -> Response { kiva.restAnswer(name, req) }
 
-    func rss(_ name: String) -> Response {
+    /// The recorded feeds' one modification time (they never change).
+    static let feedLastModified = "Mon, 03 Nov 2025 14:20:05 GMT"
+
+    func rss(_ name: String, _ request: Request) -> Response {
         guard !name.contains("/"), !name.hasPrefix("."), let data = try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name))
         else {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
+        var fingerprint = FNV1a()
+        fingerprint.add(data)
+        let etag = "\"\(fingerprint.hex)\""
+        let matches =
+            request.headers["if-none-match"].map { $0.split(separator: ",").contains { $0.trimmingASCIIWhitespace() == etag } }
+            ?? (request.headers["if-modified-since"] == Self.feedLastModified)
+        if matches {
+            counts.withLock { $0["rss-304", default: 0] += 1 }
+            var r = Response(status: 304)
+            r.headers.add("ETag", etag)
+            return r
+        }
         var r = Response(status: 200, body: Array(data))
+        r.headers.add("ETag", etag)
+        r.headers.add("Last-Modified", Self.feedLastModified)
         // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.
         let recorded = (try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name + ".content-type")))
             .map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? "" }

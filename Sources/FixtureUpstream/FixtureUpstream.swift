@@ -21,7 +21,16 @@ public final class FixtureUpstream: Sendable {
         router.get("/lookup") { req in state.serve("itunes-lookup", req) { state.itunesLookup(req) } }
         router.add("POST", "/graphql") { req in state.serve("kiva", req) { state.kivaGraphQL(req) } }
         router.get("/v1/loans/:name") { req in state.serve("kiva-rest", req) { state.kivaREST(req.pathParameters["name"] ?? "", req) } }
-        router.get("/rss/:name") { req in state.serve("rss", req) { state.rss(req.pathParameters["name"] ?? "") } }
+        // Feeds answer as podcast hosts do: ETag and Last-Modified, 304 to a matching validator.
+        router.get("/rss/:name") { req in state.serve("rss", req) { state.rss(req.pathParameters["name"] ?? "", req) } }
+        // A feed that moved for good: 301 to its address under /rss/.
+        router.get("/moved/:name") { req in
+            state.serve("rss-moved", req) {
+                var r = Response(status: 301)
+                r.headers.add("Location", "/rss/" + (req.pathParameters["name"] ?? ""))
+                return r
+            }
+        }
         router.get("/redirect") { req in
             var r = Response(status: 302)
             r.headers.add("Location", req.query("to") ?? "/")
@@ -31,6 +40,7 @@ public final class FixtureUpstream: Sendable {
         // For scripts driving a standalone fixture upstream (scale-out test): counts per
         // upstream, and the fault mode switched over HTTP.
         router.get("/__fixture/counts") { _ in .response(.json(Array(state.countsJSON.utf8))) }
+        router.get("/__fixture/bytes") { _ in .response(.json(Array(state.bytesJSON.utf8))) }
         router.add("POST", "/__fixture/mode/:mode") { req in
             guard let mode = Mode(rawValue: req.pathParameters["mode"] ?? "") else {
                 return .response(.error(status: 400, code: "bad_mode", message: "mode is normal, fail, slow, garbage or notfound"))
@@ -55,6 +65,11 @@ public final class FixtureUpstream: Sendable {
     public var itunesLookupURL: String { baseURL + "/lookup" }
     public var kivaGraphQLURL: String { baseURL + "/graphql" }
     public var kivaRESTURL: String { baseURL + "/v1/loans/newest.json" }
+
+    /// Body bytes sent for one upstream (`rss`: the podcast feeds, 304s included as 0).
+    public func bodyBytes(for upstream: String) -> Int { state.bytes(upstream) }
+    /// Conditional feed requests answered 304.
+    public var notModifiedCount: Int { state.count("rss-304") }
 
     /// Feed requests received so far (all routes).
     public var requestCount: Int { state.requests }

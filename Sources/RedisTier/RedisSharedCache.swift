@@ -23,16 +23,18 @@ public final class RedisSharedCache: SharedCacheTier {
     public func get(_ key: String) async -> SharedLookup {
         let reply = await redis.script(RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get")
         guard case .success(let value) = reply, let fields = value.elements else { return .unavailable }
-        guard fields.count == 7 else { return fields.count == 1 ? .absent : .unavailable }
+        guard fields.count == 8 else { return fields.count == 1 ? .absent : .unavailable }
         // Validated like any network input: anything a replica would not have written is absent.
         guard let now = fields[0].int, let stored = fields[1].int, now >= 0, stored >= 0, let status = fields[2].int, Self.storable(status),
             let policyText = fields[3].bytes, policyText.count <= 128, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
             let body = fields[4].bytes, let gzip = fields[5].bytes, gzip.isEmpty || Self.isGzip(gzip),
-            let link = fields[6].bytes, link.count <= 4096, !link.contains(0x0D), !link.contains(0x0A)
+            let link = fields[6].bytes, link.count <= 4096, !link.contains(0x0D), !link.contains(0x0A), let validators = fields[7].bytes
         else { return .absent }  // not ours or damaged: as if absent, and overwritten by the next fill
         let entry = CachedResponse(
             status: status, body: body, gzippedBody: gzip.isEmpty ? nil : gzip, storedAt: 0, policy: policy,
-            link: link.isEmpty ? nil : String(decoding: link, as: UTF8.self))
+            link: link.isEmpty ? nil : String(decoding: link, as: UTF8.self),
+            // Validated as it is read back (absolute http(s) addresses, short one-line validators).
+            revalidation: validators.isEmpty ? nil : Revalidation(serialized: String(decoding: validators, as: UTF8.self)))
         return .found(entry, age: Double(max(0, now - stored)) / 1000)  // both ≥ 0: no overflow
     }
 
@@ -44,7 +46,7 @@ public final class RedisSharedCache: SharedCacheTier {
         let args: [[UInt8]] = [
             Array(String(Saturating.int(age * 1000, in: 0...Int(Int32.max))).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
             entry.gzippedBody ?? [], Array(String(Saturating.int((window * 1000).rounded(.up), in: 1...Int(1e12))).utf8), Array((entry.link ?? "").utf8),
-            Array(String(Saturating.int(fetchSeconds * 1000, in: 0...Int(Int32.max))).utf8),
+            Array(String(Saturating.int(fetchSeconds * 1000, in: 0...Int(Int32.max))).utf8), Array((entry.revalidation?.serialized ?? "").utf8),
         ]
         let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
         return reply == .success(.integer(1))

@@ -21,9 +21,16 @@ public final class CachedResponse: Sendable {
     /// (the identity one, or the gzip one), Link, Content-Type.
     public let headerLines: [UInt8]
     public let gzipHeaderLines: [UInt8]
+    /// The upstream's validators for this answer (and a moved feed's address): what makes
+    /// the next refresh conditional, here or on another replica (kept in the shared tier too).
+    public let revalidation: Revalidation?
 
-    public init(status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy, link: String? = nil) {
+    public init(
+        status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy, link: String? = nil,
+        revalidation: Revalidation? = nil
+    ) {
         self.status = status
+        self.revalidation = status == 200 ? revalidation : nil
         self.link = link
         self.body = body
         self.gzippedBody = gzippedBody
@@ -53,11 +60,18 @@ public final class CachedResponse: Sendable {
 
     /// The same response as stored at another time (an entry read from the shared tier).
     public func restamped(storedAt: Double) -> CachedResponse {
-        CachedResponse(restamping: self, storedAt: storedAt)
+        CachedResponse(restamping: self, storedAt: storedAt, revalidation: revalidation)
+    }
+
+    /// After a `304 Not Modified`: the same bytes and client-facing ETag, fresh again from
+    /// `storedAt` (RFC 9111 §4.3.4), with the validators the 304 brought.
+    public func renewed(storedAt: Double, revalidation: Revalidation) -> CachedResponse {
+        CachedResponse(restamping: self, storedAt: storedAt, revalidation: revalidation)
     }
 
     /// Bodies and validators shared, not recomputed.
-    private init(restamping other: CachedResponse, storedAt: Double) {
+    private init(restamping other: CachedResponse, storedAt: Double, revalidation: Revalidation?) {
+        self.revalidation = revalidation
         status = other.status
         body = other.body
         gzippedBody = other.gzippedBody
@@ -72,7 +86,9 @@ public final class CachedResponse: Sendable {
     }
 
     /// Approximate memory held, for the byte budget.
-    var cost: Int { body.count + (gzippedBody?.count ?? 0) + etag.utf8.count + (link?.utf8.count ?? 0) + 128 }
+    var cost: Int {
+        body.count + (gzippedBody?.count ?? 0) + etag.utf8.count + (link?.utf8.count ?? 0) + (revalidation?.serialized.utf8.count ?? 0) + 128
+    }
 
     public func age(at now: Double) -> Double { max(0, now - storedAt) }
     public func isFresh(at now: Double) -> Bool { age(at: now) < policy.ttl }

@@ -4,24 +4,25 @@ import Primitives
 /// for that replica's result (bounded), then fetch themselves. Any tier failure
 /// falls back to this process's own behaviour.
 extension ResponseCache {
-    func load(_ key: String, _ loader: @escaping Loader, consultShared: Bool) async -> FlightResult {
-        guard let shared else { return await loader().map { ($0, .upstream) } }
+    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool) async -> FlightResult {
+        guard let shared else { return await loader(peek(key)).map { ($0, .upstream) } }
         // Revalidation asks the upstream and still publishes the answer for the other replicas;
         // if the upstream fails, the tier's last good answer still stands (stale-if-error).
         guard consultShared else {
-            let result = await fetchHere(key, loader)
+            let result = await fetchHere(key, loader, previous: peek(key))
             if case .failure = result, case .found(let entry, let age) = await shared.get(key) {
                 keepIfUsableAfterError(entry.restamped(storedAt: clock() - age), key)
             }
             return result
         }
-        var stale = usableStale(peek(key))
+        let own = peek(key)
+        var stale = usableStale(own)
         var sharedCopy: CachedResponse?
         // Refreshing our own stale copy: ask first whether the tier has a fresh one at all,
         // without its body (another replica refreshing it has not finished, most of the time).
         if stale != nil, case .notYet = await shared.probe(key) {
             sharedObserver?(.miss)
-            return await fetchOnce(key, loader, stale: stale, shared: shared)
+            return await fetchOnce(key, loader, stale: stale, previous: own, shared: shared)
         }
         switch await shared.get(key) {
         case .found(let entry, let age):
@@ -36,9 +37,11 @@ extension ResponseCache {
         case .absent:
             sharedObserver?(.miss)
         case .unavailable:
-            return await fetchHere(key, loader)
+            return await fetchHere(key, loader, previous: own)
         }
-        let result = await fetchOnce(key, loader, stale: stale, shared: shared)
+        // The newer of ours and the tier's: a refresh of another replica's entry sends its validators.
+        let previous = Self.newer(own, sharedCopy)
+        let result = await fetchOnce(key, loader, stale: stale, previous: previous, shared: shared)
         if case .failure = result, let copy = sharedCopy { keepIfUsableAfterError(copy, key) }
         return result
     }
@@ -57,7 +60,9 @@ extension ResponseCache {
 
     /// One replica at a time fetches: take the lock, or serve stale, or poll (body-less) for
     /// the holder's result; a holder's failure is answered by its waiters, not refetched in turn.
-    private func fetchOnce(_ key: String, _ loader: @escaping Loader, stale: CachedResponse?, shared: any SharedCacheTier) async -> FlightResult {
+    private func fetchOnce(
+        _ key: String, _ loader: @escaping RefreshingLoader, stale: CachedResponse?, previous: CachedResponse?, shared: any SharedCacheTier
+    ) async -> FlightResult {
         let deadline = clock() + sharedPolicy.waitLimit
         var interval = sharedPolicy.pollInterval
         while true {
@@ -83,14 +88,14 @@ extension ResponseCache {
                 // tier's) is served now, and this replica refreshes in the background, under the lock.
                 if let stale {
                     Task { [self] in
-                        if case .success(let (fresh, _)) = await fetchHere(key, loader, unlocking: token) { store(fresh, for: key) }
+                        if case .success(let (fresh, _)) = await fetchHere(key, loader, previous: previous, unlocking: token) { store(fresh, for: key) }
                     }
                     sharedObserver?(.staleServed)
                     return .success((stale, .staleWhileOtherRefreshes))
                 }
-                return await fetchHere(key, loader, unlocking: token)
+                return await fetchHere(key, loader, previous: previous, unlocking: token)
             case .unavailable:
-                return await fetchHere(key, loader)
+                return await fetchHere(key, loader, previous: previous)
             case .heldElsewhere:
                 if let stale {
                     sharedObserver?(.staleServed)
@@ -98,7 +103,7 @@ extension ResponseCache {
                 }
                 if clock() >= deadline {
                     sharedObserver?(.waitTimedOut)
-                    return await fetchHere(key, loader)
+                    return await fetchHere(key, loader, previous: previous)
                 }
                 try? await Task.sleep(for: .seconds(min(interval, max(0.001, deadline - clock()))))
                 if Task.isCancelled {
@@ -119,7 +124,7 @@ extension ResponseCache {
                     sharedObserver?(.wait)
                     return .failure(CacheLoadError(error, sharedWithWaiters: false))
                 case .failed(.tooLarge):
-                    return await fetchHere(key, loader)  // it cannot come through the tier: fetch now, not after the wait
+                    return await fetchHere(key, loader, previous: previous)  // it cannot come through the tier: fetch now, not after the wait
                 case .notYet, .unavailable:
                     break
                 }
@@ -131,7 +136,7 @@ extension ResponseCache {
     /// for the waiters) is published to the tier and the lock released afterwards, off the
     /// request's path, in that order so a waiter sees the outcome before the lock disappears.
     /// The lock is renewed while the fetch runs (every upstream call of it).
-    private func fetchHere(_ key: String, _ loader: Loader, unlocking token: String? = nil) async -> FlightResult {
+    private func fetchHere(_ key: String, _ loader: RefreshingLoader, previous: CachedResponse?, unlocking token: String? = nil) async -> FlightResult {
         let started = clock()
         let renewal: Task<Void, Never>? = token.flatMap { token in
             guard let shared else { return nil }
@@ -145,7 +150,7 @@ extension ResponseCache {
                 }
             }
         }
-        let result = await loader()
+        let result = await loader(previous)
         renewal?.cancel()
         let fetchSeconds = clock() - started
         let publish: CachedResponse?
@@ -183,5 +188,12 @@ extension ResponseCache {
         guard let entry, entry.status == 200 else { return nil }
         let age = entry.age(at: clock())
         return age < entry.policy.ttl + entry.policy.staleWhileRevalidate ? entry : nil
+    }
+
+    /// The more recently stored of two copies of an entry.
+    static func newer(_ a: CachedResponse?, _ b: CachedResponse?) -> CachedResponse? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b.storedAt > a.storedAt ? b : a
     }
 }

@@ -21,6 +21,9 @@ public final class ResponseCache: Sendable {
     }
 
     public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
+    /// A loader given the entry its result replaces (this replica's, or the shared tier's
+    /// when newer; nil: none known), so a refresh can be conditional on its validators.
+    public typealias RefreshingLoader = @Sendable (CachedResponse?) async -> Result<CachedResponse, CacheLoadError>
     typealias FlightResult = Result<(CachedResponse, LoadOrigin), CacheLoadError>
 
     private struct State {
@@ -119,6 +122,11 @@ public final class ResponseCache: Sendable {
     /// `revalidate` (a client's `no-cache`): a flight this call starts skips the shared tier
     /// and asks the upstream; it still joins a flight already running.
     public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
+        await fetch(key, revalidate: revalidate, refreshing: { _ in await loader() })
+    }
+
+    /// `fetch` with a loader that is told which entry it refreshes.
+    public func fetch(_ key: String, revalidate: Bool = false, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome {
         let task = state.withLock { s in join(key, s.flights[key] ?? startFlight(key, revalidate: revalidate, loader: loader, in: &s), in: &s) }
         return await outcome(of: task, key: key)
     }
@@ -127,6 +135,11 @@ public final class ResponseCache: Sendable {
     /// under the same lock that finds a running flight, so joining one (which costs the
     /// upstream nothing) is never charged, however many callers race. nil: not admitted.
     public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
+        await fetch(key, revalidate: revalidate, admit: admit, refreshing: { _ in await loader() })
+    }
+
+    /// The admitted `fetch` with a loader that is told which entry it refreshes.
+    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome? {
         let task = state.withLock { s -> Task<FlightResult, Never>? in
             if let running = s.flights[key] { return join(key, running, in: &s) }
             guard admit() else { return nil }
@@ -184,6 +197,10 @@ public final class ResponseCache: Sendable {
 
     /// Starts a refresh unless one is already running for the key (stale-while-revalidate).
     public func refreshInBackground(_ key: String, loader: @escaping Loader) {
+        refreshInBackground(key, refreshing: { _ in await loader() })
+    }
+
+    public func refreshInBackground(_ key: String, refreshing loader: @escaping RefreshingLoader) {
         _ = flight(for: key, loader: loader)
     }
 
@@ -192,7 +209,7 @@ public final class ResponseCache: Sendable {
     /// Callers counted on the key's flight (nil: none running, or a background refresh).
     func callers(of key: String) -> Int? { state.withLock { $0.waiters[key] } }
 
-    private func flight(for key: String, revalidate: Bool = false, loader: @escaping Loader) -> Task<FlightResult, Never> {
+    private func flight(for key: String, revalidate: Bool = false, loader: @escaping RefreshingLoader) -> Task<FlightResult, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }
             return startFlight(key, revalidate: revalidate, loader: loader, counted: false, in: &s)
@@ -200,7 +217,7 @@ public final class ResponseCache: Sendable {
     }
 
     private func startFlight(
-        _ key: String, revalidate: Bool, loader: @escaping Loader, counted: Bool = true, in s: inout State
+        _ key: String, revalidate: Bool, loader: @escaping RefreshingLoader, counted: Bool = true, in s: inout State
     ) -> Task<FlightResult, Never> {
         s.nextFlight &+= 1
         let number = s.nextFlight

@@ -99,7 +99,7 @@ final class CurlDriver: @unchecked Sendable {
         _ = ccurl_setopt_prereq_fn(h, CurlTransfer.onPrerequest)
         _ = ccurl_setopt_pointer(h, CURLOPT_PREREQDATA, me)
         var list: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in r.headers where !name.contains("\r") && !name.contains("\n") && !value.contains("\r") && !value.contains("\n") {
+        for (name, value) in r.headers + (r.revalidation?.conditionalHeaders ?? []) where !name.contains("\r") && !name.contains("\n") && !value.contains("\r") && !value.contains("\n") {
             list = curl_slist_append(list, "\(name): \(value)")
         }
         if r.method == .post {
@@ -185,9 +185,11 @@ final class CurlDriver: @unchecked Sendable {
         let timings = UpstreamResponse.Timings(
             dns: time(CURLINFO_NAMELOOKUP_TIME), connect: time(CURLINFO_CONNECT_TIME), tls: time(CURLINFO_APPCONNECT_TIME),
             firstByte: time(CURLINFO_STARTTRANSFER_TIME), total: time(CURLINFO_TOTAL_TIME))
-        continuation.resume(
-            returning: UpstreamResponse(
-                status: status, headers: t.headers, body: t.body, timings: timings, newConnections: connects, effectiveURL: effective))
+        var response = UpstreamResponse(status: status, headers: t.headers, body: t.body, timings: timings, newConnections: connects, effectiveURL: effective)
+        // Every hop before the last was a redirect; only an all-permanent chain moves the resource.
+        let hops = t.statuses.dropLast()
+        if !hops.isEmpty, hops.allSatisfy({ $0 == 301 || $0 == 308 }), effective != t.request.url { response.permanentRedirect = effective }
+        continuation.resume(returning: response)
     }
 
     static func classify(_ code: CURLcode, _ t: CurlTransfer) -> UpstreamError {

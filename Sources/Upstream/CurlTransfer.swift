@@ -13,6 +13,8 @@ final class CurlTransfer: @unchecked Sendable {
     var body: [UInt8] = []
     var headers: [(String, String)] = []
     var status = 0
+    /// The status of each response received (redirects first; 1xx interim ones left out).
+    var statuses: [Int] = []
     var exceededBodyLimit = false
     var refusedAddress = false
     let id: UInt64
@@ -55,6 +57,8 @@ final class CurlTransfer: @unchecked Sendable {
         let line = ptr.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
         if line.hasPrefix("HTTP/") {
             t.headers.removeAll()  // a new response (after a redirect or 100-continue)
+            let fields = line.split(separator: " ", maxSplits: 2)
+            if fields.count >= 2, let code = Int(fields[1]), (200...599).contains(code), t.statuses.count < 64 { t.statuses.append(code) }
         } else {
             let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2, t.headers.count < 200 {

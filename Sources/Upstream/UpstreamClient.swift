@@ -132,7 +132,7 @@ public final class UpstreamClient: Sendable {
             switch result {
             case .success(let response):
                 breaker.record(success: true, now: clock())
-                observer?(request.upstream, "ok", elapsed)
+                observer?(request.upstream, response.isNotModified ? "not_modified" : "ok", elapsed)
                 return response
             case .failure(let error):
                 breaker.record(success: !error.isUpstreamFault, now: clock())
@@ -185,7 +185,9 @@ public final class UpstreamClient: Sendable {
     private func attemptOnce(_ request: UpstreamRequest, timeoutMs: Int) async -> Result<UpstreamResponse, UpstreamError> {
         do {
             let response = try await driver.perform(request, timeoutMs: timeoutMs, maxBodyBytes: request.maxBodyBytes ?? configuration.maxBodyBytes)
-            guard (200..<300).contains(response.status) else { return .failure(.httpStatus(response.status)) }
+            guard (200..<300).contains(response.status) || (response.status == 304 && request.revalidation != nil) else {
+                return .failure(.httpStatus(response.status))
+            }
             return .success(response)
         } catch let error as UpstreamError {
             return .failure(error)

@@ -1,3 +1,5 @@
+import Primitives
+
 /// One request to an upstream. `upstream` names it for limits, breakers, metrics and errors.
 public struct UpstreamRequest: Sendable {
     public enum Method: String, Sendable { case get = "GET", post = "POST" }
@@ -19,6 +21,9 @@ public struct UpstreamRequest: Sendable {
     public var urlChosenByThirdParty = false
     /// Exact addresses accepted even when `publicAddressesOnly` is set (an operator's known internal host).
     public var allowedAddresses: Set<String> = []
+    /// An earlier answer's validators: sent as `If-None-Match` / `If-Modified-Since`, and a
+    /// `304 Not Modified` is then an answer (the caller renews what it has), not an error.
+    public var revalidation: Revalidation?
 
     public init(
         upstream: String, method: Method = .get, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
@@ -47,6 +52,12 @@ public struct UpstreamResponse: Sendable {
     /// Connections curl had to open for this transfer (0: an existing one was reused).
     public let newConnections: Int
     public let effectiveURL: String
+    /// Where the resource now lives when every redirect on the way was permanent (301/308);
+    /// nil without redirects, or when any was temporary.
+    public var permanentRedirect: String? = nil
+
+    /// `304 Not Modified` to a conditional request: what the caller has is still current.
+    public var isNotModified: Bool { status == 304 }
 
     public func header(_ name: String) -> String? {
         let lower = name.lowercased()

@@ -9,22 +9,51 @@ public struct PreparedFeed: Sendable {
     public let cacheKey: String
     /// The first upstream request (inspectable in tests).
     public let upstreamRequest: UpstreamRequest
-    /// Fetches, repairs, decodes, normalises and encodes; throws `UpstreamError` or `ClientError`.
-    public let load: @Sendable (UpstreamClient) async throws -> FeedOutput
+    /// Fetches, repairs, decodes, normalises and encodes; throws `UpstreamError` or
+    /// `ClientError`. Given the validators of the answer it refreshes, it asks conditionally
+    /// and may answer `.notModified` (nothing downloaded or parsed again).
+    public let refresh: @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
 
-    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> FeedOutput) {
+    public init(
+        source: String, cacheKey: String, upstreamRequest: UpstreamRequest, refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
+    ) {
         self.source = source
         self.cacheKey = cacheKey
         self.upstreamRequest = upstreamRequest
-        self.load = load
+        self.refresh = refresh
     }
 
-    /// The common case: one request, then render its body.
+    /// A load that is never conditional (a POST, or an answer built from several requests).
+    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> FeedOutput) {
+        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, _ in .rendered(try await load(client)) }
+    }
+
+    /// The common case: one request, then render its body; a GET refresh is conditional on
+    /// the validators the upstream sent last time.
     public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, render: @escaping @Sendable ([UInt8]) throws(ClientError) -> FeedOutput) {
-        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client in
-            try render(try await client.send(upstreamRequest).body)
+        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, previous in
+            var request = upstreamRequest
+            if request.method == .get, let previous, previous.listedURL == request.url, previous.etag != nil || previous.lastModified != nil {
+                request.revalidation = previous
+            }
+            let response = try await client.send(request)
+            let validators = Revalidation(
+                listedURL: upstreamRequest.url, url: upstreamRequest.url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
+            if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
+            var output = try render(response.body)
+            if request.method == .get, validators.isUseful { output.revalidation = validators }
+            return .rendered(output)
         }
     }
+}
+
+/// What a (possibly conditional) load produced.
+public enum FeedLoad: Sendable {
+    /// A new answer.
+    case rendered(FeedOutput)
+    /// The upstream answered `304 Not Modified`: the answer being refreshed stands, with
+    /// these validators from now on.
+    case notModified(Revalidation)
 }
 
 /// What a feed request renders: the JSON body, and a `Link` header value where the answer
@@ -32,10 +61,13 @@ public struct PreparedFeed: Sendable {
 public struct FeedOutput: Sendable {
     public let body: [UInt8]
     public let link: String?
+    /// The upstream's validators (and a feed's permanent new address), for the next refresh.
+    public var revalidation: Revalidation?
 
-    public init(_ body: [UInt8], link: String? = nil) {
+    public init(_ body: [UInt8], link: String? = nil, revalidation: Revalidation? = nil) {
         self.body = body
         self.link = link
+        self.revalidation = revalidation
     }
 }
 

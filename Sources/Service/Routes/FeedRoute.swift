@@ -41,7 +41,7 @@ struct FeedRoute: Sendable {
                 return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
             case .stale(let entry):
                 stats?.stale.add()
-                cache.refreshInBackground(prepared.cacheKey, loader: loader(prepared))
+                cache.refreshInBackground(prepared.cacheKey, refreshing: loader(prepared))
                 return .response(CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now))
             case .miss:
                 break
@@ -71,7 +71,7 @@ struct FeedRoute: Sendable {
                         denied = limiter.admit(client, now: cache.now)
                         charged = denied == nil
                         return charged
-                    }, loader: load)
+                    }, refreshing: load)
             }
             guard let outcome = admitted else {
                 var refused = Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
@@ -126,18 +126,32 @@ struct FeedRoute: Sendable {
 
     /// Fetch, normalise and encode once; the result is shared by every waiter.
     /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
-    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil) -> ResponseCache.Loader {
+    /// A refresh is conditional on the validators of the entry it replaces (ours or another
+    /// replica's): a `304` renews that entry's bytes without downloading or parsing again.
+    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil) -> ResponseCache.RefreshingLoader {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
-        return {
+        return { previous in
             let started = cache.now
+            let current = previous.flatMap { $0.status == 200 ? $0 : nil }
             do {
                 // The answer is shared and cached: once a request has left, it completes even if
                 // every client waiting for it has gone (a cancelled one only leaves the queue).
-                let output = try await UpstreamRequestContext.with({
+                let loaded = try await UpstreamRequestContext.with({
                     $0.requester = client
                     $0.trace = trace
                     $0.completesOnceSent = true
-                }) { try await prepared.load(upstream) }
+                }) { try await prepared.refresh(upstream, current?.revalidation) }
+                let output: FeedOutput
+                switch loaded {
+                case .notModified(let validators):
+                    guard let current else { throw UpstreamError.httpStatus(304) }  // cannot happen: no validators were sent
+                    logger.log(
+                        .debug, "cache renewed (304)",
+                        [("key", .string(prepared.cacheKey)), ("upstream_ms", .double((cache.now - started) * 1000))])
+                    return .success(current.renewed(storedAt: cache.now, revalidation: validators))
+                case .rendered(let rendered):
+                    output = rendered
+                }
                 logger.log(
                     .debug, "cache fill",
                     [
@@ -145,7 +159,9 @@ struct FeedRoute: Sendable {
                         ("upstream_ms", .double((cache.now - started) * 1000)),
                     ])
                 return .success(
-                    CachedResponse(body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: cache.now, policy: policy, link: output.link))
+                    CachedResponse(
+                        body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: cache.now, policy: policy, link: output.link,
+                        revalidation: output.revalidation))
             } catch let error as UpstreamError {
                 logger.warn(
                     "upstream failed",

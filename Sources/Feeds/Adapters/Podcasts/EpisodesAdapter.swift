@@ -22,15 +22,27 @@ public struct EpisodesAdapter: FeedAdapter {
         let limit = try p.int("limit", in: 1...500, default: 100)
         let lookup = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
-        return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client in
+        return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client, previous in
             let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
             var feed = UpstreamRequest(
                 upstream: SourceName.episodes, url: found.feedURL,
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
                 maxBodyBytes: maxFeedBytes, publicAddressesOnly: publicOnly)
             feed.urlChosenByThirdParty = true
+            // The same listed feed as last time: ask where it moved for good, conditionally.
+            // (A new address passes the same address checks and redirect limit as any.)
+            if let previous, previous.listedURL == found.feedURL {
+                feed.url = previous.url
+                if previous.etag != nil || previous.lastModified != nil { feed.revalidation = previous }
+            }
             let response = try await client.send(feed)
-            return try Self.render(feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit)
+            let validators = Revalidation(
+                listedURL: found.feedURL, url: response.permanentRedirect ?? feed.url, etag: response.header("ETag"),
+                lastModified: response.header("Last-Modified"))
+            if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
+            var output = try Self.render(feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit)
+            if validators.isUseful { output.revalidation = validators }
+            return .rendered(output)
         }
     }
 
