@@ -2,6 +2,7 @@
 # FeedProxy: build with the official Swift image, run on slim Debian with only the
 # shared libraries the binary needs: libcurl4 and ca-certificates for upstream fetches,
 # libexpat1 for podcast RSS/Atom (FoundationXML, and with it libxml2 and ICU, is gone),
+# libgumbo1 (the HTML5 parser) for sanitized show notes,
 # libhiredis0.14 for the optional Redis tier. `make image` builds this file with podman
 # (--format docker keeps the HEALTHCHECK); `make container-check` runs the image, checks
 # it and prints its size (README, "Container").
@@ -9,7 +10,7 @@
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libexpat1-dev libhiredis-dev \
+ && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -26,7 +27,7 @@ LABEL org.opencontainers.image.title="FeedProxy" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.source="https://example.invalid/feedproxy"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libhiredis0.14 \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libgumbo1 libhiredis0.14 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin feedproxy
 COPY --from=build /out/feedproxy /usr/local/bin/feedproxy

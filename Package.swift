@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),
+        .target(name: "CGumbo", linkerSettings: [.linkedLibrary("gumbo")]),
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
 
         // What every layer uses: locks ThreadSanitizer understands, threads and the clock, JSON
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "Upstream", dependencies: ["CCurl", "Primitives"], swiftSettings: strictImports),
         .target(name: "ResponseCache", dependencies: ["Primitives"]),
         // The format readers feeds need (JSON, XML on expat, HTML, dates and numbers): no upstream, no feed.
-        .target(name: "FeedFormats", dependencies: ["CExpat", "Primitives"], swiftSettings: strictImports),
+        .target(name: "FeedFormats", dependencies: ["CExpat", "CGumbo", "Primitives"], swiftSettings: strictImports),
         .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Primitives"], swiftSettings: strictImports),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.

@@ -206,10 +206,13 @@ doc = {
                              "borrowerCount": nullable("integer"), "lenderCount": nullable("integer"), "partnerName": nullable("string"),
                              "tags": {"type": "array", "items": {"type": "string"}},
                              "description": dict(nullable("string"), description="the borrower's story as plain text; only in GET /loans/{id}, null in lists")}},
-    "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "summary", "link"],
+    "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "summary", "notesHtml", "link"],
               "properties": {"id": nullable("string"), "title": nullable("string"), "published": ts, "audioUrl": nullable("string"), "audioType": nullable("string"),
                              "audioBytes": nullable("integer"), "duration": nullable("integer"), "episode": nullable("integer"), "season": nullable("integer"),
-                             "explicit": nullable("boolean"), "imageUrl": nullable("string"), "summary": nullable("string"), "link": nullable("string")}},
+                             "explicit": nullable("boolean"), "imageUrl": nullable("string"), "summary": nullable("string"),
+                             "notesHtml": dict(nullable("string"), description="the show notes as sanitized HTML (content:encoded, else the description): "
+                                               "only the elements and attributes docs/API.md lists, every href/src absolute http(s) (mailto: for links)"),
+                             "link": nullable("string")}},
     "PhotoFeed": envelope(ref("Photo"), "flickr", False),
     "PodcastFeed": envelope(ref("Podcast"), "itunes", False),
     # In lists a loan's description is always null (the story is in GET /loans/{id}).

@@ -15,11 +15,31 @@ public enum FeedFuzzing {
         _ = try? FeedJSON.encode(try KivaGraphQL.normalise(bytes, page: 1, limit: 20))
         _ = try? FeedJSON.encode(try KivaREST.normalise(bytes))
         _ = try? EpisodesAdapter.feedURL(fromLookup: bytes)
-        _ = try? EpisodesAdapter.render(feed: bytes, contentType: nil, lookupTitle: nil, limit: 50)
+        _ = try? EpisodesAdapter.render(feed: bytes, contentType: nil, lookupTitle: nil, limit: 50, base: "https://feeds.example/podcast/rss")
         // The same bytes through the unknown-encoding handler, as a Content-Type charset would.
         _ = try? EpisodesAdapter.render(feed: bytes, contentType: "application/rss+xml; charset=windows-1252", lookupTitle: nil, limit: 50)
+        let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
+        if let problem = sanitizerProblem(text) { return problem }
+        if let problem = urlProblem(String(text.prefix(512))) { return problem }
         guard bytes.count <= 128 else { return nil }
         return datesOutOfRange(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// What the sanitizer promises: its output, parsed again as a browser would, holds only
+    /// allowed elements and attributes and safe URLs (no mutation on re-parse makes it unsafe).
+    static func sanitizerProblem(_ html: String) -> String? {
+        guard let out = HTMLSanitizer.sanitize(html, base: "https://feeds.example/podcast/rss") else { return nil }
+        if let problem = HTMLSanitizer.violation(in: out) { return "sanitizer output \(problem): \(html.prefix(200))" }
+        return nil
+    }
+
+    /// What the URL resolver promises: nil, or an absolute http(s) URL that resolves to itself.
+    static func urlProblem(_ reference: String) -> String? {
+        guard let url = URLReference.absolute(reference, base: "https://feeds.example/a/b?c=d") else { return nil }
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return "resolver gave a non-http(s) URL: \(url)" }
+        guard URLReference.absolute(url) == url else { return "resolver not idempotent: \(reference) → \(url)" }
+        return nil
     }
 
     /// The property the date parsers promise: a time inside `Timestamp.range`, or nil.

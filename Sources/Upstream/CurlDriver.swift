@@ -99,7 +99,8 @@ final class CurlDriver: @unchecked Sendable {
         _ = ccurl_setopt_prereq_fn(h, CurlTransfer.onPrerequest)
         _ = ccurl_setopt_pointer(h, CURLOPT_PREREQDATA, me)
         var list: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in r.headers + (r.revalidation?.conditionalHeaders ?? []) where !name.contains("\r") && !name.contains("\n") && !value.contains("\r") && !value.contains("\n") {
+        for (name, value) in r.headers + (r.revalidation?.conditionalHeaders ?? [])
+        where !name.contains("\r") && !name.contains("\n") && !value.contains("\r") && !value.contains("\n") {
             list = curl_slist_append(list, "\(name): \(value)")
         }
         if r.method == .post {

@@ -23,6 +23,8 @@ import Testing
         first.explicit = false
         first.imageUrl = "https://images.example.com/sundell/145.jpg"
         first.summary = "John and Antoine talk about Swift concurrency & actors. Sponsored by Acme."
+        first.notesHtml =
+            #"<p>John and <b>Antoine</b> talk about <a href="https://swift.org" rel="nofollow noopener noreferrer">Swift</a> concurrency &amp; actors.</p><p>Sponsored by\#u{00A0}Acme.</p>"#
         first.link = "https://www.swiftbysundell.com/podcast/145"
         #expect(feed.episodes[0] == first)
 

@@ -6,18 +6,22 @@ import Testing
 /// read back like network input.
 @Suite struct RevalidationTests {
     @Test func roundTripsThroughItsSharedTierForm() {
-        let r = Revalidation(listedURL: "https://old.example/feed", url: "https://new.example/feed", etag: "\"abc\"", lastModified: "Mon, 03 Nov 2025 14:20:05 GMT")
+        let r = Revalidation(
+            listedURL: "https://old.example/feed", url: "https://new.example/feed", etag: "\"abc\"", lastModified: "Mon, 03 Nov 2025 14:20:05 GMT")
         #expect(Revalidation(serialized: r.serialized) == r)
         #expect(r.conditionalHeaders.map(\.0) == ["If-None-Match", "If-Modified-Since"])
     }
 
     @Test func hostileValidatorsAndAddressesAreDropped() {
         // A CR/LF would inject request header fields; an overlong value is no validator.
-        let r = Revalidation(listedURL: "https://a.example/f", url: "javascript:alert(1)", etag: "\"x\"\r\nHost: evil", lastModified: String(repeating: "9", count: 300))
+        let r = Revalidation(
+            listedURL: "https://a.example/f", url: "javascript:alert(1)", etag: "\"x\"\r\nHost: evil", lastModified: String(repeating: "9", count: 300))
         #expect(r.etag == nil && r.lastModified == nil)
         #expect(r.url == "https://a.example/f")
         #expect(!r.isUseful)
-        for text in ["", "https://a.example/f", "ftp://a/f\nhttps://b/f\n\n", "https://a.example/f\nhttps://b.example/f\n\"e\"", String(repeating: "x", count: 20_000)] {
+        for text in [
+            "", "https://a.example/f", "ftp://a/f\nhttps://b/f\n\n", "https://a.example/f\nhttps://b.example/f\n\"e\"", String(repeating: "x", count: 20_000),
+        ] {
             #expect(Revalidation(serialized: text) == nil, "\(text.prefix(40))")
         }
     }

@@ -35,7 +35,9 @@ import TestSupport
         let trace = TraceContext(traceHigh: 0x4bf9_2f35_77b3_4da6, traceLow: 0xa3ce_929d_0e0e_4736, spanID: 7, parentID: 9, flags: 1, state: "rojo=1")
         var parents: Set<String> = []
         for _ in 0..<3 {
-            let r = try await UpstreamRequestContext.$current.withValue(.init(trace: trace)) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/headers"))) }
+            let r = try await UpstreamRequestContext.$current.withValue(.init(trace: trace)) {
+                try await client.send(UpstreamRequest(upstream: "t", url: up.url("/headers")))
+            }
             let echoed = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: String] ?? [:]
             let parts = (echoed["traceparent"] ?? "").split(separator: "-")
             #expect(parts.count == 4)

@@ -15,7 +15,8 @@ public struct PreparedFeed: Sendable {
     public let refresh: @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
 
     public init(
-        source: String, cacheKey: String, upstreamRequest: UpstreamRequest, refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
+        source: String, cacheKey: String, upstreamRequest: UpstreamRequest,
+        refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
     ) {
         self.source = source
         self.cacheKey = cacheKey

@@ -70,6 +70,8 @@ public struct Episode: Codable, Sendable, Equatable {
     public var explicit: Bool?
     public var imageUrl: String?
     public var summary: String?
+    /// The show notes as sanitized HTML (see `HTMLSanitizer`): safe to insert as markup.
+    public var notesHtml: String?
     public var link: String?
 
     public init() {}

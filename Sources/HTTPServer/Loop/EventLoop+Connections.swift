@@ -180,7 +180,8 @@ extension EventLoop {
         conn.current = nil
         context.observer.requestCompleted(
             RequestRecord(
-                method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: requestID, logFields: [], loop: index
+                method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: requestID, logFields: [],
+                loop: index
             ))
     }
 

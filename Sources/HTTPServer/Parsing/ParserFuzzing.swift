@@ -49,7 +49,8 @@ public enum ParserFuzzing {
                     // The same body in reads of an input-chosen size, as a trickling client
                     // sends it, must decode to the same bytes and the same verdict.
                     let (piecewiseUsed, piecewise, body) = decodeInPieces(rest, step: split % 13 + 1, limits: limits)
-                    precondition(piecewise == outcome && piecewiseUsed == used && body == head.request.body, "chunked decoding depends on how the body was split")
+                    precondition(
+                        piecewise == outcome && piecewiseUsed == used && body == head.request.body, "chunked decoding depends on how the body was split")
                     guard outcome == .done else { return requests }
                     offset += used
                 }

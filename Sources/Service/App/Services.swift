@@ -18,7 +18,8 @@ struct Services: Sendable {
     init(_ c: Configuration, logLanes: Int) throws {
         configuration = c
         let logger = Logger(level: c.logLevel, sink: LogSink(lanes: logLanes))
-        let metrics = Metrics(routes: RouteName.allCases.map(\.rawValue), sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes])
+        let metrics = Metrics(
+            routes: RouteName.allCases.map(\.rawValue), sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes])
         self.logger = logger
         self.metrics = metrics
         let redis = Self.redisEndpoint(c).map { Self.redisConnection($0, c, metrics: metrics, logger: logger) }
@@ -32,9 +33,11 @@ struct Services: Sendable {
         }
         cache = ResponseCache(
             maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() },
-            shared: redis.map { RedisSharedCache(
+            shared: redis.map {
+                RedisSharedCache(
                     connection: $0, prefix: c.redisKeyPrefix, fingerprint: SchemaFingerprint.compute(c),
-                    failureCodes: UpstreamError.codes.union(ClientError.feedCodes)) },
+                    failureCodes: UpstreamError.codes.union(ClientError.feedCodes))
+            },
             sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
         let quota = c.clientMissRatePerMinute > 0

@@ -88,7 +88,9 @@ extension ConfigurationParser {
         Option("--user-agent", "USER_AGENT", \.userAgent, .headerLine(allowEmpty: false), "User-Agent sent upstream"),
         Option("--cors-origin", "CORS_ORIGIN", \.corsOrigin, .headerLine(allowEmpty: true), "Access-Control-Allow-Origin value (empty: none)"),
         Option("--header-timeout", "HEADER_TIMEOUT_S", \.headerTimeout, .seconds(allowZero: false), "seconds a client may take to send a request head"),
-        Option("--body-timeout", "BODY_TIMEOUT_S", \.bodyTimeout, .optionalSeconds(unsetFollows: "HEADER_TIMEOUT_S"), "seconds from the end of a request head to the end of its body (408 after)"),
+        Option(
+            "--body-timeout", "BODY_TIMEOUT_S", \.bodyTimeout, .optionalSeconds(unsetFollows: "HEADER_TIMEOUT_S"),
+            "seconds from the end of a request head to the end of its body (408 after)"),
         Option("--idle-timeout", "IDLE_TIMEOUT_S", \.idleTimeout, .seconds(allowZero: false), "seconds an idle keep-alive connection is kept"),
         Option("--write-timeout", "WRITE_TIMEOUT_S", \.writeTimeout, .seconds(allowZero: false), "seconds a stalled client may leave a response unread"),
         Option("--drain-timeout", "DRAIN_TIMEOUT_S", \.drainTimeout, .seconds(), "seconds in-flight requests get to finish on shutdown"),

@@ -40,15 +40,17 @@ public struct EpisodesAdapter: FeedAdapter {
                 listedURL: found.feedURL, url: response.permanentRedirect ?? feed.url, etag: response.header("ETag"),
                 lastModified: response.header("Last-Modified"))
             if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
-            var output = try Self.render(feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit)
+            var output = try Self.render(
+                feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit, base: response.effectiveURL)
             if validators.isUseful { output.revalidation = validators }
             return .rendered(output)
         }
     }
 
     /// A podcast's feed body → the episodes envelope's JSON (parse, normalise, encode).
-    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int) throws(ClientError) -> FeedOutput {
-        let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType)
+    /// `base`: the feed's final URL, which relative links resolve against.
+    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int, base: String? = nil) throws(ClientError) -> FeedOutput {
+        let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType, base: base)
         let envelope = EpisodesEnvelope(
             title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
             imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, count: parsed.episodes.count, items: parsed.episodes, page: nil)

@@ -21,13 +21,20 @@ final class RSSParser: XMLStreamHandler {
     private struct Element {
         let namespace: Namespace
         let name: String
+        /// What relative references in and under it resolve against (the feed's URL, or an `xml:base`).
+        let base: String?
     }
+
+    /// `xml:base` as expat names it with namespace processing on.
+    private static let xmlBase: StaticString = "http://www.w3.org/XML/1998/namespace\u{01}base"
 
     private static let itunes = Array("http://www.itunes.com/dtds/podcast-1.0.dtd".utf8)
     private static let content = Array("http://purl.org/rss/1.0/modules/content/".utf8)
     private static let atom = Array("http://www.w3.org/2005/Atom".utf8)
 
     private let limit: Int
+    /// The feed's final URL (after redirects): the base of every relative reference in it.
+    private let documentBase: String?
     private var kind = Kind.unknown
     private var stack: [Element] = []
     /// Character data since the last start or end tag, as UTF-8 (expat's output).
@@ -37,20 +44,23 @@ final class RSSParser: XMLStreamHandler {
     private var itemDescription: String?
     private var itunesSummary: String?
     private var contentEncoded: String?
+    private var itemBase: String?
     private var channelSummary: String?
     private var reachedLimit = false
     private var notAFeed = false
 
-    private init(limit: Int) {
+    private init(limit: Int, base: String?) {
         self.limit = limit
+        documentBase = base.flatMap { URLReference.absolute($0) }
         text.reserveCapacity(4096)
     }
 
     /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
-    /// `contentType` is the HTTP header, whose charset applies when the document declares none.
-    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil) throws(ClientError) -> Result {
+    /// `contentType` is the HTTP header, whose charset applies when the document declares none;
+    /// `base` the feed's final URL, against which relative links resolve (none: they are dropped).
+    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil, base: String? = nil) throws(ClientError) -> Result {
         let encoding = XMLEncoding.resolve(data, contentType: contentType)
-        let handler = RSSParser(limit: limit)
+        let handler = RSSParser(limit: limit, base: base)
         guard let parser = ExpatParser(encoding: encoding.parserArgument, handler: handler) else {
             throw ClientError(status: 500, code: "internal_error", message: "the XML parser could not be created")
         }
@@ -77,7 +87,11 @@ final class RSSParser: XMLStreamHandler {
     // MARK: XMLStreamHandler
 
     func startElement(_ name: XMLName, _ attributes: XMLAttributes) -> Bool {
-        let element = Element(namespace: Self.namespace(name.uri), name: String(decoding: name.local, as: UTF8.self))
+        let inherited = stack.last?.base ?? documentBase
+        let base = attributes[Self.xmlBase].flatMap { URLReference.absolute($0, base: inherited) } ?? inherited
+        let element = Element(namespace: Self.namespace(name.uri), name: String(decoding: name.local, as: UTF8.self), base: base)
+        // Every URL a feed carries: absolute http(s), resolved against this element's base, or nothing.
+        func url(_ attribute: StaticString) -> String? { attributes[attribute].flatMap { URLReference.absolute($0, base: base) } }
         if stack.isEmpty {
             switch element.name.lowercased() {
             case "rss", "rdf": kind = .rss
@@ -93,27 +107,28 @@ final class RSSParser: XMLStreamHandler {
         switch (kind, element.name, element.namespace) {
         case (.rss, "item", _), (.atom, "entry", _):
             current = Episode()
+            itemBase = base
             itemDescription = nil
             itunesSummary = nil
             contentEncoded = nil
         case (.rss, "enclosure", _) where inItem:
-            current?.audioUrl = attributes["url"]
+            current?.audioUrl = url("url")
             current?.audioType = attributes["type"]
             current?.audioBytes = attributes["length"].flatMap(FeedNumber.positive)
         case (_, "image", .itunes):
-            if let href = attributes["href"] {
+            if let href = url("href") {
                 if inItem { current?.imageUrl = href } else if result.imageUrl == nil || stack.count <= 3 { result.imageUrl = href }
             }
         case (.atom, "link", _) where !inItem && stack.count <= 2:
-            if (attributes["rel"] ?? "alternate") == "alternate", result.link == nil { result.link = attributes["href"] }
+            if (attributes["rel"] ?? "alternate") == "alternate", result.link == nil { result.link = url("href") }
         case (.atom, "link", _) where inItem:
             let rel = attributes["rel"] ?? "alternate"
             if rel == "enclosure" {
-                current?.audioUrl = attributes["href"]
+                current?.audioUrl = url("href")
                 current?.audioType = attributes["type"]
                 current?.audioBytes = attributes["length"].flatMap(FeedNumber.positive)
             } else if rel == "alternate" {
-                current?.link = attributes["href"]
+                current?.link = url("href")
             }
         default:
             break
@@ -130,31 +145,33 @@ final class RSSParser: XMLStreamHandler {
         guard let element = stack.popLast() else { return true }
         let parent = stack.last?.name ?? ""
         let name = element.name, ns = element.namespace
+        let base = element.base
+        func urlText() -> String? { nonEmptyText().flatMap { URLReference.absolute($0, base: base) } }
         if current == nil {
             // Channel (or feed) level.
             let channelLevel = parent == "channel" || (kind == .atom && parent == "feed")
             if name == "title" && ns != .itunes && channelLevel && result.title == nil {
                 result.title = nonEmptyText()
-            } else if channelLevel && channelField(name, ns) {
+            } else if channelLevel && channelField(name, ns, base: base) {
                 // taken
             } else if kind == .atom && name == "name" && parent == "author" && stack.count == 2 && result.author == nil {
                 result.author = nonEmptyText()  // <feed><author><name>
             } else if name == "url" && parent == "image" && result.imageUrl == nil {
-                result.imageUrl = nonEmptyText()
+                result.imageUrl = urlText()
             } else if kind == .atom && (name == "logo" || name == "icon") && result.imageUrl == nil {
-                result.imageUrl = nonEmptyText()
+                result.imageUrl = urlText()
             }
             return true
         }
         if (kind == .rss && name == "item") || (kind == .atom && name == "entry") {
             return finishItem()
         }
-        itemField(name, ns)
+        itemField(name, ns, base: base)
         return true
     }
 
     /// The channel's description, author, link and language; true when `name` was one.
-    private func channelField(_ name: String, _ ns: Namespace) -> Bool {
+    private func channelField(_ name: String, _ ns: Namespace, base: String?) -> Bool {
         switch (name, ns) {
         case ("description", .none), ("subtitle", .atom):
             if result.description == nil { result.description = nonEmptyText().map(HTMLText.plain) }
@@ -163,14 +180,15 @@ final class RSSParser: XMLStreamHandler {
             if channelSummary == nil { channelSummary = nonEmptyText().map(HTMLText.plain) }
         case ("author", .itunes): if result.author == nil { result.author = nonEmptyText() }
         case ("managingEditor", .none): if result.author == nil { result.author = nonEmptyText() }
-        case ("link", .none) where kind == .rss: if result.link == nil { result.link = nonEmptyText() }
+        case ("link", .none) where kind == .rss:
+            if result.link == nil { result.link = nonEmptyText().flatMap { URLReference.absolute($0, base: base) } }
         case ("language", .none): if result.language == nil { result.language = nonEmptyText() }
         default: return false
         }
         return true
     }
 
-    private func itemField(_ name: String, _ ns: Namespace) {
+    private func itemField(_ name: String, _ ns: Namespace, base: String?) {
         switch (name, ns) {
         case ("title", .itunes):
             if current?.title == nil, let value = nonEmptyText() { current?.title = value }
@@ -193,7 +211,8 @@ final class RSSParser: XMLStreamHandler {
         case ("encoded", .content): if let value = nonEmptyText() { contentEncoded = value }
         case ("description", _), ("summary", .atom), ("content", .atom):
             if itemDescription == nil { itemDescription = nonEmptyText() }
-        case ("link", _) where kind == .rss: if let value = nonEmptyText() { current?.link = value }
+        case ("link", _) where kind == .rss:
+            if let value = nonEmptyText().flatMap({ URLReference.absolute($0, base: base) }) { current?.link = value }
         default: break
         }
     }
@@ -221,6 +240,8 @@ final class RSSParser: XMLStreamHandler {
             ?? itunesSummary.map(HTMLText.collapseWhitespace)
             ?? contentEncoded.map(HTMLText.plain)
         episode.summary = plain?.isEmpty == false ? plain : nil
+        // Show notes as sanitized HTML: content:encoded, else the description (or Atom content).
+        episode.notesHtml = (contentEncoded ?? itemDescription).flatMap { HTMLSanitizer.sanitize($0, base: itemBase) }
         result.episodes.append(episode)
         if result.episodes.count >= limit {
             reachedLimit = true

@@ -1,0 +1,215 @@
+import Primitives
+
+/// A URL a stranger wrote (a feed's link, enclosure, image, a show note's href), made safe to
+/// hand an app: an absolute `http(s)` URL or nothing. Relative references are resolved
+/// against a base (the feed's final URL, or an Atom `xml:base`) as RFC 3986 §5.2 says; any
+/// other scheme (`javascript:`, `data:`, `vbscript:`, `file:` …), a reference with nothing to
+/// resolve it against, credentials in the authority, or characters no URL has give nil.
+package enum URLReference {
+    /// Longest URL kept (browsers and CDNs refuse far shorter ones in practice).
+    static let maxLength = 4096
+
+    package static func absolute(_ reference: String, base: String? = nil) -> String? {
+        guard let ref = cleaned(reference) else { return nil }
+        if let scheme = scheme(of: ref) {
+            guard scheme == "http" || scheme == "https" else { return nil }
+            return validated(scheme + ref.dropFirst(scheme.count))
+        }
+        // RFC 3986 §4.2: a relative path's first segment has no colon (it would read as a
+        // scheme: "java script:…" after XML turned a tab into a space).
+        let firstSegment = ref.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !firstSegment.contains(":") else { return nil }
+        guard let base, let b = Parts(base), b.authority != nil else { return nil }
+        return validated(resolve(ref, against: b))
+    }
+
+    /// `mailto:` addresses as links in show notes, checked for the one thing they carry.
+    package static func mailto(_ reference: String) -> String? {
+        guard let ref = cleaned(reference), ref.lowercased().hasPrefix("mailto:") else { return nil }
+        let rest = ref.dropFirst(7)
+        guard !rest.isEmpty, rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") && $0 != 0x22 }),
+            rest.contains("@")
+        else { return nil }
+        return "mailto:" + rest
+    }
+
+    // MARK: parsing
+
+    /// Leading and trailing spaces and controls go (as browsers strip them); tabs and line
+    /// breaks inside go too; other controls make it no URL at all.
+    private static func cleaned(_ text: String) -> String? {
+        guard text.utf8.count <= maxLength * 2 else { return nil }
+        var bytes = Array(text.utf8)
+        while let first = bytes.first, first <= 0x20 { bytes.removeFirst() }
+        while let last = bytes.last, last <= 0x20 { bytes.removeLast() }
+        bytes.removeAll { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The scheme, lowercased, when `ref` starts with one (RFC 3986 §3.1).
+    private static func scheme(of ref: String) -> String? {
+        var scheme = ""
+        for (i, c) in ref.unicodeScalars.enumerated() {
+            if c == ":" { return i > 0 ? scheme.lowercased() : nil }
+            let ok = c.isASCII && (c.properties.isAlphabetic || (i > 0 && (("0"..."9").contains(c) || c == "+" || c == "-" || c == ".")))
+            guard ok else { return nil }
+            scheme.unicodeScalars.append(c)
+        }
+        return nil
+    }
+
+    /// An absolute URL's components (RFC 3986 §3).
+    struct Parts {
+        var scheme: String
+        var authority: String?
+        var path: String
+        var query: String?
+
+        init?(_ url: String) {
+            guard let s = URLReference.scheme(of: url), s == "http" || s == "https" else { return nil }
+            scheme = s
+            var rest = Substring(url.dropFirst(s.count + 1))
+            if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+            if let q = rest.firstIndex(of: "?") {
+                query = String(rest[rest.index(after: q)...])
+                rest = rest[..<q]
+            }
+            if rest.hasPrefix("//") {
+                let afterSlashes = rest.dropFirst(2)
+                let end = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
+                authority = String(afterSlashes[..<end])
+                path = String(afterSlashes[end...])
+            } else {
+                authority = nil
+                path = String(rest)
+            }
+        }
+
+        var serialized: String {
+            scheme + ":" + (authority.map { "//" + $0 } ?? "") + path + (query.map { "?" + $0 } ?? "")
+        }
+    }
+
+    /// RFC 3986 §5.2.2, strict: a reference with a scheme was handled before.
+    private static func resolve(_ ref: String, against base: Parts) -> String {
+        var r = Substring(ref)
+        var fragment: Substring?
+        if let hash = r.firstIndex(of: "#") {
+            fragment = r[r.index(after: hash)...]
+            r = r[..<hash]
+        }
+        var query: Substring?
+        if let q = r.firstIndex(of: "?") {
+            query = r[r.index(after: q)...]
+            r = r[..<q]
+        }
+        var target = base
+        if r.hasPrefix("//") {
+            let afterSlashes = r.dropFirst(2)
+            let end = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
+            target.authority = String(afterSlashes[..<end])
+            target.path = removeDotSegments(String(afterSlashes[end...]))
+            target.query = query.map(String.init)
+        } else if r.isEmpty {
+            if let query { target.query = String(query) }
+        } else {
+            if r.hasPrefix("/") {
+                target.path = removeDotSegments(String(r))
+            } else {
+                // §5.2.3: merge with the base path's directory.
+                let directory: Substring
+                if base.authority != nil && base.path.isEmpty {
+                    directory = "/"
+                } else if let slash = base.path.lastIndex(of: "/") {
+                    directory = base.path[...slash]
+                } else {
+                    directory = ""
+                }
+                target.path = removeDotSegments(String(directory) + r)
+            }
+            target.query = query.map(String.init)
+        }
+        return target.serialized + (fragment.map { "#" + $0 } ?? "")
+    }
+
+    /// RFC 3986 §5.2.4, on segments.
+    static func removeDotSegments(_ path: String) -> String {
+        guard path.contains(".") else { return path }
+        let absolute = path.hasPrefix("/")
+        var output: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        for (i, segment) in segments.enumerated() {
+            let last = i == segments.count - 1
+            switch segment {
+            case ".":
+                if last { output.append("") }
+            case "..":
+                if output.count > (absolute ? 1 : 0) { output.removeLast() }
+                if last { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        var joined = output.joined(separator: "/")
+        if absolute && !joined.hasPrefix("/") { joined = "/" + joined }
+        return joined
+    }
+
+    // MARK: checking the result
+
+    /// An absolute http(s) URL with a host, no credentials, a valid port, and only bytes a
+    /// URL may carry (spaces and non-ASCII percent-encoded; quotes, angle brackets and
+    /// backslashes, which browsers and apps read differently, refused).
+    private static func validated(_ url: String) -> String? {
+        guard let parts = Parts(url), let authority = parts.authority, !authority.isEmpty, !authority.contains("@") else { return nil }
+        guard validHostAndPort(authority) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(url.utf8.count)
+        for b in url.utf8 {
+            switch b {
+            case 0x20: out.append(contentsOf: Array("%20".utf8))
+            case 0x22, 0x3C, 0x3E, 0x5C, 0x60, 0x7B, 0x7D, 0x7C, 0x5E: return nil  // " < > \ ` { } | ^
+            case 0x80...:
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigit(b >> 4))
+                out.append(hexDigit(b & 0x0F))
+            default: out.append(b)
+            }
+        }
+        guard out.count <= maxLength else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x41 + v - 10 }
+
+    private static func validHostAndPort(_ authority: String) -> Bool {
+        var host = Substring(authority)
+        var port: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            let inside = host[host.index(after: host.startIndex)..<close]
+            guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+            let after = host[host.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return false }
+                port = after.dropFirst()
+            }
+            host = inside
+        } else {
+            if let colon = host.lastIndex(of: ":") {
+                port = host[host.index(after: colon)...]
+                host = host[..<colon]
+            }
+            guard !host.isEmpty, host.utf8.count <= 253,
+                // ASCII only: an internationalised host reaches apps as its punycode form.
+                host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_") }
+                )
+            else { return false }
+        }
+        if let port, !port.isEmpty {
+            guard port.count <= 5, port.allSatisfy(\.isASCIIDigit), let n = Int(port), n <= 65535 else { return false }
+        }
+        return true
+    }
+}
