@@ -19,15 +19,15 @@ Each line says ok or FAIL; exits 1 on any FAIL. Everything it starts it stops, b
 import http.server
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
 
-failures = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback import check, failures, free_port, start_feedproxy, stop  # noqa: E402  (the scripts' shared helpers)
+
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>search app</title></head>
@@ -78,18 +78,6 @@ async function revalidate(api, path) {
 """
 
 
-def check(label, value, ok, expected):
-    print(f"  {'ok  ' if ok else 'FAIL'} {label}: {value}   (expected {expected})", flush=True)
-    if not ok:
-        failures.append(label)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def metric(port, name_and_labels):
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
     for line in text.splitlines():
@@ -108,7 +96,7 @@ def main():
     for k in list(env):
         if k.startswith(("CACHE_", "RATE_LIMIT_", "CLIENT_", "UPSTREAM_")) or k.endswith("_URL"):
             del env[k]  # default settings, as an app developer runs it
-    proxy = subprocess.Popen([binary, "--fixtures", "Fixtures", "--port", str(api_port)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    proxy = start_feedproxy(binary, api_port, env, stdout=log)
 
     class Page(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -125,12 +113,6 @@ def main():
     pages = http.server.ThreadingHTTPServer(("127.0.0.1", page_port), Page)
     threading.Thread(target=pages.serve_forever, daemon=True).start()
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{api_port}/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.05)
         api = f"http://127.0.0.1:{api_port}"
         print(f"browser test: feedproxy :{api_port} (default settings, --fixtures), app page http://localhost:{page_port}/ (another origin)")
         with sync_playwright() as p:
@@ -181,11 +163,7 @@ def main():
               "some 499; upstream requests only for answered misses (an aborted keystroke still queued sends nothing)")
     finally:
         pages.shutdown()
-        proxy.terminate()
-        try:
-            proxy.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proxy.kill()
+        stop(proxy)
     print(f"browser test: {'all passed' if not failures else str(len(failures)) + ' failed'} (log {log.name})")
     if not failures:
         os.unlink(log.name)

@@ -14,25 +14,12 @@ serious or critical violation in any view, and the page logs no console error (r
 loads that fail offline aside). Exits 1 on any failure. Stops what it starts, by PID.
 """
 import os
-import socket
-import subprocess
 import sys
-import time
 import urllib.request
 
-failures = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback import check, failures, free_port, start_feedproxy, stop  # noqa: E402  (the scripts' shared helpers)
 
-
-def check(label, value, ok, expected):
-    print(f"  {'ok  ' if ok else 'FAIL'} {label}: {value}   (expected {expected})", flush=True)
-    if not ok:
-        failures.append(label)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
@@ -43,15 +30,8 @@ def main():
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.endswith("_URL")}
-    proxy = subprocess.Popen([binary, "--fixtures", "Fixtures", "--port", str(port)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proxy = start_feedproxy(binary, port, env)
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.05)
         base = f"http://127.0.0.1:{port}"
         print(f"demo test: feedproxy --fixtures on :{port}, {base}/demo")
         head = urllib.request.urlopen(f"{base}/demo", timeout=5)
@@ -145,11 +125,7 @@ def main():
             check("console errors", errors, not errors, "none")
             browser.close()
     finally:
-        proxy.terminate()
-        try:
-            proxy.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proxy.kill()
+        stop(proxy)
     print(f"demo test: {'all passed' if not failures else str(len(failures)) + ' failed'}")
     return 1 if failures else 0
 

@@ -16,25 +16,18 @@ Everything it starts it stops, by PID.
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback import check as report, failures, free_port, start_feedproxy, stop  # noqa: E402  (the scripts' shared helpers)
+
 HEADER_TIMEOUT_S = 3
-failures = []
 
 
 def check(label, value, ok, target):
-    print(f"  {'ok  ' if ok else 'FAIL'} {label}: {value}   (target {target})", flush=True)
-    if not ok:
-        failures.append(label)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    report(label, value, ok, target, word="target")
 
 
 def cpu_seconds(pid):
@@ -91,15 +84,8 @@ def main():
     binary = sys.argv[1]
     port = free_port()
     env = dict(os.environ, HEADER_TIMEOUT_S=str(HEADER_TIMEOUT_S), LOG_LEVEL="warn")
-    proc = subprocess.Popen([binary, "--fixtures", "Fixtures", "--port", str(port), "--threads", "2"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_feedproxy(binary, port, env, arguments=("--fixtures", "Fixtures", "--threads", "2"))
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         print(f"loop attacks: feedproxy pid {proc.pid} on :{port}, HEADER_TIMEOUT_S={HEADER_TIMEOUT_S}")
 
         # 1. CPU per trickled body.
@@ -177,11 +163,7 @@ def main():
         check(f"honest cache hits beside 8 chunked tricklers ({len(latencies)} requests)",
               f"p99 {p99:.1f} ms, median {statistics.median(latencies):.1f} ms", p99 < 50, "p99 < 50 ms")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
     print(f"loop attacks: {'all targets met' if not failures else str(len(failures)) + ' missed'}")
     return 1 if failures else 0
 

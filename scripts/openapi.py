@@ -5,6 +5,7 @@ import json, pathlib
 
 root = pathlib.Path(__file__).resolve().parent.parent
 nullable = lambda t: {"type": [t, "null"]}
+http_url = {"type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://", "description": "an absolute http(s) URL"}
 ref = lambda name: {"$ref": "#/components/schemas/" + name}
 ts = {"type": ["string", "null"], "format": "date-time", "description": "ISO-8601 in UTC, e.g. 2025-11-03T14:20:05Z"}
 
@@ -32,10 +33,12 @@ sectors = {"agriculture": 1, "arts": 9, "clothing": 5, "construction": 14, "educ
 assert sorted(sectors.values()) == [1, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17]
 sector_token = "|".join(any_case(s) for s in sorted(sectors)) + "|\\+?0*(1[02-7]?|[3-9])"
 
-def envelope(item_schema, source, paged, channel=()):
-    """The list envelope; `channel` names extra nullable string fields between `updated` and `count`."""
+def envelope(item_schema, source, paged, channel=(), extra=None):
+    """The list envelope; `channel` names extra nullable string fields between `updated` and
+    `count`, `extra` further typed ones after them."""
     props = {"source": {"const": source}, "title": nullable("string"), "updated": ts}
     props.update({name: dict(nullable("string"), description=desc) for name, desc in channel})
+    props.update(extra or {})
     props.update({"count": {"type": "integer", "minimum": 0}, "items": {"type": "array", "items": item_schema},
                   "page": {"oneOf": [ref("Page"), {"type": "null"}]} if paged else {"type": "null"}})
     return {"type": "object", "required": list(props), "additionalProperties": False, "properties": props}
@@ -206,13 +209,32 @@ doc = {
                              "borrowerCount": nullable("integer"), "lenderCount": nullable("integer"), "partnerName": nullable("string"),
                              "tags": {"type": "array", "items": {"type": "string"}},
                              "description": dict(nullable("string"), description="the borrower's story as plain text; only in GET /loans/{id}, null in lists")}},
-    "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "summary", "notesHtml", "link"],
+    "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "summary", "notesHtml", "link",
+                                                                     "episodeType", "seasonName", "transcripts", "chapters", "persons", "soundbites"],
               "properties": {"id": nullable("string"), "title": nullable("string"), "published": ts, "audioUrl": nullable("string"), "audioType": nullable("string"),
                              "audioBytes": nullable("integer"), "duration": nullable("integer"), "episode": nullable("integer"), "season": nullable("integer"),
                              "explicit": nullable("boolean"), "imageUrl": nullable("string"), "summary": nullable("string"),
                              "notesHtml": dict(nullable("string"), description="the show notes as sanitized HTML (content:encoded, else the description): "
                                                "only the elements and attributes docs/API.md lists, every href/src absolute http(s) (mailto: for links)"),
-                             "link": nullable("string")}},
+                             "link": nullable("string"),
+                             "episodeType": {"type": ["string", "null"], "enum": ["full", "trailer", "bonus", None], "description": "itunes:episodeType"},
+                             "seasonName": dict(nullable("string"), description="podcast:season's name"),
+                             "transcripts": {"type": "array", "items": ref("Transcript"), "description": "podcast:transcript, at most 50"},
+                             "chapters": {"oneOf": [ref("Chapters"), {"type": "null"}], "description": "podcast:chapters"},
+                             "persons": {"type": "array", "items": ref("Person"), "description": "podcast:person, at most 50"},
+                             "soundbites": {"type": "array", "items": ref("Soundbite"), "description": "podcast:soundbite, at most 50"}}},
+    "Transcript": {"type": "object", "additionalProperties": False, "required": ["url", "type", "language", "rel"],
+                   "properties": {"url": http_url, "type": nullable("string"), "language": nullable("string"), "rel": nullable("string")}},
+    "Chapters": {"type": "object", "additionalProperties": False, "required": ["url", "type"],
+                 "properties": {"url": http_url, "type": nullable("string")}},
+    "Person": {"type": "object", "additionalProperties": False, "required": ["name", "role", "group", "href", "img"],
+               "description": "podcast:person (role defaults to host, group to cast)",
+               "properties": {"name": {"type": "string"}, "role": {"type": "string"}, "group": {"type": "string"},
+                              "href": {"oneOf": [http_url, {"type": "null"}]}, "img": {"oneOf": [http_url, {"type": "null"}]}}},
+    "Soundbite": {"type": "object", "additionalProperties": False, "required": ["start", "duration", "title"],
+                  "properties": {"start": {"type": "number", "minimum": 0}, "duration": {"type": "number", "minimum": 0}, "title": nullable("string")}},
+    "Funding": {"type": "object", "additionalProperties": False, "required": ["url", "text"],
+                "properties": {"url": http_url, "text": nullable("string")}},
     "PhotoFeed": envelope(ref("Photo"), "flickr", False),
     "PodcastFeed": envelope(ref("Podcast"), "itunes", False),
     # In lists a loan's description is always null (the story is in GET /loans/{id}).
@@ -220,7 +242,12 @@ doc = {
     "EpisodeFeed": envelope(ref("Episode"), "rss", False, channel=[
         ("description", "the channel's description (else itunes:summary, Atom subtitle) as plain text"),
         ("author", "itunes:author, else managingEditor"), ("imageUrl", "the channel's image"),
-        ("link", "the channel's web page"), ("language", "the channel's language, as the feed writes it")]),
+        ("link", "the channel's web page"), ("language", "the channel's language, as the feed writes it"),
+        ("podcastGuid", "podcast:guid")], extra={
+        "locked": {"type": ["boolean", "null"], "description": "podcast:locked"},
+        "funding": {"type": "array", "items": ref("Funding"), "description": "podcast:funding, at most 50"},
+        "persons": {"type": "array", "items": ref("Person"), "description": "the channel's podcast:person, at most 50"},
+        "newFeedUrl": {"oneOf": [http_url, {"type": "null"}], "description": "itunes:new-feed-url"}}),
     "PodcastItem": item_envelope("Podcast", "itunes"),
     "LoanItem": item_envelope("Loan", "kiva"),
   }},

@@ -10,37 +10,28 @@ fixture sent for each, and exits 1 if six loads cost more than 1.1x one full fet
 """
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback import free_port, start_feedproxy, stop  # noqa: E402  (the scripts' shared helpers)
 
 
 def main():
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="feedproxy-refresh-", suffix=".log", delete=False)
     env = dict(os.environ, LOG_LEVEL="info")
-    proc = subprocess.Popen([sys.argv[1], "--fixtures", "Fixtures", "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = start_feedproxy(sys.argv[1], port, env, stdout=log)
     try:
         fixture = None
         for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                for line in open(log.name):
-                    if "fixtures_upstream" in line:
-                        fixture = json.loads(line)["fixtures_upstream"]
-                if fixture:
-                    break
-            except OSError:
-                pass
+            for line in open(log.name):
+                if "fixtures_upstream" in line:
+                    fixture = json.loads(line)["fixtures_upstream"]
+            if fixture:
+                break
             time.sleep(0.05)
         def sent():
             return json.loads(urllib.request.urlopen(f"{fixture}/__fixture/bytes", timeout=5).read()).get("rss", 0)
@@ -58,8 +49,7 @@ def main():
               f"   ({'ok' if ratio <= 1.1 else 'FAIL'}: target <= 1.1x)")
         return 0 if ratio <= 1.1 else 1
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
         os.unlink(log.name)
 
 

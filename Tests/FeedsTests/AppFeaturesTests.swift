@@ -134,6 +134,6 @@ import Testing
         #expect(json["language"] as? String == "en-us")
         #expect(json["link"] as? String == "https://www.swiftbysundell.com/podcast")
         #expect(json["imageUrl"] as? String == "https://images.example.com/sundell/cover.jpg")
-        #expect(Array(json.keys).count == 11)
+        #expect(Array(json.keys).count == 16)  // with podcastGuid, locked, funding, persons, newFeedUrl
     }
 }

@@ -123,3 +123,56 @@ import Testing
         #expect(out.utf8.count <= HTMLSanitizer.maxOutputBytes + 16)
     }
 }
+
+/// The podcastindex.org namespace and Apple's episode tags, typed and validated
+/// (Fixtures/rss/1580000008.xml, served by `--fixtures` as podcast 1580000008).
+@Suite struct PodcastNamespaceTests {
+    static let base = "https://feeds.example.com/shows/1580000008.rss"
+
+    @Test func theSamplerFeedGivesExactlyTheNamespaceFields() throws {
+        let out = try EpisodesAdapter.render(feed: fixture("rss/1580000008.xml"), contentType: nil, lookupTitle: nil, limit: 10, base: Self.base)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(out.body)) as? [String: Any])
+        #expect(json["podcastGuid"] as? String == "917393e3-1b1e-5cef-ace4-edaa54e1f810")
+        #expect(json["locked"] as? Bool == true)
+        #expect(json["newFeedUrl"] as? String == "https://feeds.example.net/sampler.xml")
+        #expect(json["link"] as? String == "https://feeds.example.com/sampler")
+        #expect(json["imageUrl"] as? String == "https://feeds.example.com/shows/art/cover.jpg")
+        let funding = try #require(json["funding"] as? [[String: Any]])
+        #expect(funding.count == 1 && funding[0]["url"] as? String == "https://example.com/donate" && funding[0]["text"] as? String == "Support the show!")
+        let hosts = try #require(json["persons"] as? [[String: Any]])
+        #expect(
+            hosts.count == 1 && hosts[0]["name"] as? String == "Ada Host" && hosts[0]["role"] as? String == "host" && hosts[0]["group"] as? String == "cast")
+        let items = try #require(json["items"] as? [[String: Any]])
+        let e = items[0]
+        #expect(e["episodeType"] as? String == "full")
+        #expect(e["seasonName"] as? String == "Season of Tags")
+        #expect(e["link"] as? String == "https://feeds.example.com/shows/episodes/3")
+        #expect(e["audioUrl"] as? String == "https://feeds.example.com/media/3.mp3")
+        let transcripts = try #require(e["transcripts"] as? [[String: Any]])
+        #expect(transcripts.map { $0["url"] as? String } == ["https://example.com/ep3/transcript.vtt", "https://feeds.example.com/shows/ep3/transcript.json"])
+        #expect(
+            transcripts[0]["type"] as? String == "text/vtt" && transcripts[0]["language"] as? String == "en" && transcripts[0]["rel"] as? String == "captions")
+        #expect(transcripts[1]["language"] is NSNull)
+        let chapters = try #require(e["chapters"] as? [String: Any])
+        #expect(chapters["url"] as? String == "https://example.com/ep3/chapters.json" && chapters["type"] as? String == "application/json+chapters")
+        let persons = try #require(e["persons"] as? [[String: Any]])
+        #expect(persons.map { $0["name"] as? String } == ["Grace Guest", "Ada Host"])
+        #expect(
+            persons[0]["role"] as? String == "guest" && persons[0]["group"] as? String == "cast" && persons[0]["href"] as? String == "https://example.com/grace"
+        )
+        #expect(persons[1]["role"] as? String == "host" && persons[1]["href"] is NSNull)
+        let soundbites = try #require(e["soundbites"] as? [[String: Any]])
+        #expect(soundbites.count == 1)
+        #expect(soundbites[0]["start"] as? Double == 73 && soundbites[0]["duration"] as? Double == 60 && soundbites[0]["title"] as? String == "The best minute")
+        let notes = try #require(e["notesHtml"] as? String)
+        #expect(notes.contains(#"<a href="https://feeds.example.com/relative" rel="nofollow noopener noreferrer">a relative one</a>"#))
+        #expect(notes.contains(#"<img src="https://feeds.example.com/shows/img/chart.png" alt="A chart">"#))
+        #expect(!notes.contains("javascript") && !notes.contains("onclick") && !notes.contains("<script"))
+        // The trailer's hostile link, enclosure and image come out as nothing.
+        let trailer = items[1]
+        #expect(trailer["episodeType"] as? String == "trailer")
+        #expect(trailer["link"] is NSNull && trailer["audioUrl"] is NSNull)
+        #expect(trailer["imageUrl"] as? String == "https://feeds.example.com/shows/art/cover.jpg")  // the channel's, not vbscript:
+        #expect((trailer["transcripts"] as? [Any])?.isEmpty == true && trailer["chapters"] is NSNull)
+    }
+}

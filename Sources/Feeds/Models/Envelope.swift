@@ -67,6 +67,14 @@ public struct EpisodesEnvelope: Codable, Sendable {
     public var imageUrl: String?
     public var link: String?
     public var language: String?
+    /// `podcast:guid`: the podcast's global id.
+    public var podcastGuid: String?
+    /// `podcast:locked`: the publisher asks other platforms not to import the feed.
+    public var locked: Bool?
+    public var funding: [Funding] = []
+    public var persons: [Person] = []
+    /// `itunes:new-feed-url`: where the publisher says the feed now lives.
+    public var newFeedUrl: String?
     public var count: Int
     public var items: [Episode]
     public var page: PageInfo?

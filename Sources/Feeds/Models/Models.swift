@@ -73,6 +73,14 @@ public struct Episode: Codable, Sendable, Equatable {
     /// The show notes as sanitized HTML (see `HTMLSanitizer`): safe to insert as markup.
     public var notesHtml: String?
     public var link: String?
+    /// `itunes:episodeType`: `full`, `trailer` or `bonus`.
+    public var episodeType: String?
+    /// `podcast:season`'s `name`.
+    public var seasonName: String?
+    public var transcripts: [Transcript] = []
+    public var chapters: Chapters?
+    public var persons: [Person] = []
+    public var soundbites: [Soundbite] = []
 
     public init() {}
 }

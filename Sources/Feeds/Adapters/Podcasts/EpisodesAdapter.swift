@@ -53,7 +53,8 @@ public struct EpisodesAdapter: FeedAdapter {
         let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType, base: base)
         let envelope = EpisodesEnvelope(
             title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
-            imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, count: parsed.episodes.count, items: parsed.episodes, page: nil)
+            imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, podcastGuid: parsed.podcastGuid, locked: parsed.locked,
+            funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, count: parsed.episodes.count, items: parsed.episodes, page: nil)
         return FeedOutput(try FeedJSON.encode(envelope))
     }
 

@@ -13,10 +13,15 @@ final class RSSParser: XMLStreamHandler {
         var author: String?
         var link: String?
         var language: String?
+        var podcastGuid: String?
+        var locked: Bool?
+        var funding: [Funding] = []
+        var persons: [Person] = []
+        var newFeedUrl: String?
     }
 
     private enum Kind { case unknown, rss, atom }
-    private enum Namespace { case none, itunes, content, atom, other }
+    private enum Namespace { case none, itunes, content, atom, podcast, other }
 
     private struct Element {
         let namespace: Namespace
@@ -31,6 +36,9 @@ final class RSSParser: XMLStreamHandler {
     private static let itunes = Array("http://www.itunes.com/dtds/podcast-1.0.dtd".utf8)
     private static let content = Array("http://purl.org/rss/1.0/modules/content/".utf8)
     private static let atom = Array("http://www.w3.org/2005/Atom".utf8)
+    /// The podcastindex.org namespace, and the address early feeds declared it with.
+    private static let podcast = Array("https://podcastindex.org/namespace/1.0".utf8)
+    private static let podcastEarly = Array("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md".utf8)
 
     private let limit: Int
     /// The feed's final URL (after redirects): the base of every relative reference in it.
@@ -46,6 +54,10 @@ final class RSSParser: XMLStreamHandler {
     private var contentEncoded: String?
     private var itemBase: String?
     private var channelSummary: String?
+    /// A `podcast:person`, `soundbite` or `funding` whose text (name, title) is still to come.
+    private var pendingPerson: (role: String, group: String, href: String?, img: String?)?
+    private var pendingSoundbite: (start: Double, duration: Double)?
+    private var pendingFunding: String?
     private var reachedLimit = false
     private var notAFeed = false
 
@@ -81,6 +93,7 @@ final class RSSParser: XMLStreamHandler {
         if uri.elementsEqual(itunes) { return .itunes }
         if uri.elementsEqual(content) { return .content }
         if uri.elementsEqual(atom) { return .atom }
+        if uri.elementsEqual(podcast) || uri.elementsEqual(podcastEarly) { return .podcast }
         return .other
     }
 
@@ -119,6 +132,26 @@ final class RSSParser: XMLStreamHandler {
             if let href = url("href") {
                 if inItem { current?.imageUrl = href } else if result.imageUrl == nil || stack.count <= 3 { result.imageUrl = href }
             }
+        case (_, "transcript", .podcast) where inItem:
+            if let u = url("url"), (current?.transcripts.count ?? 0) < NamespaceLimits.perList {
+                current?.transcripts.append(
+                    Transcript(
+                        url: u, type: Self.bounded(attributes["type"]), language: Self.bounded(attributes["language"]), rel: Self.bounded(attributes["rel"])))
+            }
+        case (_, "chapters", .podcast) where inItem:
+            if let u = url("url") { current?.chapters = Chapters(url: u, type: Self.bounded(attributes["type"])) }
+        case (_, "person", .podcast):
+            pendingPerson = (
+                Self.bounded(attributes["role"])?.lowercased() ?? "host", Self.bounded(attributes["group"])?.lowercased() ?? "cast", url("href"), url("img")
+            )
+        case (_, "soundbite", .podcast) where inItem:
+            if let start = attributes["startTime"].flatMap(Self.seconds), let duration = attributes["duration"].flatMap(Self.seconds) {
+                pendingSoundbite = (start, duration)
+            }
+        case (_, "season", .podcast) where inItem:
+            if let name = Self.bounded(attributes["name"]) { current?.seasonName = name }
+        case (_, "funding", .podcast) where !inItem:
+            pendingFunding = url("url")
         case (.atom, "link", _) where !inItem && stack.count <= 2:
             if (attributes["rel"] ?? "alternate") == "alternate", result.link == nil { result.link = url("href") }
         case (.atom, "link", _) where inItem:
@@ -147,6 +180,7 @@ final class RSSParser: XMLStreamHandler {
         let name = element.name, ns = element.namespace
         let base = element.base
         func urlText() -> String? { nonEmptyText().flatMap { URLReference.absolute($0, base: base) } }
+        if ns == .podcast, podcastElementEnded(name) { return true }
         if current == nil {
             // Channel (or feed) level.
             let channelLevel = parent == "channel" || (kind == .atom && parent == "feed")
@@ -183,6 +217,15 @@ final class RSSParser: XMLStreamHandler {
         case ("link", .none) where kind == .rss:
             if result.link == nil { result.link = nonEmptyText().flatMap { URLReference.absolute($0, base: base) } }
         case ("language", .none): if result.language == nil { result.language = nonEmptyText() }
+        case ("guid", .podcast): if result.podcastGuid == nil { result.podcastGuid = Self.bounded(nonEmptyText()) }
+        case ("locked", .podcast):
+            switch nonEmptyText()?.lowercased() {
+            case "yes", "true": result.locked = true
+            case "no", "false": result.locked = false
+            default: break
+            }
+        case ("new-feed-url", .itunes):
+            if result.newFeedUrl == nil { result.newFeedUrl = nonEmptyText().flatMap { URLReference.absolute($0, base: base) } }
         default: return false
         }
         return true
@@ -208,6 +251,8 @@ final class RSSParser: XMLStreamHandler {
             default: break
             }
         case ("summary", .itunes): if let value = nonEmptyText() { itunesSummary = value }
+        case ("episodeType", .itunes):
+            if let value = nonEmptyText()?.lowercased(), ["full", "trailer", "bonus"].contains(value) { current?.episodeType = value }
         case ("encoded", .content): if let value = nonEmptyText() { contentEncoded = value }
         case ("description", _), ("summary", .atom), ("content", .atom):
             if itemDescription == nil { itemDescription = nonEmptyText() }
@@ -215,6 +260,53 @@ final class RSSParser: XMLStreamHandler {
             if let value = nonEmptyText().flatMap({ URLReference.absolute($0, base: base) }) { current?.link = value }
         default: break
         }
+    }
+
+    /// `podcast:person`, `soundbite` and `funding` take their text at the end; true when `name` was one.
+    private func podcastElementEnded(_ name: String) -> Bool {
+        switch name {
+        case "person":
+            guard let p = pendingPerson else { return true }
+            pendingPerson = nil
+            guard let name = Self.bounded(nonEmptyText()) else { return true }
+            let person = Person(name: name, role: p.role, group: p.group, href: p.href, img: p.img)
+            if current != nil {
+                if (current?.persons.count ?? 0) < NamespaceLimits.perList { current?.persons.append(person) }
+            } else if result.persons.count < NamespaceLimits.perList {
+                result.persons.append(person)
+            }
+        case "soundbite":
+            guard let s = pendingSoundbite else { return true }
+            pendingSoundbite = nil
+            if (current?.soundbites.count ?? 0) < NamespaceLimits.perList {
+                current?.soundbites.append(Soundbite(start: s.start, duration: s.duration, title: Self.bounded(nonEmptyText())))
+            }
+        case "funding":
+            guard let url = pendingFunding else { return true }
+            pendingFunding = nil
+            if result.funding.count < NamespaceLimits.perList { result.funding.append(Funding(url: url, text: Self.bounded(nonEmptyText()))) }
+        default:
+            return false  // the channel's guid and locked, and tags not read here
+        }
+        return true
+    }
+
+    /// Free text from the feed, cut to `NamespaceLimits.textBytes` on a character boundary.
+    static func bounded(_ text: String?) -> String? {
+        guard let text = text?.trimmingWhitespace(), !text.isEmpty else { return nil }
+        guard text.utf8.count > NamespaceLimits.textBytes else { return text }
+        var out = ""
+        for c in text {
+            guard out.utf8.count + c.utf8.count <= NamespaceLimits.textBytes else { break }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// A time in seconds as the namespace writes it (`73.0`): finite, 0 up to about four months.
+    static func seconds(_ text: String) -> Double? {
+        guard let v = Double(text.trimmingWhitespace()), v.isFinite, v >= 0, v <= 10_000_000 else { return nil }
+        return v
     }
 
     /// The element's text, trimmed; nil when nothing is left. ASCII whitespace is trimmed on
