@@ -176,3 +176,37 @@ import Testing
         #expect((trailer["transcripts"] as? [Any])?.isEmpty == true && trailer["chapters"] is NSNull)
     }
 }
+
+/// The same rule on the APIs' fields: iTunes, Flickr and Kiva URLs are absolute http(s) or null.
+@Suite struct APIURLFieldTests {
+    static let hostile = "javascript:alert(1)"
+
+    @Test func iTunesURLFieldsFollowTheRule() throws {
+        let body = Array(
+            """
+            {"resultCount":1,"results":[{"collectionId":7,"collectionName":"X","feedUrl":"\(Self.hostile)","artworkUrl600":"data:image/png;base64,AA",
+            "artworkUrl100":"https://is1.example/100.jpg","collectionViewUrl":"vbscript:x"}]}
+            """.utf8)
+        let p = try #require(try ITunesAdapter.normalise(body).items.first)
+        #expect(p.feedUrl == nil && p.storeUrl == nil)
+        #expect(p.artworkUrl == "https://is1.example/100.jpg")
+    }
+
+    @Test func flickrURLFieldsFollowTheRule() throws {
+        let body = Array(
+            """
+            {"title":"t","items":[{"title":"a","link":"\(Self.hostile)","media":{"m":"javascript:alert(2)//_m.jpg"},"tags":""}]}
+            """.utf8)
+        let photo = try #require(try FlickrAdapter.normalise(body, limit: 5).items.first)
+        #expect(photo.link == nil && photo.imageUrl == nil && photo.largeImageUrl == nil && photo.images == nil)
+    }
+
+    @Test func kivaImageURLsFollowTheRule() throws {
+        let body = Array(
+            """
+            {"data":{"lend":{"loans":{"totalCount":1,"values":[{"id":5,"name":"N","image":{"url":"\(Self.hostile)"}}]}}}}
+            """.utf8)
+        let loan = try #require(try KivaGraphQL.normalise(body, page: 1, limit: 5).items.first)
+        #expect(loan.imageUrl == nil && loan.images == nil)
+    }
+}

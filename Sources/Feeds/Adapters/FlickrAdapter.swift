@@ -86,13 +86,15 @@ public struct FlickrAdapter: FeedAdapter {
         let repaired = JSONRepair.fixInvalidEscapes(JSONRepair.stripJSONP(body))
         let feed = try FeedJSON.decode(Feed.self, from: repaired, source: SourceName.flickr)
         let photos = feed.items.prefix(limit).map { item in
-            Photo(
-                id: item.link.flatMap(lastPathSegment),
+            // Every URL an app may follow: absolute http(s) or nothing, as for feeds.
+            let link = item.link.flatMap { URLReference.absolute($0) }, medium = item.media?.m.flatMap { URLReference.absolute($0) }
+            return Photo(
+                id: link.flatMap(lastPathSegment),
                 title: item.title,
-                link: item.link,
-                imageUrl: item.media?.m,
-                largeImageUrl: item.media?.m.map(largeVariant),
-                images: item.media?.m.flatMap(PhotoImages.from(mediumURL:)),
+                link: link,
+                imageUrl: medium,
+                largeImageUrl: medium.map(largeVariant),
+                images: medium.flatMap(PhotoImages.from(mediumURL:)),
                 author: item.author.flatMap(displayName),
                 authorId: item.author_id,
                 tags: (item.tags ?? "").split(separator: " ").map(String.init),

@@ -78,22 +78,25 @@ public struct ITunesAdapter: FeedAdapter {
     /// The podcasts of a search or lookup answer (both have this shape).
     static func podcasts(_ body: [UInt8]) throws(ClientError) -> [Podcast] {
         let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
+        // Every URL an app may follow: absolute http(s) or nothing, as for feeds.
+        func web(_ url: String?) -> String? { url.flatMap { URLReference.absolute($0) } }
         return response.results.elements.compactMap { r -> Podcast? in
             guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }
+            let (a30, a60, a100, a600) = (web(r.artworkUrl30), web(r.artworkUrl60), web(r.artworkUrl100), web(r.artworkUrl600))
             return Podcast(
                 id: id,
                 title: r.collectionName ?? r.trackName,
                 author: r.artistName,
-                feedUrl: r.feedUrl,
-                artworkUrl: r.artworkUrl600 ?? r.artworkUrl100 ?? r.artworkUrl60 ?? r.artworkUrl30,
-                images: PodcastImages.from([30: r.artworkUrl30, 60: r.artworkUrl60, 100: r.artworkUrl100, 600: r.artworkUrl600]),
+                feedUrl: web(r.feedUrl),
+                artworkUrl: a600 ?? a100 ?? a60 ?? a30,
+                images: PodcastImages.from([30: a30, 60: a60, 100: a100, 600: a600]),
                 genres: r.genres ?? [],
                 primaryGenre: r.primaryGenreName,
                 episodeCount: FeedNumber.count(r.trackCount),
                 releaseDate: Timestamp.iso8601UTC(r.releaseDate),
                 country: r.country,
                 explicit: r.collectionExplicitness.map { $0 == "explicit" },
-                storeUrl: r.collectionViewUrl)
+                storeUrl: web(r.collectionViewUrl))
         }
     }
 }

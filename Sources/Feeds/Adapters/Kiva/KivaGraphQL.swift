@@ -91,7 +91,8 @@ enum KivaGraphQL {
                 amount: loanAmount?.value, fundedAmount: loanFundraisingInfo?.fundedAmount?.value,
                 status: status, country: geocode?.country?.name, countryCode: geocode?.country?.isoCode,
                 town: geocode?.city.flatMap { $0.isEmpty ? nil : $0 },
-                sector: sector?.name, activity: activity?.name, imageUrl: image?.url, images: image?.url.flatMap(LoanImages.from(url:)),
+                sector: sector?.name, activity: activity?.name, imageUrl: image?.url.flatMap { URLReference.absolute($0) },
+                images: image?.url.flatMap { URLReference.absolute($0) }.flatMap(LoanImages.from(url:)),
                 postedAt: Timestamp.iso8601UTC(fundraisingDate), expiresAt: Timestamp.iso8601UTC(plannedExpirationDate),
                 borrowerCount: FeedNumber.count(borrowerCount), lenderCount: FeedNumber.count(lenders?.totalCount), partnerName: partnerName,
                 tags: tags ?? [], description: description.map(HTMLText.plain))
