@@ -21,7 +21,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loopback import check as report, failures, free_port, start_feedproxy, stop  # noqa: E402  (the scripts' shared helpers)
+from loopback import check as report, failures, free_port, start_feedproxy, stop as stop_process  # noqa: E402  (the scripts' shared helpers)
 
 HEADER_TIMEOUT_S = 3
 
@@ -163,7 +163,7 @@ def main():
         check(f"honest cache hits beside 8 chunked tricklers ({len(latencies)} requests)",
               f"p99 {p99:.1f} ms, median {statistics.median(latencies):.1f} ms", p99 < 50, "p99 < 50 ms")
     finally:
-        stop(proc)
+        stop_process(proc)
     print(f"loop attacks: {'all targets met' if not failures else str(len(failures)) + ' missed'}")
     return 1 if failures else 0
 
