@@ -84,8 +84,8 @@ lint:
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz Package.swift
 
-# Everything CI runs: tests, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, a short fuzz, the container stage.
-ci: lint test prometheus-check deploy-check test-tsan api-check container-check
+# Everything CI runs (.ci/run, in its order): tests, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
+ci: lint test scaleout-test prometheus-check deploy-check test-tsan api-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:
