@@ -385,7 +385,7 @@ http {{
 # Redis Sentinel (scenario 8): one primary, one replica, three sentinels, all on loopback.
 
 SENTINEL_MASTER = "mymaster"
-# A cache, as deploy/ configures it (README, Scaling): bounded, LRU, no persistence.
+# A cache, as deploy/ configures it (docs/scaling.md): bounded, LRU, no persistence.
 REDIS_CACHE_ARGS = ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru", "--save", "", "--appendonly", "no"]
 
 
@@ -659,8 +659,8 @@ def s1_single_flight(c, s):
     for d in doubles:
         s.note(d)
     if doubles:
-        s.note("known issue (README, Scaling): the lock is taken without a second L2 lookup, so a replica whose lookup "
-               "missed just before the holder's put, and whose SET NX lands just after the holder's unlock, fetches again")
+        s.note("a double fetch: the lock holder looks in L2 once more after SET NX (ResponseCache+Shared), so this needs "
+               "a put that lands after that look and before the unlock; the extra bursts' events follow")
         s.note("after the extra bursts: " + "; ".join(f"replica{i + 1} {shared_events(c, i)}" for i in range(REPLICAS)))
 
 
@@ -758,8 +758,8 @@ def s3_redis_killed(c, s):
     s.check("L2 'stored' events counted while Redis was dead (all replicas saw it down)", f"+{stored_before - stored_at_down:.0f}",
             stored_before == stored_at_down, "+0")
     if stored_before != stored_at_down:
-        s.note("known issue (README, Scaling): the 'stored' event is counted after put() whatever its outcome; "
-               "writes resuming is shown by the keys in the new Redis")
+        s.note("'stored' is counted only when Redis accepted the put (ResponseCache+Shared), so a count here is a "
+               "put that Redis took just before it was killed; writes resuming is shown by the keys in the new Redis")
 
 
 def s4_redis_stopped(c, s):
