@@ -8,10 +8,16 @@ extension ResponseCache {
         guard let shared else { return await loader(peek(key)).map { ($0, .upstream) } }
         // Revalidation asks the upstream and still publishes the answer for the other replicas;
         // if the upstream fails, the tier's last good answer still stands (stale-if-error).
+        // Without a copy here, the tier's (read once) gives the refresh its validators and
+        // stands if the upstream fails.
         guard consultShared else {
-            let result = await fetchHere(key, loader, previous: peek(key))
-            if case .failure = result, case .found(let entry, let age) = await shared.get(key) {
-                keepIfUsableAfterError(entry.restamped(storedAt: clock() - age), key)
+            var tierCopy: CachedResponse?
+            let own = peek(key)
+            if own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
+            let result = await fetchHere(key, loader, previous: own ?? tierCopy)
+            if case .failure = result {
+                if tierCopy == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
+                if let tierCopy { keepIfUsableAfterError(tierCopy, key) }
             }
             return result
         }

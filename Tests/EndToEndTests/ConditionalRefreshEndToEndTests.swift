@@ -83,4 +83,25 @@ import TestSupport
         #expect(renewed, "replica B's refresh of A's entry was not conditional (rss requests \(u.requestCount(for: "rss")))")
         #expect(u.requestCount(for: "rss") == 2)
     }
+
+    /// A client's no-cache on a replica that has no copy of its own: the refresh is
+    /// conditional on the shared tier's entry all the same.
+    @Test func aNoCacheRevalidationOnAColdReplicaUsesTheSharedEntrysValidator() throws {
+        let redis = try RedisServerProcess()
+        let a = try Harness(environment: ["REDIS_URL": redis.url, "ALLOW_PRIVATE_FEED_HOSTS": "true"])
+        let u = a.upstream
+        #expect(try a.get(Self.episodes).status == 200)
+        usleep(300_000)  // stored in Redis right after the answer
+        let b = try FeedProxyProcess(environment: [
+            "REDIS_URL": redis.url, "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL, "ITUNES_SEARCH_URL": u.itunesSearchURL,
+            "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL, "ALLOW_PRIVATE_FEED_HOSTS": "true",
+        ])
+        defer { _ = b.stop() }
+        let c = try RawClient(port: b.port)
+        try c.send("GET \(Self.episodes) HTTP/1.1\r\nHost: x\r\nCache-Control: no-cache\r\n\r\n")
+        let r = try c.readResponse()
+        #expect(r.status == 200)
+        #expect(u.requestCount(for: "rss") == 2)
+        #expect(u.notModifiedCount == 1, "replica B's no-cache refresh was not conditional on A's shared entry")
+    }
 }
