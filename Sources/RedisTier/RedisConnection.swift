@@ -9,7 +9,8 @@ import Synchronization
 /// here ever blocks an event loop, and every failure is a `RedisFailure`, never a crash.
 ///
 /// While Redis is down, commands fail at once with `.unavailable` and the thread
-/// reconnects with jittered backoff (up to 2 s). A stopped Redis still accepts TCP
+/// reconnects with jittered backoff (up to 2 s; 0.5 s through Sentinel, where a failover
+/// brings a new primary within seconds and each attempt only asks the sentinels). A stopped Redis still accepts TCP
 /// connections, so only the command deadline detects it.
 public final class RedisConnection: Sendable {
     public struct Settings: Sendable {
@@ -171,7 +172,7 @@ public final class RedisConnection: Sendable {
                 case .failure(let failure):
                     // Jitter spreads the replicas' reconnects after a Redis restart.
                     nextAttempt = Self.now() + backoff * Double.random(in: 0.5...1.0)
-                    backoff = min(backoff * 2, 2.0)
+                    backoff = min(backoff * 2, settings.sentinels.isEmpty ? 2.0 : 0.5)
                     setUp(false, reason: failure.reason)
                     continue
                 }
