@@ -21,7 +21,9 @@ import HTTPServer
             // The first byte picks the target: below 0x80 the HTTP request parser (which also
             // uses it as a split point), else the upstream-body parsers (JSON, RSS/Atom).
             if data[0] < 0x80 {
-                ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size))
+                if let finding = ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size)) {
+                    fatalError(finding)  // the fuzzer's own binary only: stops libFuzzer and saves the input
+                }
             } else {
                 if let finding = FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1))) {
                     fatalError(finding)  // a finding stops libFuzzer and saves the input

@@ -55,15 +55,19 @@ import TestSupport
     @Test func twoPeopleBehindOneAddressEachGetTheirOwnAnswer() throws {
         let h = try Harness(environment: Self.environment.merging(["UPSTREAM_QUEUE_WAIT_MS": "8000"]) { $1 })
         for term in ["swift", "daily", "news", "music", "science"] { #expect(try h.get("/podcasts?term=\(term)").status == 200) }  // the burst
-        let first = try RawClient(port: h.port, timeout: 10, source: "127.0.0.7")
+        // Two people behind 127.0.0.9, and someone else on 127.0.0.7 between their searches.
+        let first = try RawClient(port: h.port, timeout: 12, source: "127.0.0.9")
         try first.send("GET /podcasts?term=history HTTP/1.1\r\nHost: localhost\r\n\r\n")
         usleep(200_000)
-        let second = try RawClient(port: h.port, timeout: 10, source: "127.0.0.7")
+        let other = try RawClient(port: h.port, timeout: 12, source: "127.0.0.7")
+        try other.send("GET /podcasts?term=gardening HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        usleep(200_000)
+        let second = try RawClient(port: h.port, timeout: 12, source: "127.0.0.9")
         try second.send("GET /podcasts?term=cooking HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        let answers = [try first.readResponse(), try second.readResponse()]
-        #expect(answers.map(\.status) == [200, 200], "\(answers.map(\.text))")
+        let answers = [try first.readResponse(), try second.readResponse(), try other.readResponse()]
+        #expect(answers.map(\.status) == [200, 200, 200], "\(answers.map(\.text))")
         #expect(answers.allSatisfy { !$0.text.contains("superseded") })
-        #expect(h.upstream.requestCount(for: "itunes") == 7)
+        #expect(h.upstream.requestCount(for: "itunes") == 8)
     }
 
     /// Thirty people behind one address, each typing a search (a request per key, the

@@ -1,15 +1,15 @@
 /// Drives the request parser over arbitrary bytes the way a connection does
-/// (whole, and split at a point chosen by the input), for `make fuzz`.
-/// Returns the number of requests parsed; it must never trap.
+/// (whole, and split at a point chosen by the input), for `make fuzz`. It must never trap;
+/// a broken property is reported, and the fuzzer decides what a finding is.
 public enum ParserFuzzing {
-    @discardableResult
-    public static func run(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        guard !bytes.isEmpty else { return 0 }
+    /// A description of a property the parser broke, or nil.
+    public static func run(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard !bytes.isEmpty else { return nil }
         let split = Int(bytes[0]) % bytes.count
-        return parseStream(UnsafeBufferPointer(rebasing: bytes[1...]), splitAt: split)
+        return parseStream(UnsafeBufferPointer(rebasing: bytes[1...]), splitAt: split).finding
     }
 
-    static func parseStream(_ bytes: UnsafeBufferPointer<UInt8>, splitAt split: Int) -> Int {
+    static func parseStream(_ bytes: UnsafeBufferPointer<UInt8>, splitAt split: Int) -> (requests: Int, finding: String?) {
         var limits = ParseLimits()
         limits.maxBodyBytes = 64 * 1024
         var parser = RequestHeadParser(limits: limits)
@@ -20,11 +20,11 @@ public enum ParserFuzzing {
             let window = UnsafeBufferPointer(rebasing: bytes[offset..<visible])
             switch parser.parse(window) {
             case .needMore:
-                if visible == bytes.count { return requests }
+                if visible == bytes.count { return (requests, nil) }
                 visible = bytes.count
                 continue
             case .failure:
-                return requests
+                return (requests, nil)
             case .head(var head, let consumed):
                 parser.reset()
                 offset += consumed
@@ -40,7 +40,7 @@ public enum ParserFuzzing {
                 case .none:
                     break
                 case .length(let n):
-                    guard offset + n <= bytes.count else { return requests }
+                    guard offset + n <= bytes.count else { return (requests, nil) }
                     offset += n
                 case .chunked:
                     let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
@@ -49,15 +49,16 @@ public enum ParserFuzzing {
                     // The same body in reads of an input-chosen size, as a trickling client
                     // sends it, must decode to the same bytes and the same verdict.
                     let (piecewiseUsed, piecewise, body) = decodeInPieces(rest, step: split % 13 + 1, limits: limits)
-                    precondition(
-                        piecewise == outcome && piecewiseUsed == used && body == head.request.body, "chunked decoding depends on how the body was split")
-                    guard outcome == .done else { return requests }
+                    guard piecewise == outcome, piecewiseUsed == used, body == head.request.body else {
+                        return (requests, "chunked decoding depends on how the body was split (reads of \(split % 13 + 1) bytes)")
+                    }
+                    guard outcome == .done else { return (requests, nil) }
                     offset += used
                 }
                 visible = max(visible, offset)
             }
         }
-        return requests
+        return (requests, nil)
     }
 
     /// Feeds `bytes` to a fresh decoder `step` bytes at a time, as a connection's reads would.
