@@ -308,7 +308,7 @@ extension EventLoop {
         }
         for conn in connections.values where conn.deadlineKind != .none && now >= conn.deadline {
             if conn.deadlineKind == .readingBody {
-                // A head was answered-to-be: tell the client why (408), then close.
+                // The head came but its body did not in time: say so (408), then close.
                 reject(conn, .requestTimeout)
                 flush(conn)
             } else {
