@@ -152,6 +152,8 @@ public final class RedisConnection: Sendable {
         var lastTraffic = Self.now()
         var lastSentinelCheck = Self.now()
         var everConnected = false
+        // A managed endpoint answered READONLY/LOADING/MASTERDOWN and has not taken a write since.
+        var steppedDown = false
         while !stopped.load(ordering: .relaxed) {
             if context == nil {
                 failAll(.unavailable)
@@ -160,8 +162,9 @@ public final class RedisConnection: Sendable {
                     wake.wait(timeout: min(0.25, nextAttempt - now))
                     continue
                 }
-                switch connect() {
+                switch connect(afterStepDown: steppedDown) {
                 case .success(let c):
+                    steppedDown = false
                     context = c
                     backoff = 0.05
                     lastTraffic = Self.now()
@@ -183,7 +186,7 @@ public final class RedisConnection: Sendable {
             if !settings.sentinels.isEmpty, Self.now() - lastSentinelCheck >= settings.sentinelCheckSeconds {
                 lastSentinelCheck = Self.now()
                 if let primary = discoverPrimary(), let current = currentPrimary.withLock({ $0 }), primary != current {
-                    observer?(.failover(from: current.description, to: primary.description))
+                    // Counted once, by the connect that reaches the new primary.
                     redisFree(c)
                     context = nil
                     nextAttempt = 0
@@ -212,11 +215,8 @@ public final class RedisConnection: Sendable {
                 context = nil
                 // A primary that stepped down answers at once: reconnect (and re-resolve) now.
                 let moved = Self.primaryMoved(failure)
-                // Through Sentinel the new address is counted on reconnect; a managed endpoint
-                // keeps its name, so the step-down itself is the failover followed.
-                if moved, settings.sentinels.isEmpty, let from = currentPrimary.withLock({ $0 }) {
-                    observer?(.failover(from: from.description, to: from.description))
-                }
+                // Counted by the connect that reaches a primary again (see `connect`).
+                if moved { steppedDown = true }
                 nextAttempt = moved ? 0 : Self.now() + backoff * Double.random(in: 0.5...1.0)
                 setUp(false, reason: failure)
             }
@@ -292,8 +292,12 @@ public final class RedisConnection: Sendable {
         }
     }
 
-    /// A ready connection, or why there is none (logged with "redis down").
-    private func connect() -> Result<UnsafeMutablePointer<redisContext>, ConnectFailure> {
+    /// A ready connection to a primary, or why there is none (logged with "redis down").
+    /// Reaching a primary other than the last one connected to (Sentinel named a new address),
+    /// or the same name again after it stepped down (a managed endpoint), is one failover:
+    /// counted here whichever path led to it (the periodic check, a dropped connection, a
+    /// READONLY reply), so a change is never counted twice nor missed.
+    private func connect(afterStepDown: Bool) -> Result<UnsafeMutablePointer<redisContext>, ConnectFailure> {
         let e = settings.endpoint
         var target = RedisAddress(host: e.host, port: e.port)
         if !settings.sentinels.isEmpty {
@@ -301,9 +305,6 @@ public final class RedisConnection: Sendable {
                 return .failure(
                     ConnectFailure(
                         reason: "no sentinel (\(settings.sentinels.map(\.description).joined(separator: ", "))) named a primary for \(settings.masterName)"))
-            }
-            if let previous = currentPrimary.withLock({ $0 }), previous != primary {
-                observer?(.failover(from: previous.description, to: primary.description))
             }
             target = primary
         }
@@ -321,8 +322,10 @@ public final class RedisConnection: Sendable {
         if let password = e.password { setup.append(e.username.map { ["AUTH", $0, password] } ?? ["AUTH", password]) }
         if e.database != 0 { setup.append(["SELECT", String(e.database)]) }
         for source in settings.scripts { setup.append(["SCRIPT", "LOAD", source]) }
-        // Through Sentinel, a server that is not (yet) the primary is not connected to.
-        if !settings.sentinels.isEmpty { setup.append(["ROLE"]) }
+        // A server that is not (yet) the primary is not connected to: through Sentinel always, and
+        // through a managed endpoint's name after it stepped down (its DNS may lag the failover;
+        // one that refuses ROLE is taken as it is).
+        if !settings.sentinels.isEmpty || afterStepDown { setup.append(["ROLE"]) }
         var loaded: [String] = []
         for command in setup {
             guard Self.append(command.map { Array($0.utf8) }, to: c) else {
@@ -339,21 +342,35 @@ public final class RedisConnection: Sendable {
             }
             let value = RedisValue(reply: reply)
             freeReplyObject(raw)
+            if case .error = value, command.first == "ROLE", settings.sentinels.isEmpty { continue }
             if case .error(let message) = value {
                 redisFree(c)
                 // AUTH or SELECT refused (a wrong password must not read as an outage).
                 return .failure(ConnectFailure(reason: "\(command[0]) refused: \(message)"))
             }
             if command.first == "SCRIPT", let sha = value.bytes { loaded.append(String(decoding: sha, as: UTF8.self)) }
-            if command.first == "ROLE", value.elements?.first?.bytes.map({ String(decoding: $0, as: UTF8.self) }) != "master" {
+            if command.first == "ROLE", !Self.isPrimary(role: value, strict: !settings.sentinels.isEmpty) {
                 redisFree(c)
                 return .failure(ConnectFailure(reason: "\(target) is not the primary (yet): failover in progress"))
             }
         }
         shas.withLock { $0 = loaded }
-        currentPrimary.withLock { $0 = target }
+        let previous = currentPrimary.withLock { p in
+            defer { p = target }
+            return p
+        }
+        if let previous, previous != target || afterStepDown {
+            observer?(.failover(from: previous.description, to: target.description))
+        }
         observer?(.evictionPolicy(Self.evictionPolicy(c)))
         return .success(c)
+    }
+
+    /// ROLE's answer names a primary; `strict` (Sentinel) takes nothing else, otherwise only a
+    /// server that says it is something else is refused.
+    static func isPrimary(role: RedisValue, strict: Bool) -> Bool {
+        guard let name = role.elements?.first?.bytes.map({ String(decoding: $0, as: UTF8.self) }) else { return !strict }
+        return name == "master"
     }
 
     /// `CONFIG GET maxmemory-policy`; nil when the server refuses it (managed services often do).
