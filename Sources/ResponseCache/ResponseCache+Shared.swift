@@ -151,8 +151,11 @@ extension ResponseCache {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(ttl / 3))
                     if Task.isCancelled { return }
-                    let renewed = await shared.renew(key, token: token, ttl: ttl)
-                    if !renewed { return }
+                    // Not given up on a failed renewal: one that timed out (a busy Redis, a
+                    // paused one) would otherwise let the lock lapse for the rest of a long
+                    // fetch and a waiter fetch again. A lock another holder has taken is not
+                    // ours to renew (the script checks the token), so trying costs nothing.
+                    _ = await shared.renew(key, token: token, ttl: ttl)
                 }
             }
         }

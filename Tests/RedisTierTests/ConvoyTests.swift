@@ -11,9 +11,9 @@ import TestSupport
 @Suite(.serialized) struct ConvoyTests {
     static let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 0, staleIfError: 0)
 
-    static func replica(_ tier: RedisSharedCache, maxValueBytes: Int = 1 << 20, waitLimit: Double = 4) -> ResponseCache {
+    static func replica(_ tier: RedisSharedCache, maxValueBytes: Int = 1 << 20, waitLimit: Double = 4, lockTTL: Double = 0.6) -> ResponseCache {
         var p = SharedTierPolicy(waitLimit: waitLimit, maxValueBytes: maxValueBytes)
-        p.lockTTL = 0.6
+        p.lockTTL = lockTTL
         return ResponseCache(maxBytes: 1 << 20, clock: { NativeThread.monotonicSeconds() }, shared: tier, sharedPolicy: p)
     }
 
@@ -33,22 +33,32 @@ import TestSupport
         }
     }
 
-    static func setUp() throws -> (RedisServerProcess, RedisConnection, RedisSharedCache) {
+    static func setUp() async throws -> (RedisServerProcess, RedisConnection, RedisSharedCache) {
         let redis = try RedisServerProcess()
         let c = try connection(redis.url, timeoutMs: 100)
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         return (redis, c, RedisSharedCache(connection: c, fingerprint: "f"))
     }
 
+    /// A fetch longer than its lock keeps renewing it, also past a renewal that failed: Redis
+    /// is paused across the first renewal (lock 6 s, renewed every 2 s, 100 ms command
+    /// deadline). The waiter, arriving after the lock's first life, gets the holder's answer
+    /// instead of taking a lapsed lock and fetching again.
     @Test func aLongFetchKeepsItsLockAndTheWaiterGetsItsAnswer() async throws {
-        let (redis, c, tier) = try Self.setUp()
+        let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
         let fetches = Fetches()
-        let a = Self.replica(tier), b = Self.replica(tier)
-        let first = Task { await a.fetch("k", loader: Self.loader(fetches, seconds: 1.5)) }  // longer than the 0.6 s lock
-        try await Task.sleep(for: .milliseconds(100))
-        guard case .loaded(_, .sharedWait) = await b.fetch("k", loader: Self.loader(fetches, seconds: 0)) else {
-            Issue.record("the waiter should have been answered by the holder's fetch")
+        let a = Self.replica(tier, waitLimit: 30, lockTTL: 6), b = Self.replica(tier, waitLimit: 30, lockTTL: 6)
+        let first = Task { await a.fetch("k", loader: Self.loader(fetches, seconds: 10)) }
+        #expect(await eventually { fetches.count == 1 })  // the holder has the lock and is fetching
+        try await Task.sleep(for: .milliseconds(1500))
+        redis.pause()
+        try await Task.sleep(for: .milliseconds(1000))  // the renewal due at 2 s times out
+        redis.resume()
+        try await Task.sleep(for: .milliseconds(4000))  // past the lock's first life (6 s)
+        let waited = await b.fetch("k", loader: Self.loader(fetches, seconds: 0))
+        guard case .loaded(_, .sharedWait) = waited else {
+            Issue.record("the waiter should have been answered by the holder's fetch: \(waited)")
             return
         }
         _ = await first.value
@@ -56,56 +66,64 @@ import TestSupport
     }
 
     @Test func aFailedFetchIsAnsweredByItsWaitersNotRefetchedInTurn() async throws {
-        let (redis, c, tier) = try Self.setUp()
+        let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
         let fetches = Fetches()
-        let a = Self.replica(tier), b = Self.replica(tier)
+        // The waiter's limit is far longer than anything a loaded machine adds: answered well
+        // before it means the holder's failure marker answered it.
+        let a = Self.replica(tier), b = Self.replica(tier, waitLimit: 30)
         let first = Task { await a.fetch("k", loader: Self.loader(fetches, seconds: 0.3, fail: true)) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { fetches.count == 1 })
         let start = Date()
         guard case .failed(let error) = await b.fetch("k", loader: Self.loader(fetches, seconds: 0)) else {
             Issue.record("expected the holder's error")
             return
         }
         #expect(error.status == 502 && error.code == "upstream_http_error")
-        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(Date().timeIntervalSince(start) < 15, "it waited for the whole limit")
         _ = await first.value
         #expect(fetches.count == 1)
     }
 
     @Test func tooLargeForTheTierWaitersFetchAtOnce() async throws {
-        let (redis, c, tier) = try Self.setUp()
+        let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
         let fetches = Fetches()
         let big = Array(repeating: UInt8(ascii: "x"), count: 500)
-        let a = Self.replica(tier, maxValueBytes: 100), b = Self.replica(tier, maxValueBytes: 100, waitLimit: 8)
+        let a = Self.replica(tier, maxValueBytes: 100), b = Self.replica(tier, maxValueBytes: 100, waitLimit: 30)
         let first = Task { await a.fetch("k", loader: Self.loader(fetches, seconds: 0.3, body: big)) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { fetches.count == 1 })
         let start = Date()
         guard case .loaded(_, .upstream) = await b.fetch("k", loader: Self.loader(fetches, seconds: 0, body: big)) else {
             Issue.record("expected its own fetch")
             return
         }
-        #expect(Date().timeIntervalSince(start) < 2, "it waited for the whole limit")
+        #expect(Date().timeIntervalSince(start) < 15, "it waited for the whole limit")
         _ = await first.value
     }
 
     @Test func aDeadHoldersLockFreesTheKeyWithinItsShortLife() async throws {
-        let (redis, c, tier) = try Self.setUp()
+        let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
-        // A holder that died: its lock was taken and never renewed nor released.
+        // A holder that died: its lock was taken and never renewed nor released. Redis set its
+        // 0.6 s life after `locked`, so no fetch may start before locked + 0.6 s; and the
+        // waiter's 30 s limit is not what freed it.
+        let locked = NativeThread.monotonicSeconds()
         guard case .acquired = await tier.lock("k", ttl: 0.6) else {
             Issue.record("lock")
             return
         }
-        let fetches = Fetches()
-        let start = Date()
-        guard case .loaded(_, .upstream) = await Self.replica(tier).fetch("k", loader: Self.loader(fetches, seconds: 0)) else {
+        let fetchedAt = Locked(0.0)
+        let loader: ResponseCache.Loader = {
+            fetchedAt.withLock { $0 = NativeThread.monotonicSeconds() }
+            return .success(CachedResponse(body: Array("{}".utf8), gzippedBody: nil, storedAt: NativeThread.monotonicSeconds(), policy: Self.policy))
+        }
+        guard case .loaded(_, .upstream) = await Self.replica(tier, waitLimit: 30).fetch("k", loader: loader) else {
             Issue.record("expected a fetch once the lock expired")
             return
         }
-        let waited = Date().timeIntervalSince(start)
-        #expect(waited >= 0.4 && waited < 1.5, "\(waited)")
+        let waited = fetchedAt.withLock { $0 } - locked
+        #expect(waited >= 0.599 && waited < 15, "\(waited)")
     }
 }
 
@@ -113,7 +131,7 @@ extension ConvoyTests {
     /// While another replica refreshes a key, a replica with its own stale copy serves that
     /// at once (no wait, no fetch), having asked the tier without its body.
     @Test func staleIsServedWhileAnotherReplicaRefreshes() async throws {
-        let (redis, c, tier) = try Self.setUp()
+        let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
         let fetches = Fetches()
         let a = Self.replica(tier), b = Self.replica(tier)
@@ -122,14 +140,13 @@ extension ConvoyTests {
             policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 0))
         b.store(old, for: "k")
         let refreshing = Task { await a.fetch("k", loader: Self.loader(fetches, seconds: 1)) }
-        try await Task.sleep(for: .milliseconds(150))
-        let start = Date()
+        #expect(await eventually { fetches.count == 1 })  // a holds the lock and is fetching
+        // Served as stale-while-another-refreshes: not a wait for a's answer, nor a fetch.
         guard case .loaded(let served, .staleWhileOtherRefreshes) = await b.fetch("k", loader: Self.loader(fetches, seconds: 0)) else {
             Issue.record("expected the stale copy")
             return
         }
         #expect(served.body == Array("old".utf8))
-        #expect(Date().timeIntervalSince(start) < 0.5)
         _ = await refreshing.value
         #expect(fetches.count == 1)
     }
