@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev redis-server curl
 
-.PHONY: run build release test test-tsan scaleout-test prometheus-check deps bench fuzz base-images image container-check api-check deploy-check lint format ci clean
+.PHONY: run build release test test-under-load test-tsan scaleout-test prometheus-check deps bench fuzz base-images image container-check api-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -25,6 +25,11 @@ run: release
 
 test: deps
 	SWIFT=$(SWIFT) scripts/test.sh
+
+# The Swift suite in parallel with one busy loop per core beside it (RUNS=3 for three in a
+# row; LOAD sets the loops), then its slowest tests (scripts/test-under-load.sh).
+test-under-load: deps
+	SWIFT=$(SWIFT) scripts/test-under-load.sh
 
 # Three replicas sharing one Redis behind nginx, against the counting fixture upstream, on
 # loopback (scripts/scaleout-test.py): single-flight across replicas, one rate budget, Redis
@@ -84,8 +89,8 @@ lint:
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz Package.swift
 
-# Everything CI runs (.ci/run, in its order): tests, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
-ci: lint test scaleout-test prometheus-check deploy-check test-tsan api-check container-check
+# Everything CI runs (.ci/run, in its order): tests, the suite again with the cores busy, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
+ci: lint test test-under-load scaleout-test prometheus-check deploy-check test-tsan api-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

@@ -3,92 +3,102 @@ import Testing
 import TestSupport
 
 @Suite(.serialized) struct OperationsEndToEndTests {
-    @Test func healthAndReadinessDuringDrain() throws {
-        let h = try Harness(environment: ["SHUTDOWN_DELAY_S": "1.5"])
-        #expect(try h.get("/healthz").text == "{\"status\":\"ok\"}")
-        #expect(try h.get("/readyz").status == 200)
-        kill(h.proxy.process.processIdentifier, SIGTERM)
-        usleep(400_000)
-        let ready = try h.get("/readyz")
-        #expect(ready.status == 503)
-        #expect(ready.text == "{\"status\":\"draining\"}")
-        #expect(try h.get("/healthz").status == 200)
-        #expect(h.proxy.stop() == 0)
+    @Test func healthAndReadinessDuringDrain() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["SHUTDOWN_DELAY_S": "1.5"])
+            #expect(try h.get("/healthz").text == "{\"status\":\"ok\"}")
+            #expect(try h.get("/readyz").status == 200)
+            kill(h.proxy.process.processIdentifier, SIGTERM)
+            usleep(400_000)
+            let ready = try h.get("/readyz")
+            #expect(ready.status == 503)
+            #expect(ready.text == "{\"status\":\"draining\"}")
+            #expect(try h.get("/healthz").status == 200)
+            #expect(h.proxy.stop() == 0)
+        }
     }
 
     /// Listeners share their port (SO_REUSEPORT), which would let a second server started on
     /// it by mistake take part of the connections unnoticed: it is refused, and the first
     /// keeps serving.
-    @Test func aSecondServerOnTheSamePortIsRefused() throws {
-        let h = try Harness()
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: FeedProxyProcess.binaryPath)
-        second.arguments = ["--port", "\(h.port)", "--fixtures", "Fixtures"]
-        second.currentDirectoryURL = FeedProxyProcess.repositoryRoot
-        let err = Pipe()
-        second.standardError = err
-        second.standardOutput = FileHandle.nullDevice
-        try second.run()
-        let deadline = Date().addingTimeInterval(15)
-        while second.isRunning && Date() < deadline { usleep(20_000) }
-        if second.isRunning { second.terminate() }
-        second.waitUntilExit()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus == 1)
-        #expect(message.contains(":\(h.port) is already in use"), "\(message)")
-        #expect(try h.get("/healthz").status == 200)
+    @Test func aSecondServerOnTheSamePortIsRefused() async throws {
+        try await offPool {
+            let h = try Harness()
+            let second = Process()
+            second.executableURL = URL(fileURLWithPath: FeedProxyProcess.binaryPath)
+            second.arguments = ["--port", "\(h.port)", "--fixtures", "Fixtures"]
+            second.currentDirectoryURL = FeedProxyProcess.repositoryRoot
+            let err = Pipe()
+            second.standardError = err
+            second.standardOutput = FileHandle.nullDevice
+            try launchProcess(second)
+            let deadline = Date().addingTimeInterval(15)
+            while second.isRunning && Date() < deadline { usleep(20_000) }
+            if second.isRunning { second.terminate() }
+            second.waitUntilExit()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(second.terminationStatus == 1)
+            #expect(message.contains(":\(h.port) is already in use"), "\(message)")
+            #expect(try h.get("/healthz").status == 200)
+        }
     }
 
-    @Test func gracefulShutdownLetsInFlightRequestFinish() throws {
-        let h = try Harness()
-        h.upstream.setMode(.slow)
-        let c = try RawClient(port: h.port, timeout: 10)
-        try c.send("GET /photos HTTP/1.1\r\nHost: x\r\n\r\n")
-        usleep(300_000)
-        kill(h.proxy.process.processIdentifier, SIGTERM)
-        let r = try c.readResponse()
-        #expect(r.status == 200)
-        #expect(r.header("Connection") == "close")
-        #expect(h.proxy.stop() == 0)
+    @Test func gracefulShutdownLetsInFlightRequestFinish() async throws {
+        try await offPool {
+            let h = try Harness()
+            h.upstream.setMode(.slow)
+            let c = try RawClient(port: h.port, timeout: 10)
+            try c.send("GET /photos HTTP/1.1\r\nHost: x\r\n\r\n")
+            usleep(300_000)
+            kill(h.proxy.process.processIdentifier, SIGTERM)
+            let r = try c.readResponse()
+            #expect(r.status == 200)
+            #expect(r.header("Connection") == "close")
+            #expect(h.proxy.stop() == 0)
+        }
     }
 
-    @Test func metricsAfterKnownTraffic() throws {
-        let h = try Harness()
-        _ = try h.get("/photos")
-        _ = try h.get("/photos")
-        _ = try h.get("/photos")
-        _ = try h.get("/podcasts")
-        _ = try h.get("/nope")
-        let text = try h.get("/metrics").text
-        #expect(text.contains("feedproxy_http_requests_total{route=\"/photos\",status=\"200\"} 3\n"))
-        #expect(text.contains("feedproxy_http_requests_total{route=\"/podcasts\",status=\"400\"} 1\n"))
-        #expect(text.contains("feedproxy_http_requests_total{route=\"(unmatched)\",status=\"404\"} 1\n"))
-        #expect(text.contains("feedproxy_cache_requests_total{source=\"flickr\",result=\"hit\"} 2\n"))
-        #expect(text.contains("feedproxy_cache_requests_total{source=\"flickr\",result=\"miss\"} 1\n"))
-        #expect(text.contains("feedproxy_upstream_requests_total{source=\"flickr\",outcome=\"ok\"} 1\n"))
-        #expect(text.contains("feedproxy_http_request_duration_seconds_count{route=\"/photos\"} 3\n"))
-        #expect(text.contains("feedproxy_cache_entries 1\n"))
-        #expect(text.contains("feedproxy_circuit_breaker_state{host=\"127.0.0.1\"} 0\n"))
-        #expect(text.contains("# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections "))
+    @Test func metricsAfterKnownTraffic() async throws {
+        try await offPool {
+            let h = try Harness()
+            _ = try h.get("/photos")
+            _ = try h.get("/photos")
+            _ = try h.get("/photos")
+            _ = try h.get("/podcasts")
+            _ = try h.get("/nope")
+            let text = try h.get("/metrics").text
+            #expect(text.contains("feedproxy_http_requests_total{route=\"/photos\",status=\"200\"} 3\n"))
+            #expect(text.contains("feedproxy_http_requests_total{route=\"/podcasts\",status=\"400\"} 1\n"))
+            #expect(text.contains("feedproxy_http_requests_total{route=\"(unmatched)\",status=\"404\"} 1\n"))
+            #expect(text.contains("feedproxy_cache_requests_total{source=\"flickr\",result=\"hit\"} 2\n"))
+            #expect(text.contains("feedproxy_cache_requests_total{source=\"flickr\",result=\"miss\"} 1\n"))
+            #expect(text.contains("feedproxy_upstream_requests_total{source=\"flickr\",outcome=\"ok\"} 1\n"))
+            #expect(text.contains("feedproxy_http_request_duration_seconds_count{route=\"/photos\"} 3\n"))
+            #expect(text.contains("feedproxy_cache_entries 1\n"))
+            #expect(text.contains("feedproxy_circuit_breaker_state{host=\"127.0.0.1\"} 0\n"))
+            #expect(text.contains("# TYPE feedproxy_open_connections gauge\nfeedproxy_open_connections "))
+        }
     }
 
-    @Test func requestIDIsPropagatedAndLogged() throws {
-        let h = try Harness()
-        let r = try h.get("/photos", headers: ["X-Request-ID: trace-42"])
-        #expect(r.header("X-Request-ID") == "trace-42")
-        let generated = try h.get("/healthz")
-        let id = try #require(generated.header("X-Request-ID"))
-        #expect(!id.isEmpty)
-        usleep(200_000)
-        let line = try #require(h.proxy.logLines.first { $0.contains("\"request_id\":\"trace-42\"") })
-        let fields = (try JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
-        #expect(fields["method"] as? String == "GET")
-        #expect(fields["path"] as? String == "/photos")
-        #expect(fields["status"] as? Int == 200)
-        #expect(fields["cache"] as? String == "MISS")
-        #expect(fields["upstream_ms"] is Int)
-        #expect((fields["bytes"] as? Int ?? 0) > 1000)
-        #expect(h.proxy.logLines.contains { $0.contains("\"request_id\":\"\(id)\"") })
+    @Test func requestIDIsPropagatedAndLogged() async throws {
+        try await offPool {
+            let h = try Harness()
+            let r = try h.get("/photos", headers: ["X-Request-ID: trace-42"])
+            #expect(r.header("X-Request-ID") == "trace-42")
+            let generated = try h.get("/healthz")
+            let id = try #require(generated.header("X-Request-ID"))
+            #expect(!id.isEmpty)
+            usleep(200_000)
+            let line = try #require(h.proxy.logLines.first { $0.contains("\"request_id\":\"trace-42\"") })
+            let fields = (try JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            #expect(fields["method"] as? String == "GET")
+            #expect(fields["path"] as? String == "/photos")
+            #expect(fields["status"] as? Int == 200)
+            #expect(fields["cache"] as? String == "MISS")
+            #expect(fields["upstream_ms"] is Int)
+            #expect((fields["bytes"] as? Int ?? 0) > 1000)
+            #expect(h.proxy.logLines.contains { $0.contains("\"request_id\":\"\(id)\"") })
+        }
     }
 
     @Test(arguments: [
@@ -110,70 +120,82 @@ import TestSupport
         #expect(result.stderr.contains(message))
     }
 
-    @Test func invalidEnvironmentIsRejectedToo() throws {
-        let result = try FeedProxyProcess.run([], environment: ["UPSTREAM_TIMEOUT_MS": "soon"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("UPSTREAM_TIMEOUT_MS must be an integer"))
-    }
-
-    @Test func helpListsEveryOptionWithDefaults() throws {
-        let result = try FeedProxyProcess.run(["--help"])
-        #expect(result.status == 0)
-        for env in [
-            "PORT", "HOST", "FLICKR_FEED_URL", "ITUNES_SEARCH_URL", "KIVA_GRAPHQL_URL", "KIVA_LOANS_URL", "CACHE_TTL_PHOTOS",
-            "CACHE_TTL_PODCASTS", "CACHE_TTL_LOANS", "CACHE_MAX_BYTES", "UPSTREAM_CONNECT_TIMEOUT_MS", "UPSTREAM_TIMEOUT_MS", "LOG_LEVEL",
-        ] {
-            #expect(result.stdout.contains("(\(env))"), "missing \(env)")
+    @Test func invalidEnvironmentIsRejectedToo() async throws {
+        try await offPool {
+            let result = try FeedProxyProcess.run([], environment: ["UPSTREAM_TIMEOUT_MS": "soon"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("UPSTREAM_TIMEOUT_MS must be an integer"))
         }
-        #expect(result.stdout.contains("[default: 8080]"))
-        #expect(result.stdout.contains("[default: https://gateway.production.kiva.org/graphql]"))
-        #expect(result.stdout.contains("--fixtures [DIR]"))
     }
 
-    @Test func offlineFixturesModeServesEveryRoute() throws {
-        let p = try FeedProxyProcess(arguments: ["--fixtures", "Fixtures"])
-        defer { p.stop() }
-        #expect(try RawClient.get(port: p.port, "/photos").status == 200)
-        #expect(try RawClient.get(port: p.port, "/podcasts?term=daily").text.contains("The Daily"))
-        #expect(try RawClient.get(port: p.port, "/loans").status == 200)
+    @Test func helpListsEveryOptionWithDefaults() async throws {
+        try await offPool {
+            let result = try FeedProxyProcess.run(["--help"])
+            #expect(result.status == 0)
+            for env in [
+                "PORT", "HOST", "FLICKR_FEED_URL", "ITUNES_SEARCH_URL", "KIVA_GRAPHQL_URL", "KIVA_LOANS_URL", "CACHE_TTL_PHOTOS",
+                "CACHE_TTL_PODCASTS", "CACHE_TTL_LOANS", "CACHE_MAX_BYTES", "UPSTREAM_CONNECT_TIMEOUT_MS", "UPSTREAM_TIMEOUT_MS", "LOG_LEVEL",
+            ] {
+                #expect(result.stdout.contains("(\(env))"), "missing \(env)")
+            }
+            #expect(result.stdout.contains("[default: 8080]"))
+            #expect(result.stdout.contains("[default: https://gateway.production.kiva.org/graphql]"))
+            #expect(result.stdout.contains("--fixtures [DIR]"))
+        }
     }
 
-    @Test func openAPIDocumentIsServed() throws {
-        let h = try Harness()
-        let r = try h.get("/openapi.json")
-        #expect(r.status == 200)
-        let doc = h.json(r)
-        #expect(doc["openapi"] as? String == "3.1.0")
-        let paths = doc["paths"] as? [String: Any] ?? [:]
-        for path in ["/photos", "/podcasts", "/loans", "/healthz", "/readyz", "/metrics"] { #expect(paths[path] != nil, "missing \(path)") }
+    @Test func offlineFixturesModeServesEveryRoute() async throws {
+        try await offPool {
+            let p = try FeedProxyProcess(arguments: ["--fixtures", "Fixtures"])
+            defer { p.stop() }
+            #expect(try RawClient.get(port: p.port, "/photos").status == 200)
+            #expect(try RawClient.get(port: p.port, "/podcasts?term=daily").text.contains("The Daily"))
+            #expect(try RawClient.get(port: p.port, "/loans").status == 200)
+        }
+    }
+
+    @Test func openAPIDocumentIsServed() async throws {
+        try await offPool {
+            let h = try Harness()
+            let r = try h.get("/openapi.json")
+            #expect(r.status == 200)
+            let doc = h.json(r)
+            #expect(doc["openapi"] as? String == "3.1.0")
+            let paths = doc["paths"] as? [String: Any] ?? [:]
+            for path in ["/photos", "/podcasts", "/loans", "/healthz", "/readyz", "/metrics"] { #expect(paths[path] != nil, "missing \(path)") }
+        }
     }
 
     /// Every `--help` row `  --flag (ENV)  help [default: X]` is, word for word, the README row
     /// `| `ENV` | `--flag` | `X` | help |`.
-    @Test func readmeConfigurationTableMatchesHelpExactly() throws {
-        let help = try FeedProxyProcess.run(["--help"]).stdout
-        let readme = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let rows = help.split(separator: "\n").compactMap { line -> String? in
-            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            guard parts.count == 3, parts[0].hasPrefix("--"), parts[1].hasPrefix("("), parts[1].hasSuffix(")"),
-                let marker = parts[2].range(of: " [default: ", options: .backwards), parts[2].hasSuffix("]")
-            else { return nil }
-            let text = parts[2][..<marker.lowerBound].trimmingCharacters(in: .whitespaces)
-            let value = parts[2][marker.upperBound..<parts[2].index(before: parts[2].endIndex)]
-            return "| `\(parts[1].dropFirst().dropLast())` | `\(parts[0])` | `\(value)` | \(text) |"
+    @Test func readmeConfigurationTableMatchesHelpExactly() async throws {
+        try await offPool {
+            let help = try FeedProxyProcess.run(["--help"]).stdout
+            let readme = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            let rows = help.split(separator: "\n").compactMap { line -> String? in
+                let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+                guard parts.count == 3, parts[0].hasPrefix("--"), parts[1].hasPrefix("("), parts[1].hasSuffix(")"),
+                    let marker = parts[2].range(of: " [default: ", options: .backwards), parts[2].hasSuffix("]")
+                else { return nil }
+                let text = parts[2][..<marker.lowerBound].trimmingCharacters(in: .whitespaces)
+                let value = parts[2][marker.upperBound..<parts[2].index(before: parts[2].endIndex)]
+                return "| `\(parts[1].dropFirst().dropLast())` | `\(parts[0])` | `\(value)` | \(text) |"
+            }
+            #expect(rows.count >= 40)
+            let table = Set(readme.split(separator: "\n").map(String.init).filter { $0.hasPrefix("| `") && $0.contains("` | `--") })
+            for row in rows where !table.contains(row) { Issue.record("README row differs from --help: \(row)") }
+            #expect(table.count == rows.count, "README has rows --help does not")
         }
-        #expect(rows.count >= 40)
-        let table = Set(readme.split(separator: "\n").map(String.init).filter { $0.hasPrefix("| `") && $0.contains("` | `--") })
-        for row in rows where !table.contains(row) { Issue.record("README row differs from --help: \(row)") }
-        #expect(table.count == rows.count, "README has rows --help does not")
     }
 
-    @Test func committedOpenAPIDocumentMatchesTheServedOne() throws {
-        let h = try Harness()
-        let served = try JSONSerialization.jsonObject(with: Data(try h.get("/openapi.json").body)) as? NSDictionary
-        let committed =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json")))
-            as? NSDictionary
-        #expect(served != nil && served == committed, "run python3 scripts/openapi.py")
+    @Test func committedOpenAPIDocumentMatchesTheServedOne() async throws {
+        try await offPool {
+            let h = try Harness()
+            let served = try JSONSerialization.jsonObject(with: Data(try h.get("/openapi.json").body)) as? NSDictionary
+            let committed =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json")))
+                as? NSDictionary
+            #expect(served != nil && served == committed, "run python3 scripts/openapi.py")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Primitives
 import Testing
+import TestSupport
 import Upstream
 
 @testable import RedisTier
@@ -12,7 +13,7 @@ import Upstream
         defer { fake.stop() }
         let c = try connection(fake.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         return await RedisRateBudget(connection: c).take("itunes", perMinute: 60, burst: 5)
     }
 
@@ -48,7 +49,7 @@ import Upstream
         settings.maxReplyBytes = 1 << 20
         let c = RedisConnection(settings: settings)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         #expect(await c.command(["ECHO", "ok"], operation: "t") == .success(.bulk(Array("ok".utf8))))
         guard case .failure = await c.command(["GET", "big"], operation: "t") else {
             Issue.record("a 3 MiB reply was read with a 1 MiB cap")

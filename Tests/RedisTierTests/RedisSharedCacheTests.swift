@@ -20,7 +20,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f1")
         guard case .absent = await tier.get("k") else { Issue.record("expected absent"); return }
         await tier.put("k", entry("{\"a\":1}"), age: 5)
@@ -29,7 +29,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         #expect(found.gzippedBody == gzipBytes)
         #expect(found.policy == policy)
         #expect(found.etag == entry("{\"a\":1}").etag)  // the same content gives the same ETag everywhere
-        #expect(age >= 5 && age < 5.5)
+        #expect(age >= 5 && age < 15)  // the 5 s it was stored with, plus this test's own time
         // Redis drops it once nobody could use it: TTL + the longer stale window.
         let pttl = Int(try redis.cli("PTTL", "feedproxy:f1:c:k")) ?? 0
         #expect(pttl > 3_600_000 && pttl <= 3_660_000)
@@ -46,7 +46,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f1")
         let damaged: [(String, String)] = [
             ("1000", "1e300 0 0"),  // a TTL no header can carry
@@ -76,7 +76,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f")
         // As production sends them: age 0 at put, and how long the fetch took.
         #expect(await tier.put("k", entry("new"), age: 0, fetchSeconds: 0.05))
@@ -99,7 +99,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f")
         guard case .acquired(let token) = await tier.lock("k", ttl: 0.3) else { Issue.record("not acquired"); return }
         #expect(await tier.lock("k", ttl: 0.3) == .heldElsewhere)
@@ -118,17 +118,18 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
             a.stop()
             b.stop()
         }
-        #expect(waitUntil { a.isUp && b.isUp })
+        #expect(await eventually { a.isUp && b.isUp })
         let replicas = [RedisRateBudget(connection: a), RedisRateBudget(connection: b)]
         var granted = 0
         var retryAfter = 0.0
+        // One token a minute after the burst: however slowly the loop runs, none comes back.
         for i in 0..<20 {
-            let d = await replicas[i % 2].take("itunes", perMinute: 60, burst: 10)
+            let d = await replicas[i % 2].take("itunes", perMinute: 1, burst: 10)
             if d?.granted == true { granted += 1 } else { retryAfter = d?.retryAfter ?? -1 }
         }
         #expect(granted == 10)
-        #expect(retryAfter > 0 && retryAfter <= 1.0)
-        #expect(await replicas[0].take("kiva", perMinute: 60, burst: 10)?.granted == true)  // budgets are per upstream
+        #expect(retryAfter > 0 && retryAfter <= 60)
+        #expect(await replicas[0].take("kiva", perMinute: 1, burst: 10)?.granted == true)  // budgets are per upstream
     }
 
     @Test func twoCachesShareOneFetchThroughRedis() async throws {
@@ -138,7 +139,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
             c1.stop()
             c2.stop()
         }
-        #expect(waitUntil { c1.isUp && c2.isUp })
+        #expect(await eventually { c1.isUp && c2.isUp })
         let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let shared = SharedTierPolicy(waitLimit: 2, maxValueBytes: 1 << 20)
         let replicas = [c1, c2].map {
@@ -177,25 +178,25 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let events = Locked<[SharedTierEvent]>([])
         let cache = ResponseCache(
             maxBytes: 1 << 20, clock: { Date().timeIntervalSince1970 }, shared: RedisSharedCache(connection: c, fingerprint: "f"),
-            sharedPolicy: SharedTierPolicy(waitLimit: 1, maxValueBytes: 100), sharedObserver: { e in events.withLock { $0.append(e) } })
+            sharedPolicy: SharedTierPolicy(waitLimit: 30, maxValueBytes: 100), sharedObserver: { e in events.withLock { $0.append(e) } })
         let big: ResponseCache.Loader = {
             .success(CachedResponse(body: Array(repeating: 0x41, count: 500), gzippedBody: nil, storedAt: Date().timeIntervalSince1970, policy: policy))
         }
         guard case .loaded(_, .upstream) = await cache.fetch("big", loader: big) else { Issue.record("expected upstream"); return }
-        #expect(waitUntil(1) { events.withLock { $0.contains(.skippedTooLarge) } })
+        #expect(await eventually { events.withLock { $0.contains(.skippedTooLarge) } })
         #expect(try redis.cli("EXISTS", "feedproxy:f:c:big") == "0")
         redis.kill9()
-        #expect(waitUntil(3) { !c.isUp })
+        #expect(await eventually { !c.isUp })
         let before = events.withLock { $0.count }
         let start = Date()
         guard case .loaded(_, .upstream) = await cache.fetch("other", loader: big) else { Issue.record("expected a local fetch"); return }
         // Straight to the upstream: no lookup in (and no miss counted against) the dead tier, no wait for it.
         #expect(events.withLock { Array($0[before...]) }.filter { $0 != .skippedTooLarge }.isEmpty, "\(events.withLock { $0 })")
-        #expect(Date().timeIntervalSince(start) < 0.5)
+        #expect(Date().timeIntervalSince(start) < 10)  // not the 30 s wait limit
     }
 
     /// Issue 20: a replica with no copy of its own serves the tier's stale answer at once
@@ -204,7 +205,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f")
         let shortPolicy = FreshnessPolicy(ttl: 1, staleWhileRevalidate: 60, staleIfError: 600)
         await tier.put("k", CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: 0, policy: shortPolicy), age: 5)  // 5 s old: stale
@@ -220,7 +221,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         guard case .loaded(let served, .staleWhileOtherRefreshes) = await cache.fetch("k", loader: slow) else { Issue.record("expected stale"); return }
         #expect(served.body == Array("old".utf8))
         #expect(Date().timeIntervalSince(start) < 0.25)  // not the upstream's 300 ms
-        #expect(waitUntil(3) { (try? redis.cli("HGET", "feedproxy:f:c:k", "b")) == "fresh" })
+        #expect(await eventually { (try? redis.cli("HGET", "feedproxy:f:c:k", "b")) == "fresh" })
         #expect(fetches.load(ordering: .relaxed) == 1)
         guard case .fresh(let refreshed) = cache.lookup("k") else { Issue.record("expected the refreshed entry locally"); return }
         #expect(refreshed.body == Array("fresh".utf8))
@@ -231,7 +232,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)
         defer { c.stop() }
-        #expect(waitUntil { c.isUp })
+        #expect(await eventually { c.isUp })
         let tier = RedisSharedCache(connection: c, fingerprint: "f")
         let p = FreshnessPolicy(ttl: 1, staleWhileRevalidate: 0, staleIfError: 600)
         await tier.put("k", CachedResponse(body: Array("last good".utf8), gzippedBody: nil, storedAt: 0, policy: p), age: 30)

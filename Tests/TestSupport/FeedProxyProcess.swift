@@ -56,7 +56,7 @@ public final class FeedProxyProcess: @unchecked Sendable {
             let data = handle.availableData
             if !data.isEmpty { stderrText.withLock { $0 += String(decoding: data, as: UTF8.self) } }
         }
-        try process.run()
+        try launchProcess(process)
         guard ready.wait(timeout: .now() + 20) == .success else {
             process.terminate()
             throw LaunchError.didNotStart(stderrText.withLock { $0 })
@@ -91,7 +91,7 @@ public final class FeedProxyProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        try p.run()
+        try launchProcess(p)
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()

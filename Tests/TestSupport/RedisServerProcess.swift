@@ -34,7 +34,7 @@ public final class RedisServerProcess: @unchecked Sendable {
         p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        try launchProcess(p)
         for _ in 0..<100 {
             if (try? redisCLI(port: port, ["PING"])) == "PONG" { return p.processIdentifier }
             usleep(20_000)
@@ -90,7 +90,7 @@ func redisCLI(port: Int, _ args: [String]) throws -> String {
     let out = Pipe()
     p.standardOutput = out
     p.standardError = FileHandle.nullDevice
-    try p.run()
+    try launchProcess(p)
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

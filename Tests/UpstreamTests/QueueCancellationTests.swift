@@ -55,17 +55,19 @@ import TestSupport
         defer { up.stop() }
         let client = try UpstreamClient(configuration: UpstreamConfiguration())
         let start = Date()
-        await expectError(.timeout, within: 0.5) {
+        await expectError(.timeout, within: 5) {
             try await UpstreamRequestContext.$current.withValue(.init(deadline: NativeThread.monotonicSeconds() - 1)) {
                 try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
             }
         }
         #expect(up.requestCount == 0)
-        await expectError(.timeout, within: 2) {
+        // Cut by its 0.3 s deadline, not waited out: the upstream would answer after 30 s. (How
+        // near the deadline the answer comes is measured by make bench, not bounded here.)
+        await expectError(.timeout, within: 15) {
             try await UpstreamRequestContext.$current.withValue(.init(deadline: NativeThread.monotonicSeconds() + 0.3)) {
-                try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=3000")))
+                try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=30000")))
             }
         }
-        #expect(Date().timeIntervalSince(start) < 2.5)
+        #expect(Date().timeIntervalSince(start) < 15)
     }
 }

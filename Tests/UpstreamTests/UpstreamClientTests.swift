@@ -77,39 +77,39 @@ import TestSupport
         let up = try FaultUpstream()
         defer { up.stop() }
         let client = try Self.client { $0.timeoutMs = 300 }
-        await expectError(.timeout, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=1500"))) }
+        await expectError(.timeout, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=30000"))) }
     }
 
     @Test func perRequestTimeoutOverridesDefault() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }
-        let client = try Self.client { $0.timeoutMs = 5000 }
-        await expectError(.timeout, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/hang"), timeoutSeconds: 0.3)) }
+        let client = try Self.client { $0.timeoutMs = 60_000 }
+        await expectError(.timeout, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/hang"), timeoutSeconds: 0.3)) }
     }
 
     @Test func acceptAndHangCostsAtMostTheTimeout() async throws {
         let raw = try RawFaultServer(mode: .acceptAndSilence)
         defer { raw.stop() }
         let client = try Self.client { $0.timeoutMs = 400 }
-        await expectError(.timeout, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: raw.url)) }
+        await expectError(.timeout, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: raw.url)) }
     }
 
     @Test func errorStatusWithHTMLBodyIsTyped() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }
         let client = try Self.client()
-        await expectError(.httpStatus(500), within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/500"))) }
-        await expectError(.httpStatus(404), within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/404"))) }
+        await expectError(.httpStatus(500), within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/500"))) }
+        await expectError(.httpStatus(404), within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/404"))) }
     }
 
     @Test func idempotent503IsRetriedOnce() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }
         let client = try Self.client()
-        await expectError(.httpStatus(503), within: 3) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/503"))) }
+        await expectError(.httpStatus(503), within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/503"))) }
         #expect(up.requestCount == 2)
         // 404 is not retried; POST is never retried.
-        await expectError(.httpStatus(404), within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/404"))) }
+        await expectError(.httpStatus(404), within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/404"))) }
         #expect(up.requestCount == 3)
     }
 
@@ -119,15 +119,15 @@ import TestSupport
         let reset = try RawFaultServer(mode: .resetAfterRequest)
         defer { reset.stop() }
         let client = try Self.client()
-        await expectError(.connectionLost, within: 3) { try await client.send(UpstreamRequest(upstream: "t", url: truncated.url)) }
-        await expectError(.connectionLost, within: 3) { try await client.send(UpstreamRequest(upstream: "t", url: reset.url)) }
+        await expectError(.connectionLost, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: truncated.url)) }
+        await expectError(.connectionLost, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: reset.url)) }
     }
 
     @Test func oversizedBodyIsAborted() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }
         let client = try Self.client { $0.maxBodyBytes = 10_000 }
-        await expectError(.bodyTooLarge, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/big?bytes=50000"))) }
+        await expectError(.bodyTooLarge, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/big?bytes=50000"))) }
         let ok = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/big?bytes=9000")))
         #expect(ok.body.count == 9000)
     }
@@ -136,14 +136,14 @@ import TestSupport
         let up = try FaultUpstream()
         defer { up.stop() }
         let client = try Self.client()
-        await expectError(.tooManyRedirects, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect-loop"))) }
-        await expectError(.protocolNotAllowed, within: 2) {
+        await expectError(.tooManyRedirects, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect-loop"))) }
+        await expectError(.protocolNotAllowed, within: 15) {
             try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=file:///etc/passwd")))
         }
-        await expectError(.protocolNotAllowed, within: 2) {
+        await expectError(.protocolNotAllowed, within: 15) {
             try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=gopher://127.0.0.1/x")))
         }
-        await expectError(.protocolNotAllowed, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: "file:///etc/passwd")) }
+        await expectError(.protocolNotAllowed, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: "file:///etc/passwd")) }
         let followed = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/redirect?to=/ok")))
         #expect(followed.status == 200)
     }
@@ -154,15 +154,17 @@ import TestSupport
         let raw = try RawFaultServer(mode: .acceptAndSilence)
         let deadURL = raw.url
         raw.stop()
-        await expectError(.connectFailure, within: 3) { try await client.send(UpstreamRequest(upstream: "t", url: deadURL)) }
-        await expectError(.dnsFailure, within: 5) { try await client.send(UpstreamRequest(upstream: "t", url: "http://no-such-host.invalid/")) }
+        await expectError(.connectFailure, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: deadURL)) }
+        await expectError(.dnsFailure, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: "http://no-such-host.invalid/")) }
     }
 
     @Test func privateAddressesRefusedWhenPublicOnly() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }
         let client = try Self.client()
-        await expectError(.forbiddenAddress, within: 2) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"), publicAddressesOnly: true)) }
+        await expectError(.forbiddenAddress, within: 15) {
+            try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"), publicAddressesOnly: true))
+        }
         #expect(up.requestCount == 0)
     }
 
@@ -179,7 +181,7 @@ import TestSupport
             }(), clock: { clock.now })
         for _ in 0..<3 { _ = try? await client.send(UpstreamRequest(upstream: "t", url: up.url("/status/500"))) }
         #expect(up.requestCount == 3)
-        await expectError(.circuitOpen(retryAfter: 10), within: 1) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"))) }
+        await expectError(.circuitOpen(retryAfter: 10), within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"))) }
         #expect(up.requestCount == 3)
         clock.advance(11)
         let probe = try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok")))
@@ -282,7 +284,8 @@ final class TestClock: @unchecked Sendable {
     }
 }
 
-/// The request fails with `expected`, and does so within `seconds`.
+/// The request fails with `expected`, and does so within `seconds`: a bound against hanging
+/// (and against waiting out a far longer alternative), never a measure of speed.
 func expectError(_ expected: UpstreamError, within seconds: Double, _ body: () async throws -> UpstreamResponse) async {
     let start = Date()
     do {
