@@ -27,6 +27,11 @@ def any_case(word):
 term_char = "[^\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]"
 term_word_char = "[^\\s\\u0000-\\u001f\\u007f-\\u009f]"
 
+# `since`: Unix seconds, or an RFC 3339 date-time in years 0001-9999 (days to 28 here: every
+# value this pattern admits is a real date; the server takes every real one).
+since_pattern = ("^([0-9]{1,11}|(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
+                 "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]))$")
+
 # Kiva's sectors by the ids of its lend API's sector facets (Sources/Feeds/Adapters/Kiva/KivaQuery.swift).
 sectors = {"agriculture": 1, "arts": 9, "clothing": 5, "construction": 14, "education": 15, "entertainment": 17, "food": 12, "health": 6,
            "housing": 10, "manufacturing": 8, "personal-use": 16, "retail": 7, "services": 4, "transportation": 3, "wholesale": 13}
@@ -40,7 +45,7 @@ def envelope(item_schema, source, paged, channel=(), extra=None):
     props.update({name: dict(nullable("string"), description=desc) for name, desc in channel})
     props.update(extra or {})
     props.update({"count": {"type": "integer", "minimum": 0}, "items": {"type": "array", "items": item_schema},
-                  "page": {"oneOf": [ref("Page"), {"type": "null"}]} if paged else {"type": "null"}})
+                  "page": {"oneOf": [ref(paged), {"type": "null"}]} if paged else {"type": "null"}})
     return {"type": "object", "required": list(props), "additionalProperties": False, "properties": props}
 
 def item_envelope(item, source):
@@ -143,8 +148,17 @@ doc = {
         {"400": err("invalid id"), "404": err("podcast_not_found: no podcast has this id")}),
     "/podcasts/{id}/episodes": feed_op("Episodes from a podcast's RSS feed", "EpisodeFeed", [
         path_id(999999999999999999, "iTunes collection id", 1200361736),
-        param("limit", "items, 1-500", {"type": "integer", "minimum": 1, "maximum": 500, "default": 100})],
-        {"404": err("unknown podcast (podcast_not_found) or no feed (feed_unavailable)")}),
+        param("limit", "items per page, 1-500", {"type": "integer", "minimum": 1, "maximum": 500, "default": 100}),
+        param("since", "only episodes published after this time: RFC 3339 (2025-11-03T14:20:05Z) or Unix seconds",
+              {"type": "string", "pattern": since_pattern}),
+        param("cursor", "where the next page starts, as page.nextCursor gave it (with the same limit and since)",
+              {"type": "string", "pattern": "^[A-Za-z0-9_-]{23}$"})],
+        {"400": err("invalid parameter: id, limit, since, or a cursor this podcast's list did not give out (invalid_parameter)"),
+         "404": err("unknown podcast (podcast_not_found) or no feed (feed_unavailable)")},
+        extra_headers={"Link": {"schema": {"type": "string", "pattern": "^</podcasts/[0-9]+/episodes\\?[^<>]+>; rel=\"next\"$"},
+                                "description": "RFC 8288: the next page (page.next), absent on the last page"}},
+        description="Episodes in the feed's order, cut from one download and parse of the feed per refresh whatever the page size, "
+                    "since or cursor: page.total counts the episodes that match, page.next (and Link: rel=\"next\") walks the rest."),
     "/loans": feed_op("Kiva's fundraising loans, filtered and ordered", "LoanFeed", [
         param("page", "page number", {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1}),
         param("limit", "items per page, 1-100", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
@@ -181,6 +195,13 @@ doc = {
                                 **{k: dict(nullable("string"), pattern="^/loans\\?page=[1-9][0-9]*&limit=[1-9][0-9]*(&.*)?$", description=d) for k, d in [
                                     ("first", "path and query of page 1 of the same request"), ("prev", "the page before (null on page 1)"),
                                     ("next", "the page after (null on the last page)"), ("last", "the last page (page 1 when there are none)")]})},
+    "CursorPage": {"type": "object", "additionalProperties": False, "required": ["size", "total", "next", "nextCursor"],
+                   "description": "a page of a list walked with a cursor: nothing repeated or skipped while the list does not change",
+                   "properties": {"size": {"type": "integer", "minimum": 1, "description": "the page size asked (limit)"},
+                                  "total": {"type": "integer", "minimum": 0, "description": "items of the whole list that match (since)"},
+                                  "next": dict(nullable("string"), pattern="^/podcasts/[0-9]+/episodes\\?limit=[0-9]+(&since=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?&cursor=[A-Za-z0-9_-]{23}$",
+                                               description="path and query of the next page (as in Link: rel=\"next\"); null on the last page"),
+                                  "nextCursor": dict(nullable("string"), pattern="^[A-Za-z0-9_-]{23}$", description="the opaque cursor in next")}},
     "ImageSize": {"type": "object", "additionalProperties": False, "required": ["url", "width", "height", "maxEdge"],
                   "properties": {"url": {"type": "string"}, "width": dict(nullable("integer"), minimum=1, description="pixels; null when the upstream does not fix it"),
                                  "height": dict(nullable("integer"), minimum=1, description="pixels; null when the upstream does not fix it"),
@@ -238,8 +259,8 @@ doc = {
     "PhotoFeed": envelope(ref("Photo"), "flickr", False),
     "PodcastFeed": envelope(ref("Podcast"), "itunes", False),
     # In lists a loan's description is always null (the story is in GET /loans/{id}).
-    "LoanFeed": envelope({"allOf": [ref("Loan")], "properties": {"description": {"type": "null"}}}, "kiva", True),
-    "EpisodeFeed": envelope(ref("Episode"), "rss", False, channel=[
+    "LoanFeed": envelope({"allOf": [ref("Loan")], "properties": {"description": {"type": "null"}}}, "kiva", "Page"),
+    "EpisodeFeed": envelope(ref("Episode"), "rss", "CursorPage", channel=[
         ("description", "the channel's description (else itunes:summary, Atom subtitle) as plain text"),
         ("author", "itunes:author, else managingEditor"), ("imageUrl", "the channel's image"),
         ("link", "the channel's web page"), ("language", "the channel's language, as the feed writes it"),

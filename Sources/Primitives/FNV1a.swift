@@ -1,6 +1,6 @@
 /// 64-bit FNV-1a: a fast, stable fingerprint of bytes (not a security hash).
 public struct FNV1a: Sendable {
-    private var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
     public init() {}
 

@@ -17,12 +17,69 @@ import TestSupport
             #expect(first["duration"] as? Int == 3723)
             #expect(first["audioBytes"] as? Int == 48_213_004)
             #expect(first["published"] as? String == "2025-11-03T14:20:05Z")
-            let limited = try h.get("/podcasts/1200361736/episodes?limit=2")
-            #expect(h.json(limited)["count"] as? Int == 2)
+            #expect((body["page"] as? [String: Any])?["total"] as? Int == 5)
+            // One feed, one fetch: every page size is cut from the same download and parse.
+            for limit in [2, 5, 20, 500] {
+                let limited = try h.get("/podcasts/1200361736/episodes?limit=\(limit)")
+                #expect(h.json(limited)["count"] as? Int == min(limit, 5))
+                #expect(limited.header("X-Cache") == "HIT", "limit \(limit): cut from the cached feed")
+            }
             #expect(try h.get("/podcasts/1200361736/episodes").header("X-Cache") == "HIT")
-            #expect(h.upstream.requestCount(for: "rss") == 2)
+            #expect(h.upstream.requestCount(for: "rss") == 1)
+            #expect(h.upstream.requestCount(for: "itunes-lookup") == 1)
             let atom = h.json(try h.get("/podcasts/1526489823/episodes"))
             #expect(atom["title"] as? String == "Swift over Coffee")
+        }
+    }
+
+    /// Every episode reachable page by page: the cursor walk covers the list once, in order,
+    /// with `page.total`, `page.next` and `Link: rel="next"` until the last page; `since`
+    /// keeps only what is newer; a cursor is checked like any parameter.
+    @Test func episodesArePagedWithACursorAndFilteredBySince() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let all = (h.json(try h.get("/podcasts/1200361736/episodes"))["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(all.count == 5)
+            var walked: [String] = []
+            var target: String? = "/podcasts/1200361736/episodes?limit=2"
+            var pages = 0
+            while let t = target, pages < 10 {
+                let r = try h.get(t)
+                #expect(r.status == 200, "\(t): \(r.text)")
+                let body = h.json(r)
+                walked += (body["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                let page = body["page"] as? [String: Any] ?? [:]
+                #expect(page["total"] as? Int == 5 && page["size"] as? Int == 2)
+                target = page["next"] as? String
+                if let next = target {
+                    #expect(r.header("Link") == "<\(next)>; rel=\"next\"")
+                    #expect(next.contains("cursor=\(page["nextCursor"] as? String ?? "-")"))
+                } else {
+                    #expect(r.header("Link") == nil)
+                }
+                pages += 1
+            }
+            #expect(pages == 3)
+            #expect(walked == all)
+            #expect(h.upstream.requestCount(for: "rss") == 1)
+
+            // The feed lists Nov 3, Nov 4, Oct 29, Oct 15 and one undated: one is after Nov 3 14:20:05Z,
+            // however the time is spelt (an unescaped `+` arrives as a space), and four after 1970.
+            for since in ["2025-11-03T14:20:05Z", "2025-11-03T15:20:05%2B01:00", "2025-11-03T15:20:05+01:00", "1762179605"] {
+                let r = try h.get("/podcasts/1200361736/episodes?since=\(since)")
+                #expect(r.status == 200, "\(since): \(r.text)")
+                #expect(h.json(r)["count"] as? Int == 1, "\(since)")
+                #expect((h.json(r)["page"] as? [String: Any])?["total"] as? Int == 1)
+            }
+            #expect(h.json(try h.get("/podcasts/1200361736/episodes?since=0"))["count"] as? Int == 4)
+            for bad in ["since=yesterday", "since=", "since=99999999999999", "cursor=abc", "cursor=AAAAAAAAAAAAAAAAAAAAAAA"] {
+                let r = try h.get("/podcasts/1200361736/episodes?\(bad)")
+                #expect(r.status == 400, "\(bad)")
+                #expect((h.json(r)["error"] as? [String: Any])?["code"] as? String == "invalid_parameter")
+            }
+            // A cursor of one podcast is not one of another's.
+            let cursor = try #require((h.json(try h.get("/podcasts/1200361736/episodes?limit=1"))["page"] as? [String: Any])?["nextCursor"] as? String)
+            #expect(try h.get("/podcasts/1526489823/episodes?cursor=\(cursor)").status == 400)
         }
     }
 

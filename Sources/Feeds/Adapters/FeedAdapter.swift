@@ -13,16 +13,24 @@ public struct PreparedFeed: Sendable {
     /// `ClientError`. Given the validators of the answer it refreshes, it asks conditionally
     /// and may answer `.notModified` (nothing downloaded or parsed again).
     public let refresh: @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
+    /// Set when `refresh` loads data that many answers are cut from (a whole feed) rather
+    /// than the answer itself: the data is cached under `view.dataKey`, the answer under
+    /// `cacheKey`.
+    public let view: FeedView?
 
     public init(
-        source: String, cacheKey: String, upstreamRequest: UpstreamRequest,
+        source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
         refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
     ) {
         self.source = source
         self.cacheKey = cacheKey
         self.upstreamRequest = upstreamRequest
+        self.view = view
         self.refresh = refresh
     }
+
+    /// The key the upstream load is cached and single-flighted under.
+    public var loadKey: String { view?.dataKey ?? cacheKey }
 
     /// A load that is never conditional (a POST, or an answer built from several requests).
     public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> FeedOutput) {
@@ -45,6 +53,19 @@ public struct PreparedFeed: Sendable {
             if request.method == .get, validators.isUseful { output.revalidation = validators }
             return .rendered(output)
         }
+    }
+}
+
+/// An answer cut from cached data: one load (a feed's download and parse) serves every
+/// answer cut from it, whatever page, `since` or cursor they ask for.
+public struct FeedView: Sendable {
+    public let dataKey: String
+    /// The data's bytes → the answer; nil when they are not data this view can read (damaged).
+    public let cut: @Sendable ([UInt8]) -> FeedOutput?
+
+    public init(dataKey: String, cut: @escaping @Sendable ([UInt8]) -> FeedOutput?) {
+        self.dataKey = dataKey
+        self.cut = cut
     }
 }
 

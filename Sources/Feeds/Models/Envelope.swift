@@ -77,5 +77,14 @@ public struct EpisodesEnvelope: Codable, Sendable {
     public var newFeedUrl: String?
     public var count: Int
     public var items: [Episode]
-    public var page: PageInfo?
+    public var page: CursorPageInfo?
+}
+
+/// `page` of an episode list: how many a page holds, how many match in all, and the next
+/// page (its URL, also in `Link: rel="next"`, and the opaque cursor in it); null at the end.
+public struct CursorPageInfo: Codable, Sendable, Equatable {
+    public var size: Int
+    public var total: Int
+    public var next: String?
+    public var nextCursor: String?
 }

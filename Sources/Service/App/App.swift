@@ -33,7 +33,7 @@ public final class App: Sendable {
                 handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
             case .podcast: handler = services.feedRoute(PodcastAdapter(lookupURL: c.itunesLookupURL), ttl: c.ttlPodcasts).handle
             case .episodes:
-                let adapter = EpisodesAdapter(lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts)
+                let adapter = EpisodesAdapter(c)
                 handler = services.feedRoute(adapter, ttl: c.ttlEpisodes).handle
             case .loans: handler = services.feedRoute(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
             case .loan: handler = services.feedRoute(KivaLoanAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
@@ -63,4 +63,14 @@ public final class App: Sendable {
 
     /// The CPUs the event loops are pinned to ("0,1"), or "off" when the kernel's hash spreads connections.
     public var cpuPlacement: String { server.placement.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "off" }
+}
+
+extension EpisodesAdapter {
+    /// A podcast's episode data stays within what one cache entry may take (an eighth of the
+    /// cache), so a long feed is kept rather than fetched again for every page.
+    init(_ c: Configuration) {
+        self.init(
+            lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts,
+            maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))))
+    }
 }

@@ -34,6 +34,7 @@ struct FeedRoute: Sendable {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
         cache.remember(alias: request.target, for: prepared.cacheKey)
+        if let view = prepared.view { return handle(request, prepared, cutFrom: view, bypass: bypass) }
         if !bypass {
             switch cache.lookup(prepared.cacheKey) {
             case .fresh(let entry):
@@ -47,6 +48,58 @@ struct FeedRoute: Sendable {
                 break
             }
         }
+        return miss(request, prepared, bypass: bypass) { entry, status, now in CachedRendering.response(entry, for: request, cacheStatus: status, now: now) }
+    }
+
+    /// An answer cut from cached data (a page of a podcast's episodes): its own entry when
+    /// this page was cut before and is fresh, else cut now from the data (fresh, or stale and
+    /// refreshed in the background), else the data is loaded like any miss and then cut.
+    func handle(_ request: Request, _ prepared: PreparedFeed, cutFrom view: FeedView, bypass: Bool) -> HandlerResult {
+        let cut = cutter(prepared, view, for: request)
+        if !bypass {
+            if case .fresh(let page) = cache.lookup(prepared.cacheKey) {
+                stats?.hits.add()
+                return .response(CachedRendering.response(page, for: request, cacheStatus: .hit, now: cache.now))
+            }
+            switch cache.lookup(view.dataKey) {
+            case .fresh(let data):
+                stats?.hits.add()
+                return .response(cut(data, .hit, cache.now))
+            case .stale(let data):
+                stats?.stale.add()
+                cache.refreshInBackground(view.dataKey, refreshing: loader(prepared))
+                return .response(cut(data, .stale, cache.now))
+            case .miss:
+                break
+            }
+        }
+        return miss(request, prepared, bypass: bypass, respond: cut)
+    }
+
+    /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
+    /// data's time and policy (so it ages, and expires, with what it was cut from). A negative
+    /// entry (no such podcast) is the answer of every page.
+    func cutter(_ prepared: PreparedFeed, _ view: FeedView, for request: Request) -> @Sendable (CachedResponse, CachedRendering.CacheStatus, Double) -> Response
+    {
+        let cache = self.cache, logger = self.logger
+        return { data, status, now in
+            guard data.status == 200 else { return CachedRendering.response(data, for: request, cacheStatus: status, now: now) }
+            guard let output = view.cut(data.body) else {
+                logger.warn("cached data unreadable", [("key", .string(view.dataKey))])
+                return .error(ClientError(status: 502, code: "bad_upstream_response", message: "\(prepared.source): the cached data could not be read"))
+            }
+            let page = CachedResponse(
+                body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: data.storedAt, policy: data.policy, link: output.link)
+            cache.store(page, for: prepared.cacheKey)
+            return CachedRendering.response(page, for: request, cacheStatus: status, now: now)
+        }
+    }
+
+    /// A miss: the load (single-flight, shared tier, the client's quota), then `respond`.
+    func miss(
+        _ request: Request, _ prepared: PreparedFeed, bypass: Bool,
+        respond: @escaping @Sendable (CachedResponse, CachedRendering.CacheStatus, Double) -> Response
+    ) -> HandlerResult {
         stats?.misses.add()
         // Only a miss costs the upstream, so only here is the client worked out (and charged
         // its quota if it starts a fetch; joining one already in flight is free).
@@ -65,7 +118,7 @@ struct FeedRoute: Sendable {
             // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
             let admitted = await UpstreamRequestContext.with({ $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds }) {
                 await cache.fetch(
-                    prepared.cacheKey, revalidate: bypass,
+                    prepared.loadKey, revalidate: bypass,
                     admit: {
                         guard let client, let limiter else { return true }
                         denied = limiter.admit(client, now: cache.now)
@@ -83,9 +136,9 @@ struct FeedRoute: Sendable {
             var response: Response
             switch outcome {
             case .loaded(let entry, let origin):
-                response = CachedRendering.response(entry, for: request, cacheStatus: .init(origin), now: cache.now)
+                response = respond(entry, .init(origin), cache.now)
             case .staleAfterError(let entry, _):
-                response = CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now)
+                response = respond(entry, .stale, cache.now)
             case .failed(let error):
                 response = .error(error.error)
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
@@ -147,7 +200,7 @@ struct FeedRoute: Sendable {
                     guard let current else { throw UpstreamError.httpStatus(304) }  // cannot happen: no validators were sent
                     logger.log(
                         .debug, "cache renewed (304)",
-                        [("key", .string(prepared.cacheKey)), ("upstream_ms", .double((cache.now - started) * 1000))])
+                        [("key", .string(prepared.loadKey)), ("upstream_ms", .double((cache.now - started) * 1000))])
                     return .success(current.renewed(storedAt: cache.now, revalidation: validators))
                 case .rendered(let rendered):
                     output = rendered
@@ -155,19 +208,20 @@ struct FeedRoute: Sendable {
                 logger.log(
                     .debug, "cache fill",
                     [
-                        ("key", .string(prepared.cacheKey)), ("bytes", .int(output.body.count)),
+                        ("key", .string(prepared.loadKey)), ("bytes", .int(output.body.count)),
                         ("upstream_ms", .double((cache.now - started) * 1000)),
                     ])
+                // Data answers are cut from is never sent as it is: no compressed copy.
                 return .success(
                     CachedResponse(
-                        body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: cache.now, policy: policy, link: output.link,
-                        revalidation: output.revalidation))
+                        body: output.body, gzippedBody: prepared.view == nil ? Gzip.compress(output.body) : nil, storedAt: cache.now, policy: policy,
+                        link: output.link, revalidation: output.revalidation))
             } catch let error as UpstreamError {
                 logger.warn(
                     "upstream failed",
                     [
                         ("source", .string(prepared.source)), ("code", .string(error.code)),
-                        ("error", .string(error.description)), ("key", .string(prepared.cacheKey)),
+                        ("error", .string(error.description)), ("key", .string(prepared.loadKey)),
                     ])
                 return .failure(Self.loadError(error, source: prepared.source, negativeTTL: negativeTTL, now: cache.now))
             } catch let error as ClientError {
@@ -176,7 +230,7 @@ struct FeedRoute: Sendable {
                         "upstream response unusable",
                         [
                             ("source", .string(prepared.source)), ("code", .string(error.code)),
-                            ("key", .string(prepared.cacheKey)),
+                            ("key", .string(prepared.loadKey)),
                         ])
                 }
                 // A definite "not found" is remembered briefly, like an upstream 4xx.

@@ -10,19 +10,44 @@ public struct EpisodesAdapter: FeedAdapter {
     let lookupURL: String
     let maxFeedBytes: Int
     let allowPrivateHosts: Bool
+    /// The most one podcast's episode data may take (kept within what the cache admits).
+    let maxDataBytes: Int
 
-    public init(lookupURL: String, maxFeedBytes: Int, allowPrivateHosts: Bool) {
+    public init(lookupURL: String, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20) {
         self.lookupURL = lookupURL
         self.maxFeedBytes = maxFeedBytes
         self.allowPrivateHosts = allowPrivateHosts
+        self.maxDataBytes = maxDataBytes
     }
+
+    /// The key a podcast's episode data (`EpisodeFeedData`) is cached under.
+    public static func dataKey(_ podcastID: Int) -> String { "episodes-feed|id=\(podcastID)" }
 
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         let number = try PodcastAdapter.collectionID(p)
         let limit = try p.int("limit", in: 1...500, default: 100)
-        let lookup = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
-        let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts
-        return PreparedFeed(source: source, cacheKey: "episodes|id=\(number)|limit=\(limit)", upstreamRequest: lookup) { client, previous in
+        let since = try EpisodeSince.parse(p)
+        let cursor = try p.value("cursor").map { text throws(ClientError) in try EpisodeCursor.decode(text, scope: String(number)) }
+        // The page's key names what it is cut from and how: equivalent spellings share it.
+        var key = "episodes|id=\(number)|limit=\(limit)"
+        if let since { key += "|since=\(since)" }
+        if let cursor { key += "|after=\(cursor.index).\(cursor.anchor)" }
+        let view = FeedView(dataKey: Self.dataKey(number)) { blob in
+            EpisodeFeedData(blob)?.page(podcastID: number, limit: limit, since: since, cursor: cursor)
+        }
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: lookup(number), view: view, refresh: load(number))
+    }
+
+    func lookup(_ number: Int) -> UpstreamRequest {
+        UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
+    }
+
+    /// Loads podcast `number`'s episode data: the iTunes lookup for its feed URL, then the
+    /// feed, conditionally when it is the same listed feed as last time.
+    public func load(_ number: Int) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
+        let lookup = self.lookup(number)
+        let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes
+        return { client, previous in
             let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
             var feed = UpstreamRequest(
                 upstream: SourceName.episodes, url: found.feedURL,
@@ -40,22 +65,21 @@ public struct EpisodesAdapter: FeedAdapter {
                 listedURL: found.feedURL, url: response.permanentRedirect ?? feed.url, etag: response.header("ETag"),
                 lastModified: response.header("Last-Modified"))
             if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
-            var output = try Self.render(
-                feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, limit: limit, base: response.effectiveURL)
-            if validators.isUseful { output.revalidation = validators }
-            return .rendered(output)
+            let data = try EpisodeFeedData.build(
+                feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
+                maxBytes: maxDataBytes)
+            return .rendered(FeedOutput(data, revalidation: validators.isUseful ? validators : nil))
         }
     }
 
-    /// A podcast's feed body → the episodes envelope's JSON (parse, normalise, encode).
-    /// `base`: the feed's final URL, which relative links resolve against.
+    /// A podcast's feed body → the first page of its episodes as the route answers it (parse,
+    /// normalise, encode once, cut). `base`: the feed's final URL, which relative links resolve against.
     static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int, base: String? = nil) throws(ClientError) -> FeedOutput {
-        let parsed = try RSSParser.parse(body, limit: limit, contentType: contentType, base: base)
-        let envelope = EpisodesEnvelope(
-            title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
-            imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, podcastGuid: parsed.podcastGuid, locked: parsed.locked,
-            funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, count: parsed.episodes.count, items: parsed.episodes, page: nil)
-        return FeedOutput(try FeedJSON.encode(envelope))
+        let blob = try EpisodeFeedData.build(feed: body, contentType: contentType, lookupTitle: lookupTitle, base: base, maxBytes: 64 << 20)
+        guard let page = EpisodeFeedData(blob)?.page(podcastID: 0, limit: limit, since: nil, cursor: nil) else {
+            throw .badUpstreamResponse("the podcast feed")
+        }
+        return page
     }
 
     struct Lookup: Decodable {
