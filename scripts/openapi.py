@@ -159,6 +159,22 @@ doc = {
                                 "description": "RFC 8288: the next page (page.next), absent on the last page"}},
         description="Episodes in the feed's order, cut from one download and parse of the feed per refresh whatever the page size, "
                     "since or cursor: page.total counts the episodes that match, page.next (and Link: rel=\"next\") walks the rest."),
+    "/episodes": feed_op("A podcast library's episodes in one request", "EpisodeBatch", [
+        param("podcasts", "comma-separated iTunes collection ids, 1-200 (repeats ignored)",
+              {"type": "string", "pattern": "^" + ws + "*[1-9][0-9]{0,17}" + ws + "*(," + ws + "*[1-9][0-9]{0,17}" + ws + "*){0,199}$"}, required=True),
+        param("limit", "items per page, 1-500", {"type": "integer", "minimum": 1, "maximum": 500, "default": 100}),
+        param("since", "only episodes published after this time: RFC 3339 (2025-11-03T14:20:05Z) or Unix seconds",
+              {"type": "string", "pattern": since_pattern}),
+        param("cursor", "where the next page starts, as page.nextCursor gave it (with the same podcasts, limit and since)",
+              {"type": "string", "pattern": "^[A-Za-z0-9_-]{23}$"})],
+        {"400": err("podcasts missing (missing_parameter), an entry that is not an id, more than 200 ids, a bad limit or since, "
+                    "or a cursor this list did not give out (invalid_parameter)")},
+        extra_headers=dict(retry_after, Link={"schema": {"type": "string", "pattern": "^</episodes\\?[^<>]+>; rel=\"next\"$"},
+                                              "description": "RFC 8288: the next page (page.next), absent on the last page"}),
+        description="Episodes of every podcast asked, newest first across them (undated last), each with its podcastId, cut from the same "
+                    "per-feed data as /podcasts/{id}/episodes. One entry per podcast in podcasts: ok, error (the code the single route "
+                    "gives) or pending (not loaded by EPISODES_BATCH_DEADLINE_S; its fetch goes on, and Retry-After says when to ask again). "
+                    "A broken feed never fails the batch. Revalidate with If-None-Match: an unchanged library is a 304."),
     "/loans": feed_op("Kiva's fundraising loans, filtered and ordered", "LoanFeed", [
         param("page", "page number", {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1}),
         param("limit", "items per page, 1-100", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
@@ -269,10 +285,28 @@ doc = {
         "funding": {"type": "array", "items": ref("Funding"), "description": "podcast:funding, at most 50"},
         "persons": {"type": "array", "items": ref("Person"), "description": "the channel's podcast:person, at most 50"},
         "newFeedUrl": {"oneOf": [http_url, {"type": "null"}], "description": "itunes:new-feed-url"}}),
+    "EpisodeBatch": {"type": "object", "additionalProperties": False, "required": ["source", "count", "items", "podcasts", "page"], "properties": {
+        "source": {"const": "rss"}, "count": {"type": "integer", "minimum": 0},
+        "items": {"type": "array", "items": ref("BatchEpisode")},
+        "podcasts": {"type": "array", "items": ref("BatchPodcast")},
+        "page": ref("BatchPage")}},
+    "BatchPodcast": {"type": "object", "additionalProperties": False, "required": ["id", "status", "title", "updated", "episodeCount", "error"],
+                     "properties": {"id": {"type": "integer", "minimum": 1}, "status": {"enum": ["ok", "error", "pending"]},
+                                    "title": nullable("string"), "updated": ts, "episodeCount": dict(nullable("integer"), minimum=0),
+                                    "error": {"oneOf": [{"type": "null"}, {"type": "object", "additionalProperties": False, "required": ["code", "message"],
+                                                                           "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}]}}},
+    "BatchPage": {"type": "object", "additionalProperties": False, "required": ["size", "total", "next", "nextCursor"],
+                  "properties": {"size": {"type": "integer", "minimum": 1}, "total": {"type": "integer", "minimum": 0},
+                                 "next": dict(nullable("string"), pattern="^/episodes\\?podcasts=[0-9,]+&limit=[0-9]+(&since=[0-9TZ:-]+)?&cursor=[A-Za-z0-9_-]{23}$"),
+                                 "nextCursor": dict(nullable("string"), pattern="^[A-Za-z0-9_-]{23}$")}},
     "PodcastItem": item_envelope("Podcast", "itunes"),
     "LoanItem": item_envelope("Loan", "kiva"),
   }},
 }
+# A batch's episode: the podcast it belongs to, then the fields of an Episode.
+schemas = doc["components"]["schemas"]
+schemas["BatchEpisode"] = dict(schemas["Episode"], required=["podcastId"] + schemas["Episode"]["required"],
+                               properties=dict({"podcastId": {"type": "integer", "minimum": 1}}, **schemas["Episode"]["properties"]))
 text = json.dumps(doc, separators=(",", ":"), sort_keys=True)
 # The Swift file holds the text in a #"""…"""# raw string: nothing in it may end it or start an escape.
 assert '"""#' not in text and "\\#" not in text, "the document cannot be embedded in a Swift raw string"

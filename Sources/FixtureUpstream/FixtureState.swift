@@ -92,22 +92,26 @@ final class FixtureState: Sendable {
         return itunesAnswer(Array(matching))
     }
 
+    /// iTunes lookup of one id or a comma-separated list: each found podcast once, in the
+    /// order asked, its recorded feed on this fixture host.
     func itunesLookup(_ req: Request) -> Response {
-        let id = req.query("id") ?? ""
+        let ids = (req.query("id") ?? "").split(separator: ",").map(String.init)
         guard var results = FixtureJSON.parse(files["itunes/search.json"])?["results"]?.array else {
             return .error(status: 500, code: "fixture", message: "bad fixture")
         }
         results += FixtureJSON.parse(files["itunes/lookup.json"])?["results"]?.array ?? []
-        var matching = results.filter { $0["collectionId"]?.int.map(String.init) == id }
-        if let override = feedOverrides.withLock({ $0[id] }), var first = matching.first {
-            first["feedUrl"] = override.map(FixtureJSON.string)
-            matching = [first]
-        } else if var first = matching.first, first["feedUrl"] != nil {
-            // Recorded feeds live on this fixture host.
-            first["feedUrl"] = .string("http://127.0.0.1:\(req.headers["host"]?.split(separator: ":").last ?? "80")/rss/\(id).xml")
-            matching = [first]
+        var answer: [FixtureJSON] = []
+        for id in ids {
+            guard var first = results.first(where: { $0["collectionId"]?.int.map(String.init) == id }) else { continue }
+            if let override = feedOverrides.withLock({ $0[id] }) {
+                first["feedUrl"] = override.map(FixtureJSON.string)
+            } else if first["feedUrl"] != nil {
+                // Recorded feeds live on this fixture host.
+                first["feedUrl"] = .string("http://127.0.0.1:\(req.headers["host"]?.split(separator: ":").last ?? "80")/rss/\(id).xml")
+            }
+            answer.append(first)
         }
-        return itunesAnswer(matching)
+        return itunesAnswer(answer)
     }
 
     private func itunesAnswer(_ results: [FixtureJSON]) -> Response {

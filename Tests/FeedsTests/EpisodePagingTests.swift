@@ -77,6 +77,32 @@ import Testing
         #expect(output.body == (try FeedJSON.encode(envelope)))
     }
 
+    /// A daily show of eight years: every one of its 3,000 episodes is reached page by page,
+    /// with the total on each page.
+    @Test func everyEpisodeOfALongFeedIsReachable() throws {
+        var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>Daily</title>"#
+        for n in stride(from: 3000, to: 0, by: -1) {
+            xml += "<item><guid>ep-\(n)</guid><title>Episode \(n)</title><pubDate>\(Timestamp.format(1_500_000_000 + n * 86_400))</pubDate></item>"
+        }
+        xml += "</channel></rss>"
+        let blob = try EpisodeFeedData.build(feed: Array(xml.utf8), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 8 << 20)
+        let data = try #require(EpisodeFeedData(blob))
+        #expect(data.entries.count == 3000)
+        var ids: [String] = []
+        var cursor: EpisodeCursor?
+        var pages = 0
+        repeat {
+            let output = data.page(podcastID: 42, limit: 500, since: nil, cursor: cursor)
+            let body = json(output.body)
+            #expect((body["page"] as? [String: Any])?["total"] as? Int == 3000)
+            ids += (body["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = ((body["page"] as? [String: Any])?["nextCursor"] as? String).flatMap { try? EpisodeCursor.decode($0, scope: "42") }
+            pages += 1
+        } while cursor != nil && pages < 20
+        #expect(pages == 6)
+        #expect(ids == stride(from: 3000, to: 0, by: -1).map { "ep-\($0)" })
+    }
+
     /// Episode data may come back from the shared tier damaged: any cut of it reads as
     /// nothing (or as less), never a trap.
     @Test func damagedDataReadsAsNothing() throws {

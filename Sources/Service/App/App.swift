@@ -32,9 +32,10 @@ public final class App: Sendable {
             case .podcasts:
                 handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
             case .podcast: handler = services.feedRoute(PodcastAdapter(lookupURL: c.itunesLookupURL), ttl: c.ttlPodcasts).handle
-            case .episodes:
+            case .episodes: handler = services.feedRoute(EpisodesAdapter(c), ttl: c.ttlEpisodes).handle
+            case .episodeBatch:
                 let adapter = EpisodesAdapter(c)
-                handler = services.feedRoute(adapter, ttl: c.ttlEpisodes).handle
+                handler = EpisodeBatchRoute(adapter: adapter, feeds: services.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
             case .loans: handler = services.feedRoute(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
             case .loan: handler = services.feedRoute(KivaLoanAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
             default:

@@ -17,6 +17,8 @@ public struct Configuration: Sendable {
     public var ttlPodcasts = 3600.0
     public var ttlLoans = 300.0
     public var ttlEpisodes = 1800.0
+    /// Seconds `/episodes` waits for podcasts not cached before answering them `pending`.
+    public var episodesBatchDeadline = 3.0
     public var staleWhileRevalidateFactor = 10.0
     public var staleIfError = 86_400.0
     public var negativeTTL = 10.0

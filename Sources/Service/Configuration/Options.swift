@@ -20,6 +20,9 @@ extension ConfigurationParser {
         Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.ttlLoans, .seconds(), "seconds /loans stays fresh"),
         Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.ttlEpisodes, .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
         Option(
+            "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.episodesBatchDeadline, .seconds(allowZero: false),
+            "seconds /episodes waits for podcasts not cached before answering them pending"),
+        Option(
             "--cache-swr-factor", "CACHE_SWR_FACTOR", \.staleWhileRevalidateFactor, .factor(0...1000),
             "stale-while-revalidate window as a multiple of the TTL"),
         Option(

@@ -5,6 +5,7 @@ enum RouteName: String, CaseIterable, Sendable {
     case podcasts = "/podcasts"
     case podcast = "/podcasts/:id"
     case episodes = "/podcasts/:id/episodes"
+    case episodeBatch = "/episodes"
     case loans = "/loans"
     case loan = "/loans/:id"
     case healthz = "/healthz"
@@ -29,6 +30,7 @@ enum RouteName: String, CaseIterable, Sendable {
         case .podcasts: return "/podcasts?term="
         case .podcast: return "/podcasts/{id}"
         case .episodes: return "/podcasts/{id}/episodes"
+        case .episodeBatch: return "/episodes?podcasts="
         case .loan: return "/loans/{id}"
         case .index, .demoFile: return nil
         default: return rawValue

@@ -101,7 +101,8 @@ import Upstream
     @Test func theIndexListsEveryPublicRouteOnceInOrder() {
         #expect(
             RouteName.allCases.compactMap(\.listedAs) == [
-                "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/loans", "/loans/{id}", "/healthz", "/readyz", "/metrics",
+                "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/episodes?podcasts=", "/loans", "/loans/{id}", "/healthz",
+                "/readyz", "/metrics",
                 "/openapi.json", "/demo",
             ])
         #expect(Set(RouteName.allCases.map(\.rawValue)).count == RouteName.allCases.count)

@@ -38,17 +38,32 @@ public struct EpisodesAdapter: FeedAdapter {
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: lookup(number), view: view, refresh: load(number))
     }
 
+    /// Podcast `number`'s episode data as a load of its own (a batch's), listed by a batch
+    /// lookup or not.
+    public func dataFeed(_ number: Int, listed: ListedFeed? = nil) -> PreparedFeed {
+        let key = Self.dataKey(number)
+        return PreparedFeed(
+            source: source, cacheKey: key, upstreamRequest: lookup(number), view: FeedView(dataKey: key) { _ in nil }, refresh: load(number, listed: listed))
+    }
+
     func lookup(_ number: Int) -> UpstreamRequest {
         UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
     }
 
-    /// Loads podcast `number`'s episode data: the iTunes lookup for its feed URL, then the
-    /// feed, conditionally when it is the same listed feed as last time.
-    public func load(_ number: Int) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
+    /// Loads podcast `number`'s episode data: the iTunes lookup for its feed URL (unless a
+    /// batch lookup already `listed` it), then the feed, conditionally when it is the same
+    /// listed feed as last time.
+    public func load(_ number: Int, listed: ListedFeed? = nil) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
         let lookup = self.lookup(number)
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes
         return { client, previous in
-            let found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
+            let found: (feedURL: String, title: String?)
+            switch listed {
+            case .feed(let url, let title)?: found = (url, title)
+            case .noFeed?: throw Self.noFeed
+            case .notFound?: throw Self.notFound
+            case nil: found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
+            }
             var feed = UpstreamRequest(
                 upstream: SourceName.episodes, url: found.feedURL,
                 headers: [("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")],
@@ -84,21 +99,47 @@ public struct EpisodesAdapter: FeedAdapter {
 
     struct Lookup: Decodable {
         struct Result: Decodable {
+            let collectionId: Int?
             let collectionName: String?
             let feedUrl: String?
         }
         let results: [Result]
     }
 
+    static let notFound = ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
+    static let noFeed = ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
+
     static func feedURL(fromLookup body: [UInt8]) throws(ClientError) -> (feedURL: String, title: String?) {
         let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
-        guard let podcast = lookup.results.first else {
-            throw ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
-        }
-        guard let url = podcast.feedUrl?.trimmingWhitespace(), !url.isEmpty else {
-            throw ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
-        }
+        guard let podcast = lookup.results.first else { throw notFound }
+        guard let url = podcast.feedUrl?.trimmingWhitespace(), !url.isEmpty else { throw noFeed }
         return (url, podcast.collectionName)
+    }
+
+    /// Where iTunes lists a podcast's feed, as one lookup of many ids found it.
+    public enum ListedFeed: Sendable, Equatable {
+        case feed(url: String, title: String?)
+        case noFeed
+        case notFound
+    }
+
+    /// One iTunes lookup for up to 200 podcasts (its `id` takes a comma-separated list): what
+    /// each id's feed is, an id iTunes does not answer for being `.notFound`.
+    public func lookUp(_ ids: [Int], with client: UpstreamClient) async throws -> [Int: ListedFeed] {
+        let list = ids.prefix(EpisodeBatch.maxPodcasts).map(String.init).joined(separator: ",")
+        let request = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(list)&entity=podcast"))
+        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(try await client.send(request).body), source: SourceName.itunes)
+        var listed: [Int: ListedFeed] = [:]
+        for id in ids { listed[id] = .notFound }
+        for result in lookup.results {
+            guard let id = result.collectionId, listed[id] != nil else { continue }
+            if let url = result.feedUrl?.trimmingWhitespace(), !url.isEmpty {
+                listed[id] = .feed(url: url, title: result.collectionName)
+            } else {
+                listed[id] = .noFeed
+            }
+        }
+        return listed
     }
 }
 

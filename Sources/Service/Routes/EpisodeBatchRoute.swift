@@ -1,0 +1,181 @@
+import Feeds
+import HTTPServer
+import Primitives
+import ResponseCache
+import Synchronization
+import Upstream
+
+/// `GET /episodes?podcasts=…`: a library refresh in one request. Each podcast's episode data
+/// is the entry `/podcasts/{id}/episodes` pages are cut from (one download and parse per feed
+/// per refresh, single-flight, shared tier, conditional refresh, breakers, fair queue all as
+/// for one podcast). What is cached answers at once; the rest is fetched (its feed URLs found
+/// with one iTunes lookup for all of them) until the batch's deadline, after which a podcast
+/// still loading is `pending`: its fetch goes on and the next refresh finds it.
+///
+/// Quota: a batch that has to fetch costs its client one miss, however many podcasts it
+/// loads, so one person's library refresh is never refused for its size while a flood of
+/// batches from one address is, like a flood of single misses.
+struct EpisodeBatchRoute: Sendable {
+    let adapter: EpisodesAdapter
+    /// The episodes route: its cache, loader, quota and counters.
+    let feeds: FeedRoute
+    /// Seconds a batch waits for podcasts not cached before answering with them pending.
+    let deadline: Double
+
+    enum Slot: Sendable {
+        case cached(CachedResponse)
+        case loaded(ResponseCache.FetchOutcome?)
+        case pending
+    }
+
+    func handle(_ request: Request) -> HandlerResult {
+        let batch: EpisodeBatch
+        do {
+            batch = try EpisodeBatch(QueryParameters(request.queryItems))
+        } catch {
+            return .response(.error(status: error.status, code: error.code, message: error.message))
+        }
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(request)
+        var slots = [Slot](repeating: .pending, count: batch.ids.count)
+        var uncached: [Int] = []
+        for (i, id) in batch.ids.enumerated() {
+            let key = EpisodesAdapter.dataKey(id)
+            switch bypass ? .miss : cache.lookup(key) {
+            case .fresh(let data):
+                slots[i] = .cached(data)
+            case .stale(let data):
+                slots[i] = .cached(data)
+                cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id)))
+            case .miss:
+                uncached.append(i)
+            }
+        }
+        if uncached.isEmpty {
+            feeds.stats?.hits.add()
+            return .response(Self.answer(batch, slots, for: request, status: .hit, now: cache.now, retryAfter: nil))
+        }
+        feeds.stats?.misses.add()
+        let clients = feeds.clients
+        let address = clients.resolver.client(peer: request.peer, headers: request.headers)
+        let client = address.map(ClientResolver.key)
+        clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
+        let admission = BatchAdmission(limiter: client == nil ? nil : clients.limiter, client: client, clock: { cache.now })
+        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, upstream = feeds.upstream, trace = request.trace
+        let missing = uncached, cachedSlots = slots
+        return .deferred {
+            var slots = cachedSlots
+            let ids = missing.map { batch.ids[$0] }
+            let context: @Sendable (inout UpstreamRequestContext) -> Void = {
+                $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
+                $0.requester = client
+                $0.trace = trace
+            }
+            // One iTunes lookup finds every missing podcast's feed (iTunes takes up to 200 ids).
+            let lookup: Task<[Int: EpisodesAdapter.ListedFeed], Never>? =
+                ids.count >= 2 && admission.admit()
+                ? Task { (try? await UpstreamRequestContext.with(context) { try await adapter.lookUp(ids, with: upstream) }) ?? [:] } : nil
+            let results = Locked([Int: ResponseCache.FetchOutcome?]())
+            let (arrivals, arrived) = AsyncStream<Void>.makeStream()
+            for (n, i) in missing.enumerated() {
+                // Not children of this request: a fetch still running at the deadline goes on.
+                Task {
+                    let listed = await lookup?.value[ids[n]]
+                    let outcome = await UpstreamRequestContext.with(context) {
+                        await cache.fetch(
+                            EpisodesAdapter.dataKey(ids[n]), revalidate: bypass, admit: admission.admit,
+                            refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), client: client, trace: trace))
+                    }
+                    results.withLock { $0[i] = .some(outcome) }
+                    arrived.yield()
+                }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(deadline))
+                arrived.finish()
+            }
+            var count = 0
+            for await _ in arrivals {
+                count += 1
+                if count == missing.count { break }
+            }
+            timer.cancel()
+            let loaded = results.withLock { $0 }
+            var pending = false
+            for i in missing {
+                if let outcome = loaded[i] { slots[i] = .loaded(outcome) } else { pending = true }
+            }
+            if admission.charged, lookup == nil, loaded.count == missing.count,
+                loaded.values.allSatisfy({ $0.map { !FeedRoute.costTheUpstream($0) } ?? true }), let client
+            {
+                clients.limiter?.refund(client)
+            }
+            var response = Self.answer(
+                batch, slots, for: request, status: .miss, now: cache.now, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
+            response.client = address
+            return response
+        }
+    }
+
+    static func answer(
+        _ batch: EpisodeBatch, _ slots: [Slot], for request: Request, status: CachedRendering.CacheStatus, now: Double, retryAfter: Double?
+    ) -> Response {
+        let statuses = slots.map(Self.status)
+        let output = batch.render(statuses)
+        // Revalidated every time (max-age 0): an unchanged library is a 304 of a few hundred bytes.
+        let entry = CachedResponse(
+            body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: now,
+            policy: FreshnessPolicy(ttl: 0, staleWhileRevalidate: 0, staleIfError: 0), link: output.link)
+        var response = CachedRendering.response(entry, for: request, cacheStatus: status, now: now)
+        if let retryAfter { response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter))) }
+        return response
+    }
+
+    static func status(_ slot: Slot) -> EpisodeBatch.Status {
+        let entry: CachedResponse
+        switch slot {
+        case .pending: return .pending
+        case .cached(let cached): entry = cached
+        case .loaded(nil):
+            return .error(code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
+        case .loaded(.some(.loaded(let loaded, _))), .loaded(.some(.staleAfterError(let loaded, _))): entry = loaded
+        case .loaded(.some(.failed(let error))): return .error(code: error.error.code, message: error.error.message)
+        }
+        guard entry.status == 200 else {
+            let error = EpisodeBatch.error(fromBody: entry.body)
+            return .error(code: error.code, message: error.message)
+        }
+        guard let data = EpisodeFeedData(entry.body) else {
+            return .error(code: "bad_upstream_response", message: "episodes: the cached data could not be read")
+        }
+        return .ok(data)
+    }
+}
+
+/// A batch's one quota decision: taken by its first upstream fetch, the same for the rest.
+final class BatchAdmission: Sendable {
+    private let limiter: ClientLimiter?
+    private let client: ClientKey?
+    private let clock: @Sendable () -> Double
+    /// nil: not decided yet; then the seconds until a retry (0: admitted).
+    private let decision = Locked<Double?>(nil)
+
+    init(limiter: ClientLimiter?, client: ClientKey?, clock: @escaping @Sendable () -> Double) {
+        self.limiter = limiter
+        self.client = client
+        self.clock = clock
+    }
+
+    func admit() -> Bool {
+        guard let limiter, let client else { return true }
+        return decision.withLock { d in
+            if d == nil { d = limiter.admit(client, now: clock()) ?? 0 }
+            return d == 0
+        }
+    }
+
+    /// Whether the batch took its client's token (and may give it back).
+    var charged: Bool { limiter != nil && client != nil && decision.withLock { $0 } == 0 }
+
+    /// Seconds until the client may retry, when the batch was refused its fetches.
+    var refusedFor: Double? { decision.withLock { $0.flatMap { $0 > 0 ? $0 : nil } } }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue 40: a podcast app's library refreshed in one request (`GET /episodes?podcasts=…`).
+@Suite(.serialized) struct LibraryRefreshEndToEndTests {
+    static let library = "1200361736,1526489823,1603012345,999,1580000001"
+
+    static func items(_ h: Harness, _ r: RawClient.Response) -> [[String: Any]] { h.json(r)["items"] as? [[String: Any]] ?? [] }
+
+    @Test func aLibraryIsOneRequestOneLookupAndOneDownloadPerFeed() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let r = try h.get("/episodes?podcasts=\(Self.library),1200361736&limit=100")
+            #expect(r.status == 200, "\(r.text)")
+            let body = h.json(r)
+            let podcasts = body["podcasts"] as? [[String: Any]] ?? []
+            // One entry per id asked, in that order (the repeat ignored), each with its status.
+            #expect(podcasts.compactMap { $0["id"] as? Int } == [1_200_361_736, 1_526_489_823, 1_603_012_345, 999, 1_580_000_001])
+            #expect(podcasts.compactMap { $0["status"] as? String } == ["ok", "ok", "error", "error", "ok"])
+            #expect((podcasts[2]["error"] as? [String: Any])?["code"] as? String == "feed_unavailable")
+            #expect((podcasts[3]["error"] as? [String: Any])?["code"] as? String == "podcast_not_found")
+            #expect(podcasts[0]["title"] as? String == "Swift by Sundell" && podcasts[0]["episodeCount"] as? Int == 5)
+            // Newest first across podcasts, undated last, each episode with its podcast.
+            let items = Self.items(h, r)
+            #expect(items.count == 9 && (body["page"] as? [String: Any])?["total"] as? Int == 9)
+            let dates = items.map { $0["published"] as? String ?? "0000" }  // undated sorts last
+            #expect(dates == dates.sorted(by: >), "\(dates)")
+            #expect(items.allSatisfy { $0["podcastId"] is Int })
+            #expect(items.last?["published"] is NSNull)
+            // One iTunes lookup for every id, one download per feed that has one.
+            #expect(h.upstream.requestCount(for: "itunes-lookup") == 1)
+            #expect(h.upstream.requestCount(for: "rss") == 3)
+
+            // Nothing new: the same answer from the cache, and a 304 with its ETag.
+            let again = try h.get("/episodes?podcasts=\(Self.library)&limit=100")
+            #expect(again.header("X-Cache") == "HIT")
+            let etag = try #require(again.header("ETag"))
+            let unchanged = try h.get("/episodes?podcasts=\(Self.library)&limit=100", headers: ["If-None-Match: \(etag)"])
+            #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+            // The single route is cut from the same data: no further download.
+            #expect(try h.get("/podcasts/1526489823/episodes").header("X-Cache") == "HIT")
+            #expect(h.upstream.requestCount(for: "rss") == 3)
+            #expect(h.upstream.requestCount(for: "itunes-lookup") == 1)
+        }
+    }
+
+    @Test func onlyWhatIsNewAndEveryEpisodeByPage() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let all = Self.items(h, try h.get("/episodes?podcasts=\(Self.library)")).compactMap { $0["id"] as? String }
+            var walked: [String] = []
+            var target: String? = "/episodes?podcasts=\(Self.library)&limit=4"
+            var pages = 0
+            while let t = target, pages < 10 {
+                let r = try h.get(t)
+                #expect(r.status == 200, "\(t): \(r.text)")
+                walked += Self.items(h, r).compactMap { $0["id"] as? String }
+                target = (h.json(r)["page"] as? [String: Any])?["next"] as? String
+                #expect(target == nil ? r.header("Link") == nil : r.header("Link") == "<\(target ?? "")>; rel=\"next\"")
+                pages += 1
+            }
+            #expect(pages == 3 && walked == all)
+            // Since the newest date of the library: nothing; since Nov 3 08:00Z: only what is later.
+            #expect(Self.items(h, try h.get("/episodes?podcasts=\(Self.library)&since=2025-11-04T08:00:00Z")).isEmpty)
+            let newer = Self.items(h, try h.get("/episodes?podcasts=\(Self.library)&since=2025-11-03T08:00:00Z"))
+            #expect(newer.compactMap { $0["published"] as? String } == ["2025-11-04T08:00:00Z", "2025-11-03T14:20:05Z"])
+        }
+    }
+
+    @Test(arguments: [
+        ("/episodes", "missing_parameter"), ("/episodes?podcasts=", "missing_parameter"), ("/episodes?podcasts=12,abc", "'abc'"),
+        ("/episodes?podcasts=12,-3", "'-3'"), ("/episodes?podcasts=12&limit=0", "limit"), ("/episodes?podcasts=12&since=soon", "since"),
+        ("/episodes?podcasts=12&cursor=AQAAAAMj3j4rWJxmDMB8Y-M", "cursor"),
+        ("/episodes?podcasts=" + (1...201).map(String.init).joined(separator: ","), "at most 200"),
+    ])
+    func badBatchesAre400NamingWhatIsWrong(_ target: String, _ named: String) async throws {
+        try await offPool {
+            let h = try Harness()
+            let r = try h.get(target)
+            #expect(r.status == 400, "\(target): \(r.text)")
+            #expect(r.text.contains(named), "\(r.text)")
+        }
+    }
+
+    /// Feeds not ready by the deadline are pending (with Retry-After); their fetches go on,
+    /// and the next refresh finds them without downloading again.
+    @Test func slowFeedsArePendingAndTheirFetchesGoOn() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "EPISODES_BATCH_DEADLINE_S": "0.5", "UPSTREAM_TIMEOUT_MS": "30000"])
+            h.upstream.setMode(.slow)  // every upstream answer takes 3 s
+            let r = try h.get("/episodes?podcasts=1200361736,1526489823")
+            #expect(r.status == 200)
+            let statuses = (h.json(r)["podcasts"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+            #expect(statuses == ["pending", "pending"])
+            #expect(r.header("Retry-After") != nil)
+            var ready = false
+            for _ in 0..<300 where !ready {
+                usleep(100_000)
+                ready = h.upstream.requestCount(for: "rss") == 2 && (try? h.get("/episodes?podcasts=1200361736,1526489823"))?.header("X-Cache") == "HIT"
+            }
+            #expect(ready)
+            let done = try h.get("/episodes?podcasts=1200361736,1526489823")
+            #expect((h.json(done)["podcasts"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String } == ["ok", "ok"])
+            #expect(done.header("Retry-After") == nil)
+            #expect(h.upstream.requestCount(for: "rss") == 2)
+        }
+    }
+
+    /// A library refresh costs its client one miss however many podcasts it loads; a flood of
+    /// batches from one address is refused like a flood of misses.
+    @Test func aBatchCostsOneMissOfTheClientsQuota() async throws {
+        try await offPool {
+            // 6 a minute: a burst of one.
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "CLIENT_MISS_RATE_PER_MIN": "6"])
+            let first = try h.get("/episodes?podcasts=1200361736,1526489823,1580000001,1580000002")
+            #expect((h.json(first)["podcasts"] as? [[String: Any]] ?? []).allSatisfy { $0["status"] as? String == "ok" }, "\(first.text)")
+            let flood = try h.get("/episodes?podcasts=1580000003,1580000004")
+            let statuses = h.json(flood)["podcasts"] as? [[String: Any]] ?? []
+            #expect(statuses.allSatisfy { ($0["error"] as? [String: Any])?["code"] as? String == "client_rate_limited" }, "\(flood.text)")
+            #expect(flood.header("Retry-After") != nil)
+            // What is cached costs nothing: the first library answers in full.
+            #expect(try h.get("/episodes?podcasts=1200361736,1526489823,1580000001,1580000002").header("X-Cache") == "HIT")
+        }
+    }
+}
