@@ -219,5 +219,9 @@ echo
 python3 scripts/refresh-bytes.py "$BIN/feedproxy"
 
 echo
+# A podcast app's library refresh: 100 podcasts in one conditional request (warm), or all uncached (cold).
+python3 scripts/library-bench.py "$BIN/feedproxy"
+
+echo
 # Clients that try to hold or spin a loop: trickled bodies, slow bodies, long chunk extensions.
 python3 scripts/loop-attacks.py "$BIN/feedproxy"

@@ -101,13 +101,18 @@ final class FixtureState: Sendable {
         }
         results += FixtureJSON.parse(files["itunes/lookup.json"])?["results"]?.array ?? []
         var answer: [FixtureJSON] = []
+        let host = req.headers["host"]?.split(separator: ":").last.map(String.init) ?? "80"
         for id in ids {
+            if let number = Int(id), FixtureLibrary.isSynthetic(number) {
+                answer.append(FixtureLibrary.lookupResult(number, feedHost: host))
+                continue
+            }
             guard var first = results.first(where: { $0["collectionId"]?.int.map(String.init) == id }) else { continue }
             if let override = feedOverrides.withLock({ $0[id] }) {
                 first["feedUrl"] = override.map(FixtureJSON.string)
             } else if first["feedUrl"] != nil {
                 // Recorded feeds live on this fixture host.
-                first["feedUrl"] = .string("http://127.0.0.1:\(req.headers["host"]?.split(separator: ":").last ?? "80")/rss/\(id).xml")
+                first["feedUrl"] = .string("http://127.0.0.1:\(host)/rss/\(id).xml")
             }
             answer.append(first)
         }
@@ -131,8 +136,8 @@ final class FixtureState: Sendable {
     static let feedLastModified = "Mon, 03 Nov 2025 14:20:05 GMT"
 
     func rss(_ name: String, _ request: Request) -> Response {
-        guard !name.contains("/"), !name.hasPrefix("."), let data = try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name))
-        else {
+        let file = directory.appendingPathComponent("rss").appendingPathComponent(name)
+        guard !name.contains("/"), !name.hasPrefix("."), let data = FixtureLibrary.feed(name) ?? (try? Data(contentsOf: file)).map(Array.init) else {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
         var fingerprint = FNV1a()
@@ -147,7 +152,7 @@ final class FixtureState: Sendable {
             r.headers.add("ETag", etag)
             return r
         }
-        var r = Response(status: 200, body: Array(data))
+        var r = Response(status: 200, body: data)
         r.headers.add("ETag", etag)
         r.headers.add("Last-Modified", Self.feedLastModified)
         // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.

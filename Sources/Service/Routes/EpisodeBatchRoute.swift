@@ -116,18 +116,44 @@ struct EpisodeBatchRoute: Sendable {
         }
     }
 
+    /// The answer, or a 304 when the client has it already. Its ETag is a hash of what the
+    /// answer is made of (the query, and each podcast's data by its own ETag, or its error),
+    /// so an unchanged library is recognised without merging or encoding anything.
     static func answer(
         _ batch: EpisodeBatch, _ slots: [Slot], for request: Request, status: CachedRendering.CacheStatus, now: Double, retryAfter: Double?
     ) -> Response {
-        let statuses = slots.map(Self.status)
-        let output = batch.render(statuses)
-        // Revalidated every time (max-age 0): an unchanged library is a 304 of a few hundred bytes.
-        let entry = CachedResponse(
-            body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: now,
-            policy: FreshnessPolicy(ttl: 0, staleWhileRevalidate: 0, staleIfError: 0), link: output.link)
-        var response = CachedRendering.response(entry, for: request, cacheStatus: status, now: now)
-        if let retryAfter { response.headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter))) }
-        return response
+        let tag = etag(batch, slots)
+        let gzip = request.acceptsGzip
+        var headers = HTTPHeaders()
+        headers.add("Cache-Control", "public, max-age=0")
+        headers.add("ETag", gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"")
+        if let retryAfter { headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter))) }
+        if let condition = request.headers["if-none-match"], CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"") {
+            return Response(status: 304, headers: headers, compressible: true, logFields: status.logFields, constantHeaders: status.headerLine)
+        }
+        let output = batch.render(slots.map(Self.status))
+        headers.add("Content-Type", MediaType.json)
+        if let link = output.link { headers.add("Link", link) }
+        return Response(
+            status: 200, headers: headers, body: output.body, gzippedBody: gzip ? Gzip.compress(output.body) : nil, compressible: true,
+            logFields: status.logFields, constantHeaders: status.headerLine, age: 0)
+    }
+
+    /// 16 hex digits over the query and every podcast's part of the answer.
+    static func etag(_ batch: EpisodeBatch, _ slots: [Slot]) -> String {
+        var h = FNV1a()
+        h.add("v1|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
+        for (id, slot) in zip(batch.ids, slots) {
+            h.add("|\(id):".utf8)
+            switch slot {
+            case .pending: h.add("pending".utf8)
+            case .loaded(nil): h.add("refused".utf8)
+            case .cached(let entry), .loaded(.some(.loaded(let entry, _))), .loaded(.some(.staleAfterError(let entry, _))):
+                h.add("\(entry.status) \(entry.etag)".utf8)
+            case .loaded(.some(.failed(let error))): h.add("\(error.error.code) \(error.error.message)".utf8)
+            }
+        }
+        return h.hex
     }
 
     static func status(_ slot: Slot) -> EpisodeBatch.Status {
