@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
     ],

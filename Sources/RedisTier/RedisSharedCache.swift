@@ -27,11 +27,16 @@ public final class RedisSharedCache: SharedCacheTier {
         // Validated like any network input: anything a replica would not have written is absent.
         guard let now = fields[0].int, let stored = fields[1].int, now >= 0, stored >= 0, let status = fields[2].int, Self.storable(status),
             let policyText = fields[3].bytes, policyText.count <= 128, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
-            let body = fields[4].bytes, let gzip = fields[5].bytes, gzip.isEmpty || Self.isGzip(gzip),
+            var body = fields[4].bytes, let gzip = fields[5].bytes, gzip.isEmpty || gzip == Self.bodyIsCompressed || Self.isGzip(gzip),
             let link = fields[6].bytes, link.count <= 4096, !link.contains(0x0D), !link.contains(0x0A), let validators = fields[7].bytes
         else { return .absent }  // not ours or damaged: as if absent, and overwritten by the next fill
+        let compressed = gzip == Self.bodyIsCompressed
+        if compressed {
+            guard Self.isGzip(body), let whole = Gzip.decompress(body, maxBytes: Self.maxDecompressedBytes) else { return .absent }
+            body = whole
+        }
         let entry = CachedResponse(
-            status: status, body: body, gzippedBody: gzip.isEmpty ? nil : gzip, storedAt: 0, policy: policy,
+            status: status, body: body, gzippedBody: gzip.isEmpty || compressed ? nil : gzip, storedAt: 0, policy: policy,
             link: link.isEmpty ? nil : String(decoding: link, as: UTF8.self),
             // Validated as it is read back (absolute http(s) addresses, short one-line validators).
             revalidation: validators.isEmpty ? nil : Revalidation(serialized: String(decoding: validators, as: UTF8.self)))
@@ -40,12 +45,36 @@ public final class RedisSharedCache: SharedCacheTier {
 
     @discardableResult
     public func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double) async -> Bool {
+        await store(key, entry, body: entry.body, gzip: entry.gzippedBody ?? [], age: age, fetchSeconds: fetchSeconds)
+    }
+
+    /// A large body kept without a compressed variant (the data answers are cut from, such as
+    /// a long feed's episodes) is stored compressed, marked so in the gzip field: what
+    /// counts against `maxBytes` is what Redis holds.
+    public func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double, maxBytes: Int) async -> SharedPut {
+        var body = entry.body, gzip = entry.gzippedBody ?? []
+        if gzip.isEmpty, body.count > Self.compressAbove, let z = Gzip.compress(body), z.count < body.count {
+            body = z
+            gzip = Self.bodyIsCompressed
+        }
+        guard body.count + gzip.count <= maxBytes else { return .tooLarge }
+        return await store(key, entry, body: body, gzip: gzip, age: age, fetchSeconds: fetchSeconds) ? .stored : .notStored
+    }
+
+    /// Bodies this long without a compressed variant are stored compressed.
+    static let compressAbove = 16 << 10
+    /// The gzip field of an entry whose body field is the body compressed.
+    static let bodyIsCompressed: [UInt8] = Array("=".utf8)
+    /// The most a stored body may inflate to (a bound, not a size any entry has).
+    static let maxDecompressedBytes = 64 << 20
+
+    private func store(_ key: String, _ entry: CachedResponse, body: [UInt8], gzip: [UInt8], age: Double, fetchSeconds: Double) async -> Bool {
         let p = entry.policy
         // Redis drops the entry once no replica could use it, even stale.
         let window = min(p.ttl + max(p.staleWhileRevalidate, p.staleIfError), Self.longestSeconds)
         let args: [[UInt8]] = [
-            Array(String(Saturating.int(age * 1000, in: 0...Int(Int32.max))).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), entry.body,
-            entry.gzippedBody ?? [], Array(String(Saturating.int((window * 1000).rounded(.up), in: 1...Int(1e12))).utf8), Array((entry.link ?? "").utf8),
+            Array(String(Saturating.int(age * 1000, in: 0...Int(Int32.max))).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), body,
+            gzip, Array(String(Saturating.int((window * 1000).rounded(.up), in: 1...Int(1e12))).utf8), Array((entry.link ?? "").utf8),
             Array(String(Saturating.int(fetchSeconds * 1000, in: 0...Int(Int32.max))).utf8), Array((entry.revalidation?.serialized ?? "").utf8),
         ]
         let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")

@@ -175,11 +175,12 @@ extension ResponseCache {
             Task {
                 var failure = failed
                 if let entry = publish {
-                    if entry.body.count + (entry.gzippedBody?.count ?? 0) > policy.maxValueBytes {
+                    switch await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {
+                    case .stored: observer?(.stored)
+                    case .notStored: break
+                    case .tooLarge:
                         observer?(.skippedTooLarge)
                         failure = .tooLarge
-                    } else {
-                        if await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds) { observer?(.stored) }
                     }
                 }
                 // Only the lock holder speaks for the key: its waiters answer its failure.

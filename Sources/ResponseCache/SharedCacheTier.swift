@@ -13,6 +13,9 @@ public protocol SharedCacheTier: Sendable {
     /// entry that `entry`, a negative answer, would replace. True when this entry was stored.
     @discardableResult
     func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double) async -> Bool
+    /// `put`, when what the tier would keep of `entry` fits `maxBytes` (a tier may keep a
+    /// large body compressed: a long feed's data shrinks several times).
+    func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double, maxBytes: Int) async -> SharedPut
     /// Takes the key's fetch lock for `ttl` seconds (it expires by itself if its holder dies).
     func lock(_ key: String, ttl: Double) async -> SharedLock
     func unlock(_ key: String, token: String) async
@@ -24,6 +27,15 @@ public protocol SharedCacheTier: Sendable {
     /// Tells waiters, for `ttl` seconds, that the fetch of `key` failed with `error` (they
     /// answer it instead of taking the lock and fetching in turn: no convoy).
     func markFailed(_ key: String, _ error: SharedFailure, ttl: Double) async
+}
+
+/// What became of an entry offered to the tier.
+public enum SharedPut: Sendable, Equatable {
+    case stored
+    /// The tier holds a newer entry (or a good one this negative answer must not replace).
+    case notStored
+    /// Larger than the tier takes: waiters fetch their own.
+    case tooLarge
 }
 
 /// A failed fetch as waiters are told of it.
@@ -106,6 +118,12 @@ extension SharedTierEvent {
 }
 
 extension SharedCacheTier {
+    /// Kept as it is: body and compressed body count in full.
+    public func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double, maxBytes: Int) async -> SharedPut {
+        guard entry.body.count + (entry.gzippedBody?.count ?? 0) <= maxBytes else { return .tooLarge }
+        return await put(key, entry, age: age, fetchSeconds: fetchSeconds) ? .stored : .notStored
+    }
+
     /// An entry whose fetch took no measurable time (tests, warm-up).
     @discardableResult
     public func put(_ key: String, _ entry: CachedResponse, age: Double) async -> Bool { await put(key, entry, age: age, fetchSeconds: 0) }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 import TestSupport
@@ -47,5 +48,42 @@ import TestSupport
             #expect(try get(b.port, "/podcasts?term=new1", from: "127.0.0.3").status == 200)
             #expect(try get(b.port, "/podcasts?term=new2", from: "127.0.0.3").status == 429)
         }
+    }
+
+    /// Issue 40: a long feed's episode data is larger than L2_MAX_VALUE_BYTES as it is, and is
+    /// shared compressed: three replicas, one download of the feed.
+    @Test func aLongFeedIsDownloadedOnceForThreeReplicas() async throws {
+        try await offPool {
+            let redis = try RedisServerProcess()
+            let shared = ["REDIS_URL": redis.url, "L2_MAX_VALUE_BYTES": "262144", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
+            let a = try Harness(environment: shared)
+            let u = a.upstream
+            let others = try (0..<2).map { _ in
+                try FeedProxyProcess(
+                    environment: shared.merging([
+                        "FLICKR_FEED_URL": u.flickrURL, "ITUNES_SEARCH_URL": u.itunesSearchURL, "ITUNES_LOOKUP_URL": u.itunesLookupURL,
+                        "KIVA_GRAPHQL_URL": u.kivaGraphQLURL, "CLIENT_MISS_RATE_PER_MIN": "0",
+                    ]) { $1 })
+            }
+            defer { for o in others { _ = o.stop() } }
+            // The long daily show: 1,200 episodes, about 630 kB of episode JSON (31 kB compressed).
+            let first = try get(a.port, "/podcasts/1590001000/episodes?limit=500", from: "127.0.0.2")
+            #expect(first.status == 200 && first.body.count > 262_144)
+            var shared200 = 0
+            for replica in others {
+                var r = try get(replica.port, "/podcasts/1590001000/episodes?limit=2", from: "127.0.0.3")
+                for _ in 0..<50 where r.header("X-Cache") != "L2_HIT" && u.requestCount(for: "rss") == 1 {
+                    usleep(50_000)  // the fetching replica stores the data right after replying
+                    r = try get(replica.port, "/podcasts/1590001000/episodes?limit=3", from: "127.0.0.3")
+                }
+                if r.status == 200, (h(r)["page"] as? [String: Any])?["total"] as? Int == 1200 { shared200 += 1 }
+            }
+            #expect(shared200 == 2)
+            #expect(u.requestCount(for: "rss") == 1)
+        }
+    }
+
+    private func h(_ r: RawClient.Response) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
     }
 }

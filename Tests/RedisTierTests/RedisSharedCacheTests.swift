@@ -242,3 +242,35 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         #expect(entry.body == Array("last good".utf8))
     }
 }
+
+/// Issue 40: a long feed's episode data (a large body kept without a compressed variant) is
+/// shared compressed, so one replica's download serves the others; what Redis holds is what
+/// counts against the limit, and a damaged compressed body reads as absent.
+@Suite(.serialized) struct CompressedSharedEntryTests {
+    @Test func aLargeBodyWithoutAVariantIsStoredCompressedAndReadBackWhole() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(await eventually { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f")
+        let text = (0..<40_000).map { "episode \($0) of a daily show;" }.joined()  // about 1.2 MB, compressible
+        let data = CachedResponse(body: Array(text.utf8), gzippedBody: nil, storedAt: 0, policy: policy)
+        #expect(await tier.put("long", data, age: 0, fetchSeconds: 0, maxBytes: 1 << 20) == .stored)
+        #expect(Int(try redis.cli("MEMORY", "USAGE", "feedproxy:f:c:long")) ?? Int.max < 1 << 20)
+        guard case .found(let found, _) = await tier.get("long") else { Issue.record("expected found"); return }
+        #expect(found.body == data.body)
+        #expect(found.gzippedBody == nil)
+        #expect(found.etag == data.etag)
+
+        // What does not compress stays too large; a small entry is stored as it is.
+        var rng = SplitMix(seed: 3)
+        let noise = CachedResponse(body: (0..<(1 << 20) + 10).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, gzippedBody: nil, storedAt: 0, policy: policy)
+        #expect(await tier.put("noise", noise, age: 0, fetchSeconds: 0, maxBytes: 1 << 20) == .tooLarge)
+        #expect(await tier.put("small", entry("{}", gzip: nil), age: 0, fetchSeconds: 0, maxBytes: 1 << 20) == .stored)
+        #expect(try redis.cli("HGET", "feedproxy:f:c:small", "b") == "{}")
+
+        // A compressed body that does not inflate is damage: absent, never a trap.
+        try redis.cli("HSET", "feedproxy:f:c:long", "b", "\u{1F}\u{8B}not really gzip at all, just bytes")
+        guard case .absent = await tier.get("long") else { Issue.record("expected absent"); return }
+    }
+}

@@ -1,3 +1,5 @@
+import Primitives
+
 /// Serialises a response head and body into a connection's output buffer, so that
 /// head and body leave in one `send` (no split writes, no Nagle stalls).
 struct ResponseWriter {

@@ -1,4 +1,5 @@
 import HTTPServer
+import Primitives
 import ResponseCache
 import Upstream
 

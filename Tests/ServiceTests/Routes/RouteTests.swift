@@ -1,5 +1,6 @@
 import Feeds
 import Foundation
+import Primitives
 import ResponseCache
 import Testing
 import Upstream
