@@ -2,18 +2,24 @@
 """The built-in demo page (`GET /demo`) in a real browser: Chromium driven by Playwright.
 
 Usage: FEEDPROXY_BIN=path/to/feedproxy python3 scripts/demo-test.py [--screenshots]
-(run by `make test`; --screenshots also writes docs/demo-{photos,podcasts,loans}.png)
+(run by `make test`; --screenshots also writes docs/demo-{photos,podcasts,library,loans}.png)
 
 Against `feedproxy --fixtures` (offline: the upstream CDNs' images may not load, their alt
 text stands in), each view found by its roles and labels:
   photos: the grid fills with 150 px squares that have alt text and link to the photo;
   podcasts: typing in "Search podcasts" shows results; one opens playable episodes;
+  library: empty at first; after two podcasts are opened (kept in localStorage), the Library
+    tab shows both podcasts' episodes newest first with their titles from one
+    /episodes?podcasts= request; Refresh sends If-None-Match and keeps the list on 304; a
+    pending answer is asked again once after its Retry-After (answers faked by page.route);
   loans: cards show, a sector filter applies, "Next page" pages forward;
 and: the Content-Security-Policy forbids inline and evaluated script, axe-core finds no
 serious or critical violation in any view, and the page logs no console error (resource
 loads that fail offline aside). Exits 1 on any failure. Stops what it starts, by PID.
 """
+import json
 import os
+import re
 import sys
 import urllib.request
 
@@ -74,12 +80,20 @@ def main():
 
             # Podcasts: typed as a person types.
             page.get_by_role("link", name="Podcasts").click()
+            library_requests = []
+            page.on("request", lambda r: library_requests.append(r) if "/episodes?podcasts=" in r.url else None)
+            page.get_by_role("tab", name="Library").click()
+            empty = page.locator("#library-status")
+            page.get_by_text("Your library is empty").wait_for(timeout=5_000)
+            check("empty library", f"{empty.inner_text()[:60]}…, {len(library_requests)} requests", not library_requests,
+                  "a word on how to fill it, no request")
+            page.get_by_role("tab", name="Search").click()
             box = page.get_by_label("Search podcasts")
             box.press_sequentially("swift", delay=120)
             results = page.get_by_role("list", name="Podcasts found")
             results.get_by_role("button").first.wait_for(timeout=10_000)
             check("podcast search results", f"{results.get_by_role('button').count()} podcasts", results.get_by_role("button").count() > 0, "> 0")
-            results.get_by_role("button").first.click()
+            results.get_by_role("button", name=re.compile("Swift by Sundell")).click()
             page.locator("#episode-list audio[controls]").first.wait_for(timeout=10_000)
             audios = page.locator("#episode-list audio[controls]")
             srcs = [audios.nth(i).get_attribute("src") for i in range(audios.count())]
@@ -87,6 +101,77 @@ def main():
             audit("podcasts")
             if screenshots:
                 page.screenshot(path="docs/demo-podcasts.png")
+
+            # The library: the podcasts opened, newest episodes first across them, in one request.
+            results.get_by_role("button", name=re.compile("Swift over Coffee")).click()
+            page.locator("#episodes-status", has_text=re.compile(r"^\d+ episodes\.$")).wait_for(timeout=10_000)
+            saved = page.evaluate("() => JSON.parse(localStorage.getItem('feedproxy-demo-library'))")
+            check("library in localStorage", [(p["id"], p["title"]) for p in saved],
+                  [p["id"] for p in saved] == ["1526489823", "1200361736"], "Swift over Coffee, then Swift by Sundell: most recent first")
+            with page.expect_response(lambda r: "/episodes?podcasts=" in r.url) as answer:
+                page.get_by_role("tab", name="Library").click()
+            first = answer.value
+            page.locator("#library-status", has_text="latest episodes").wait_for(timeout=10_000)
+            page.wait_for_timeout(300)
+            check("library: /episodes?podcasts= requests", [r.url.split("/", 3)[3] for r in library_requests],
+                  len(library_requests) == 1 and library_requests[0].url.endswith("/episodes?podcasts=1526489823,1200361736&limit=50"),
+                  "exactly one, episodes?podcasts=1526489823,1200361736&limit=50")
+            rows = page.eval_on_selector_all("#library-episodes > li", """items => items.map(li => ({
+                podcast: li.querySelector(".podcast") ? li.querySelector(".podcast").textContent : null,
+                published: li.querySelector("time") ? li.querySelector("time").getAttribute("datetime") : null,
+                audio: li.querySelector("audio[controls]") ? li.querySelector("audio").getAttribute("src") : null}))""")
+            dated = [r["published"] for r in rows if r["published"]]
+            newest_first = dated == sorted(dated, reverse=True) and all(r["published"] for r in rows[:len(dated)])
+            check("library episodes", f"{len(rows)}: " + ", ".join(f"{r['podcast']} {(r['published'] or 'undated')[:10]}" for r in rows),
+                  {r["podcast"] for r in rows} == {"Swift by Sundell", "Swift over Coffee"} and newest_first and [r for r in rows if r["audio"]],
+                  "both podcasts, each episode with its podcast's title, newest first (undated last), playable audio")
+            feeds = page.get_by_role("list", name="Podcasts in your library").get_by_role("listitem")
+            states = [feeds.nth(i).inner_text() for i in range(feeds.count())]
+            check("library podcast states", states, len(states) == 2 and all(" — ok" in s for s in states), "one per podcast, both ok")
+            etag = first.headers.get("etag")
+            with page.expect_response(lambda r: "/episodes?podcasts=" in r.url) as answer:
+                page.get_by_role("button", name="Refresh").click()
+            again = answer.value
+            sent = again.request.all_headers().get("if-none-match")
+            page.locator("#library-status", has_text="Nothing new").wait_for(timeout=10_000)
+            kept = page.locator("#library-episodes > li").count()
+            check("Refresh", f"If-None-Match {sent}, HTTP {again.status}, {page.locator('#library-status').inner_text()!r}, {kept} episodes kept",
+                  etag and sent == etag and again.status == 304 and kept == len(rows) and "if-none-match" not in first.request.all_headers(),
+                  f"the first answer's ETag {etag}, 304, nothing new, the list kept")
+            audit("podcast library")
+            if screenshots:
+                page.screenshot(path="docs/demo-library.png")
+
+            # Pending podcasts (faked: the fixtures answer at once): a note, one more request after
+            # Retry-After, then no more; an error shows its message.
+            def fake(route):
+                route.fulfill(status=200, headers={"Content-Type": "application/json", "ETag": '"fake"', "Retry-After": "1"}, body=json.dumps({
+                    "source": "rss", "count": 0, "items": [], "page": {"size": 50, "total": 0, "next": None, "nextCursor": None},
+                    "podcasts": [{"id": 1526489823, "status": "pending", "title": None, "updated": None, "episodeCount": None, "error": None},
+                                 {"id": 1200361736, "status": "error", "title": None, "updated": None, "episodeCount": None,
+                                  "error": {"code": "feed_unavailable", "message": "the feed could not be fetched"}}]}))
+            page.route(lambda url: "/episodes?podcasts=" in url, fake, times=2)
+            before = len(library_requests)
+            page.get_by_role("button", name="Refresh").click()
+            page.locator("#library-status", has_text="asking again in 1 s").wait_for(timeout=5_000)
+            states = [feeds.nth(i).inner_text() for i in range(feeds.count())]
+            page.locator("#library-status", has_text="press Refresh in a moment").wait_for(timeout=5_000)
+            page.wait_for_timeout(1_500)
+            retried = library_requests[before:]
+            check("pending, retried once", f"{states}, {len(retried)} requests, If-None-Match {[r.headers.get('if-none-match') for r in retried]}",
+                  len(retried) == 2 and retried[1].headers.get("if-none-match") == '"fake"'
+                  and states == ["Swift over Coffee — still loading", "Swift by Sundell — error: the feed could not be fetched"],
+                  "a note, the states with the stored titles, one more request after Retry-After and no more")
+            page.get_by_role("button", name="Refresh").click()
+            page.locator("#library-status", has_text="latest episodes").wait_for(timeout=10_000)
+            check("library after the fake", page.locator("#library-status").inner_text(), page.locator("#library-episodes > li").count() == len(rows),
+                  "the full list again")
+            page.get_by_role("tab", name="Library").press("ArrowLeft")
+            search_tab = page.get_by_role("tab", name="Search")
+            check("tabs by keyboard (ArrowLeft from Library)",
+                  f"Search selected: {search_tab.get_attribute('aria-selected')}, focused: {search_tab.evaluate('t => t === document.activeElement')}",
+                  search_tab.get_attribute("aria-selected") == "true" and box.is_visible() and not page.locator("#library-episodes").is_visible(),
+                  "Search selected and focused, its panel shown")
 
             # Loans: a filter, then the next page.
             page.get_by_role("link", name="Loans").click()

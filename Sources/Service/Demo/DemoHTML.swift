@@ -36,17 +36,31 @@ extension DemoAssets {
           </section>
           <section id="podcasts-view" aria-labelledby="podcasts-heading" hidden>
             <h2 id="podcasts-heading">Podcasts</h2>
-            <div role="search">
-              <label for="podcast-search">Search podcasts</label>
-              <input id="podcast-search" type="search" placeholder="Type to search" autocomplete="off">
+            <div class="tabs" role="tablist" aria-label="Podcast views">
+              <button type="button" role="tab" id="podcasts-tab-search" aria-controls="podcasts-search-panel" aria-selected="true">Search</button>
+              <button type="button" role="tab" id="podcasts-tab-library" aria-controls="podcasts-library-panel" aria-selected="false" tabindex="-1">Library</button>
             </div>
-            <p class="status" id="podcasts-status" role="status" aria-live="polite"></p>
-            <ul class="list" id="podcast-results" aria-label="Podcasts found"></ul>
-            <section id="episodes" aria-labelledby="episodes-heading" hidden>
-              <h3 id="episodes-heading" tabindex="-1">Episodes</h3>
-              <p class="status" id="episodes-status" role="status" aria-live="polite"></p>
-              <ol class="episodes" id="episode-list"></ol>
-            </section>
+            <div role="tabpanel" id="podcasts-search-panel" aria-labelledby="podcasts-tab-search">
+              <div role="search">
+                <label for="podcast-search">Search podcasts</label>
+                <input id="podcast-search" type="search" placeholder="Type to search" autocomplete="off">
+              </div>
+              <p class="status" id="podcasts-status" role="status" aria-live="polite"></p>
+              <ul class="list" id="podcast-results" aria-label="Podcasts found"></ul>
+              <section id="episodes" aria-labelledby="episodes-heading" hidden>
+                <h3 id="episodes-heading" tabindex="-1">Episodes</h3>
+                <p class="status" id="episodes-status" role="status" aria-live="polite"></p>
+                <ol class="episodes" id="episode-list"></ol>
+              </section>
+            </div>
+            <div role="tabpanel" id="podcasts-library-panel" aria-labelledby="podcasts-tab-library" hidden>
+              <h3 id="library-heading">Latest in your library</h3>
+              <p class="hint">The podcasts whose episodes you opened (the last 50), refreshed in one request.</p>
+              <button type="button" id="library-refresh">Refresh</button>
+              <p class="status" id="library-status" role="status" aria-live="polite"></p>
+              <ul class="feeds" id="library-podcasts" aria-label="Podcasts in your library"></ul>
+              <ol class="episodes" id="library-episodes" aria-label="Latest episodes in your library"></ol>
+            </div>
           </section>
           <section id="loans-view" aria-labelledby="loans-heading" hidden>
             <h2 id="loans-heading">Loans</h2>

@@ -27,15 +27,22 @@ extension DemoAssets {
           }
         }
 
-        async function getJSON(path, signal) {
-          const response = await fetch(path, {signal, headers: {Accept: "application/json"}});
+        // One request for JSON: the response and its body. A 304 (the answer to an If-None-Match)
+        // has no body; any other status but 2xx is an APIError.
+        async function request(path, signal, {headers = {}, cache = "default"} = {}) {
+          const response = await fetch(path, {signal, cache, headers: {Accept: "application/json", ...headers}});
+          if (response.status === 304) return {response, body: null};
           let body = null;
           try { body = await response.json(); } catch { body = null; }
           if (!response.ok) {
             const message = body && body.error && body.error.message ? body.error.message : response.statusText;
             throw new APIError(response.status, message, response.headers.get("Retry-After"));
           }
-          return body;
+          return {response, body};
+        }
+
+        async function getJSON(path, signal) {
+          return (await request(path, signal)).body;
         }
 
         // Errors told to a person: what happened, and when to try again.
@@ -135,8 +142,33 @@ extension DemoAssets {
           return h ? `${h} h ${m} min` : `${m} min ${s} s`;
         }
 
+        // One episode: its title, podcast (in the library), date and length, audio, notes.
+        function episodeItem(episode, podcastTitle) {
+          const item = el("li", {}, el("h4", {text: episode.title || "Untitled episode"}));
+          const facts = [];
+          if (podcastTitle) facts.push(el("span", {class: "podcast", text: podcastTitle}));
+          if (episode.published) facts.push(el("time", {datetime: episode.published, text: new Date(episode.published).toLocaleDateString("en")}));
+          const length = duration(episode.duration);
+          if (length) facts.push(length);
+          const line = el("p");
+          facts.forEach((fact, index) => {
+            if (index) line.append(" · ");
+            line.append(fact);
+          });
+          item.append(line);
+          const audio = safeURL(episode.audioUrl);
+          if (audio) item.append(el("audio", {controls: "", preload: "none", src: audio, "aria-label": `Play ${episode.title || "episode"}`}));
+          const notes = el("div", {class: "notes"});
+          // notesHtml is sanitized by the server (an allow-list over an HTML5 parse); the plain summary otherwise.
+          if (typeof episode.notesHtml === "string") notes.innerHTML = episode.notesHtml;
+          else notes.textContent = episode.summary || "";
+          item.append(notes);
+          return item;
+        }
+
         let episodesController = null;
         async function openEpisodes(podcast) {
+          remember(podcast);
           if (episodesController) episodesController.abort();
           episodesController = new AbortController();
           const section = $("episodes"), status = $("episodes-status"), list = $("episode-list");
@@ -147,25 +179,111 @@ extension DemoAssets {
           say(status, "Loading episodes…");
           try {
             const feed = await getJSON(`podcasts/${encodeURIComponent(podcast.id)}/episodes?limit=20`, episodesController.signal);
-            list.replaceChildren(...feed.items.map(episode => {
-              const item = el("li", {}, el("h4", {text: episode.title || "Untitled episode"}));
-              const facts = el("p");
-              if (episode.published) facts.append(el("time", {datetime: episode.published, text: new Date(episode.published).toLocaleDateString("en")}));
-              const length = duration(episode.duration);
-              if (length) facts.append(document.createTextNode(` · ${length}`));
-              item.append(facts);
-              const audio = safeURL(episode.audioUrl);
-              if (audio) item.append(el("audio", {controls: "", preload: "none", src: audio, "aria-label": `Play ${episode.title || "episode"}`}));
-              const notes = el("div", {class: "notes"});
-              // notesHtml is sanitized by the server (an allow-list over an HTML5 parse); the plain summary otherwise.
-              if (typeof episode.notesHtml === "string") notes.innerHTML = episode.notesHtml;
-              else notes.textContent = episode.summary || "";
-              item.append(notes);
-              return item;
-            }));
+            list.replaceChildren(...feed.items.map(episode => episodeItem(episode)));
             say(status, `${feed.items.length} episodes.`);
           } catch (error) { tell(status, error); }
         }
+
+        // The podcast view's tabs, Search and Library; the arrow keys, Home and End move between them.
+        const podcastTabs = [...document.querySelectorAll("#podcasts-view [role=tab]")];
+        function selectTab(tab) {
+          for (const other of podcastTabs) {
+            const selected = other === tab;
+            other.setAttribute("aria-selected", String(selected));
+            other.tabIndex = selected ? 0 : -1;
+            $(other.getAttribute("aria-controls")).hidden = !selected;
+          }
+          if (tab.id === "podcasts-tab-library") openLibrary();
+        }
+        for (const tab of podcastTabs) {
+          tab.addEventListener("click", () => selectTab(tab));
+          tab.addEventListener("keydown", event => {
+            const index = podcastTabs.indexOf(tab), last = podcastTabs.length - 1;
+            const next = {ArrowRight: index === last ? 0 : index + 1, ArrowLeft: index === 0 ? last : index - 1, Home: 0, End: last}[event.key];
+            if (next === undefined) return;
+            event.preventDefault();
+            podcastTabs[next].focus();
+            selectTab(podcastTabs[next]);
+          });
+        }
+
+        // Library: the podcasts whose episodes were opened (the last 50, most recent first, in
+        // localStorage), their newest episodes in one request: GET /episodes?podcasts=…
+        const libraryKey = "feedproxy-demo-library", librarySize = 50;
+        const isPodcastID = id => /^[0-9]+$/.test(String(id));
+        function readLibrary() {
+          try {
+            const saved = JSON.parse(localStorage.getItem(libraryKey) || "[]");
+            return Array.isArray(saved) ? saved.filter(podcast => podcast && isPodcastID(podcast.id)).slice(0, librarySize) : [];
+          } catch { return []; }
+        }
+        function remember(podcast) {
+          if (!isPodcastID(podcast.id)) return;
+          const id = String(podcast.id);
+          const library = [{id, title: podcast.title || ""}, ...readLibrary().filter(saved => String(saved.id) !== id)].slice(0, librarySize);
+          try { localStorage.setItem(libraryKey, JSON.stringify(library)); } catch { /* storage off: nothing is remembered */ }
+        }
+
+        // One podcast in the last answer: ok with its episode count, an error and why, or still loading.
+        function libraryFeedItem(podcast, title) {
+          let state = "still loading";
+          if (podcast.status === "ok") state = Number.isFinite(podcast.episodeCount) ? `ok, ${podcast.episodeCount} episodes` : "ok";
+          else if (podcast.status === "error") state = `error: ${podcast.error && podcast.error.message ? podcast.error.message : "not available"}`;
+          return el("li", {"data-status": podcast.status}, el("strong", {text: title}), ` — ${state}`);
+        }
+
+        let libraryController = null, libraryTimer = null, libraryShown = null;  // libraryShown: {path, etag} of the answer shown
+        const libraryPath = library => `episodes?podcasts=${library.map(podcast => podcast.id).join(",")}&limit=50`;
+        function openLibrary() {
+          const library = readLibrary();
+          if (!library.length || !libraryShown || libraryShown.path !== libraryPath(library)) loadLibrary();
+        }
+        // A refresh sends the shown answer's ETag: a 304 keeps the list. Podcasts still loading
+        // (status pending) are asked for once more after the answer's Retry-After.
+        async function loadLibrary(retry = false) {
+          if (libraryController) libraryController.abort();
+          clearTimeout(libraryTimer);
+          const status = $("library-status"), feeds = $("library-podcasts"), list = $("library-episodes");
+          const library = readLibrary();
+          $("library-refresh").hidden = !library.length;
+          if (!library.length) {
+            libraryShown = null;
+            feeds.replaceChildren();
+            list.replaceChildren();
+            say(status, "Your library is empty. Search for a podcast and open its episodes: it is kept here, and all of them are refreshed in one request.");
+            return;
+          }
+          libraryController = new AbortController();
+          const path = libraryPath(library);
+          const etag = libraryShown && libraryShown.path === path ? libraryShown.etag : null;
+          say(status, retry ? "Asking again for the podcasts still loading…" : `Refreshing ${library.length} podcasts…`);
+          try {
+            const {response, body} = await request(path, libraryController.signal, {cache: "no-store", headers: etag ? {"If-None-Match": etag} : {}});
+            if (response.status === 304) {
+              say(status, `Nothing new in your ${library.length} podcasts.`);
+              return;
+            }
+            libraryShown = {path, etag: response.headers.get("ETag")};
+            const podcasts = Array.isArray(body.podcasts) ? body.podcasts : [];
+            const titles = new Map(library.map(podcast => [String(podcast.id), podcast.title]));
+            for (const podcast of podcasts) if (podcast.title) titles.set(String(podcast.id), podcast.title);
+            const titleOf = id => titles.get(String(id)) || `Podcast ${id}`;
+            feeds.replaceChildren(...podcasts.map(podcast => libraryFeedItem(podcast, titleOf(podcast.id))));
+            list.replaceChildren(...body.items.map(episode => episodeItem(episode, titleOf(episode.podcastId))));
+            let text = `${body.items.length} latest episodes from ${library.length} podcasts.`;
+            const pending = podcasts.filter(podcast => podcast.status === "pending").length;
+            if (pending && !retry) {
+              const seconds = Number.parseInt(response.headers.get("Retry-After"), 10);
+              const wait = seconds > 0 ? Math.min(seconds, 60) : 3;
+              text += ` ${pending} still loading: asking again in ${wait} s.`;
+              libraryTimer = setTimeout(() => loadLibrary(true), wait * 1000);
+            } else if (pending) {
+              text += ` ${pending} still loading: press Refresh in a moment.`;
+            }
+            say(status, text);
+          } catch (error) { tell(status, error); }
+        }
+        $("library-refresh").addEventListener("click", () => loadLibrary());
 
         // Loans: filters, cards, and the next page from the response's paging links.
         function loansPath() {

@@ -25,6 +25,13 @@ extension DemoAssets {
         .episodes li { margin: 1rem 0; padding-bottom: 1rem; border-bottom: 1px solid var(--line); }
         .episodes audio { width: 100%; }
         .notes { color: var(--muted); }
+        .tabs { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); margin: .5rem 0; }
+        .tabs [role="tab"] { border-radius: 4px 4px 0 0; border-bottom: none; margin-bottom: -1px; }
+        .tabs [role="tab"][aria-selected="true"] { font-weight: 700; border-color: var(--accent); box-shadow: inset 0 3px var(--accent); }
+        .hint { color: var(--muted); margin: .25rem 0; }
+        .feeds { list-style: none; padding: 0; margin: .5rem 0; }
+        .feeds li[data-status="error"] { color: #a4000f; }
+        .episodes .podcast { font-weight: 600; }
         .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 1rem; list-style: none; padding: 0; }
         .cards li { background: #fff; border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
         .cards img { width: 100%; aspect-ratio: 480 / 300; object-fit: cover; display: block; background: #e6e6ea; }
