@@ -61,3 +61,58 @@ print(
     String(
         format: "podcast feed of %.1f MB, %d items: parsed (limit 500: %d, all: %d) in %.0f ms; peak RSS grew %.1f MiB",
         Double(feedBytes.count) / 1e6, items, parsed.episodes.count, full.episodes.count, elapsed, Double(after - before) / 1024))
+
+// One feed, one fetch: the whole of a 29 MB feed is read (parsed, normalised, each episode
+// encoded once into the data pages are cut from), next to expat's own xmlwf only checking
+// the same file is well-formed. Then a page cut from that data, as a page miss does it.
+var long = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Long</title>"
+let notes = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. ", count: 70)
+var episodes = 0
+while long.utf8.count < 29_000_000 {
+    long +=
+        "<item><title>Episode \(episodes)</title><guid>long-\(episodes)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
+        + "<enclosure url=\"https://cdn.example.com/\(episodes).mp3\" length=\"1234567\" type=\"audio/mpeg\"/><itunes:duration>01:02:03</itunes:duration>"
+        + "<description><![CDATA[<p>\(notes)</p>]]></description></item>"
+    episodes += 1
+}
+long += "</channel></rss>"
+let longBytes = Array(long.utf8)
+long = ""
+let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedbench-long-\(getpid()).xml")
+try Data(longBytes).write(to: path)
+defer { try? FileManager.default.removeItem(at: path) }
+var builds: [Double] = []
+var blob: [UInt8] = []
+for _ in 0..<3 {
+    let t = DispatchTime.now().uptimeNanoseconds
+    blob = try EpisodeFeedData.build(feed: longBytes, contentType: nil, lookupTitle: nil, base: nil, maxBytes: 64 << 20)
+    builds.append(Double(DispatchTime.now().uptimeNanoseconds - t) / 1e6)
+}
+let kept = EpisodeFeedData(blob)?.entries.count ?? 0
+var xmlwfRuns: [Double] = []
+for _ in 0..<3 {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/xmlwf")
+    p.arguments = [path.path]
+    p.standardOutput = FileHandle.nullDevice
+    let t = DispatchTime.now().uptimeNanoseconds
+    guard (try? p.run()) != nil else { break }
+    p.waitUntilExit()
+    xmlwfRuns.append(Double(DispatchTime.now().uptimeNanoseconds - t) / 1e6)
+}
+let build = builds.sorted()[1]
+let xmlwf = xmlwfRuns.isEmpty ? nil : xmlwfRuns.sorted()[xmlwfRuns.count / 2]
+print(
+    String(
+        format: "whole podcast feed of %.1f MB, %d items: episode data built (%d kept, %.1f MB) in %.0f ms; xmlwf on the same file %@",
+        Double(longBytes.count) / 1e6, episodes, kept, Double(blob.count) / 1e6, build,
+        xmlwf.map { String(format: "%.0f ms (%.1fx)", $0, build / $0) } ?? "not installed"))
+if let data = EpisodeFeedData(blob) {
+    var cuts: [Double] = []
+    for _ in 0..<20 {
+        let t = DispatchTime.now().uptimeNanoseconds
+        _ = data.page(podcastID: 1, limit: 100, since: nil, cursor: EpisodeCursor(index: 2000, anchor: 0))
+        cuts.append(Double(DispatchTime.now().uptimeNanoseconds - t) / 1e3)
+    }
+    print(String(format: "a page of 100 cut from that data (index decode + copy): %.0f µs", cuts.sorted()[10]))
+}
