@@ -25,6 +25,10 @@ import TestSupport
                 #expect(limited.header("X-Cache") == "HIT", "limit \(limit): cut from the cached feed")
             }
             #expect(try h.get("/podcasts/1200361736/episodes").header("X-Cache") == "HIT")
+            // The podcast itself is the lookup the episodes were found with.
+            let podcast = try h.get("/podcasts/1200361736")
+            #expect(podcast.status == 200 && podcast.header("X-Cache") == "HIT")
+            #expect((h.json(podcast)["item"] as? [String: Any])?["title"] as? String == "Swift by Sundell")
             #expect(h.upstream.requestCount(for: "rss") == 1)
             #expect(h.upstream.requestCount(for: "itunes-lookup") == 1)
             let atom = h.json(try h.get("/podcasts/1526489823/episodes"))

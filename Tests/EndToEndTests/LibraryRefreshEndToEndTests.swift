@@ -40,6 +40,8 @@ import TestSupport
             #expect(unchanged.status == 304 && unchanged.body.isEmpty)
             // The single route is cut from the same data: no further download.
             #expect(try h.get("/podcasts/1526489823/episodes").header("X-Cache") == "HIT")
+            // So is each podcast: the batch's one lookup answered /podcasts/{id} too.
+            #expect(try h.get("/podcasts/1580000001").header("X-Cache") == "HIT")
             #expect(h.upstream.requestCount(for: "rss") == 3)
             #expect(h.upstream.requestCount(for: "itunes-lookup") == 1)
         }

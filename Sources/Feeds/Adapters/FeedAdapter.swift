@@ -85,6 +85,10 @@ public struct FeedOutput: Sendable {
     public let link: String?
     /// The upstream's validators (and a feed's permanent new address), for the next refresh.
     public var revalidation: Revalidation?
+    /// Answers of other routes the same upstream responses hold, by their cache keys (the
+    /// podcast an episodes load looked up is `/podcasts/{id}`'s answer): kept alongside, so
+    /// they cost no request of their own.
+    public var related: [(key: String, body: [UInt8])] = []
 
     public init(_ body: [UInt8], link: String? = nil, revalidation: Revalidation? = nil) {
         self.body = body

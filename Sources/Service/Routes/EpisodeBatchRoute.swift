@@ -71,9 +71,17 @@ struct EpisodeBatchRoute: Sendable {
                 $0.trace = trace
             }
             // One iTunes lookup finds every missing podcast's feed (iTunes takes up to 200 ids).
+            // Each podcast it finds is also `/podcasts/{id}`'s answer, kept for that route.
+            let policy = feeds.policy
             let lookup: Task<[Int: EpisodesAdapter.ListedFeed], Never>? =
                 ids.count >= 2 && admission.admit()
-                ? Task { (try? await UpstreamRequestContext.with(context) { try await adapter.lookUp(ids, with: upstream) }) ?? [:] } : nil
+                ? Task {
+                    guard let found = try? await UpstreamRequestContext.with(context, { try await adapter.lookUp(ids, with: upstream) }) else { return [:] }
+                    for (key, body) in found.podcasts {
+                        cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy), for: key)
+                    }
+                    return found.listed
+                } : nil
             let results = Locked([Int: ResponseCache.FetchOutcome?]())
             let (arrivals, arrived) = AsyncStream<Void>.makeStream()
             for (n, i) in missing.enumerated() {

@@ -205,6 +205,9 @@ struct FeedRoute: Sendable {
                 case .rendered(let rendered):
                     output = rendered
                 }
+                for (key, body) in output.related {
+                    cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy), for: key)
+                }
                 logger.log(
                     .debug, "cache fill",
                     [

@@ -58,11 +58,15 @@ public struct EpisodesAdapter: FeedAdapter {
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes
         return { client, previous in
             let found: (feedURL: String, title: String?)
+            var podcast: [UInt8]?
             switch listed {
             case .feed(let url, let title)?: found = (url, title)
             case .noFeed?: throw Self.noFeed
             case .notFound?: throw Self.notFound
-            case nil: found = try Self.feedURL(fromLookup: try await client.send(lookup).body)
+            case nil:
+                let body = try await client.send(lookup).body
+                found = try Self.feedURL(fromLookup: body)
+                podcast = PodcastAdapter.answer(fromLookup: body, id: number)
             }
             var feed = UpstreamRequest(
                 upstream: SourceName.episodes, url: found.feedURL,
@@ -83,7 +87,9 @@ public struct EpisodesAdapter: FeedAdapter {
             let data = try EpisodeFeedData.build(
                 feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
                 maxBytes: maxDataBytes)
-            return .rendered(FeedOutput(data, revalidation: validators.isUseful ? validators : nil))
+            var output = FeedOutput(data, revalidation: validators.isUseful ? validators : nil)
+            if let podcast { output.related = [(PodcastAdapter.cacheKey(number), podcast)] }
+            return .rendered(output)
         }
     }
 
@@ -125,10 +131,12 @@ public struct EpisodesAdapter: FeedAdapter {
 
     /// One iTunes lookup for up to 200 podcasts (its `id` takes a comma-separated list): what
     /// each id's feed is, an id iTunes does not answer for being `.notFound`.
-    public func lookUp(_ ids: [Int], with client: UpstreamClient) async throws -> [Int: ListedFeed] {
+    /// Also `/podcasts/{id}`'s answer for each podcast found, by its cache key.
+    public func lookUp(_ ids: [Int], with client: UpstreamClient) async throws -> (listed: [Int: ListedFeed], podcasts: [(key: String, body: [UInt8])]) {
         let list = ids.prefix(EpisodeBatch.maxPodcasts).map(String.init).joined(separator: ",")
         let request = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(list)&entity=podcast"))
-        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(try await client.send(request).body), source: SourceName.itunes)
+        let body = try await client.send(request).body
+        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
         var listed: [Int: ListedFeed] = [:]
         for id in ids { listed[id] = .notFound }
         for result in lookup.results {
@@ -139,7 +147,10 @@ public struct EpisodesAdapter: FeedAdapter {
                 listed[id] = .noFeed
             }
         }
-        return listed
+        let podcasts = ids.compactMap { id in
+            listed[id] == .notFound ? nil : PodcastAdapter.answer(fromLookup: body, id: id).map { (key: PodcastAdapter.cacheKey(id), body: $0) }
+        }
+        return (listed, podcasts)
     }
 }
 

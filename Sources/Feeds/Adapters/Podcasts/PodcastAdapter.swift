@@ -15,7 +15,7 @@ public struct PodcastAdapter: FeedAdapter {
         let id = try Self.collectionID(p)
         let request = UpstreamRequest(upstream: source, url: lookupURL.addingQuery("id=\(id)&entity=podcast"))
         return PreparedFeed(
-            source: source, cacheKey: "podcast|id=\(id)", upstreamRequest: request,
+            source: source, cacheKey: Self.cacheKey(id), upstreamRequest: request,
             render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try Self.normalise(body, id: id))) })
     }
 
@@ -25,6 +25,14 @@ public struct PodcastAdapter: FeedAdapter {
             throw .invalidParameter("id must be a positive iTunes collection id")
         }
         return number
+    }
+
+    /// The key `/podcasts/{id}`'s answer is cached under.
+    public static func cacheKey(_ id: Int) -> String { "podcast|id=\(id)" }
+
+    /// `/podcasts/{id}`'s answer from a lookup response that holds podcast `id`, else nil.
+    static func answer(fromLookup body: [UInt8], id: Int) -> [UInt8]? {
+        try? FeedJSON.encode(try normalise(body, id: id))
     }
 
     static func normalise(_ body: [UInt8], id: Int) throws(ClientError) -> ItemEnvelope<Podcast> {
