@@ -26,3 +26,5 @@ cmp <(curl -sf "http://127.0.0.1:$PORT/openapi.json" | python3 -m json.tool --so
   || { echo "docs/openapi.json differs from the served document: run python3 scripts/openapi.py"; exit 1; }
 schemathesis --config-file scripts/schemathesis.toml run "http://127.0.0.1:$PORT/openapi.json" --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks not_a_server_error --max-examples "$MAX_EXAMPLES" --seed 1 --request-timeout 10 --no-color "$@"
+# A typed client generated from the same document calls every operation (operationId, tags).
+python3 scripts/openapi-client-check.py "$BIN"

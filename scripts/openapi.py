@@ -303,6 +303,23 @@ doc = {
     "LoanItem": item_envelope("Loan", "kiva"),
   }},
 }
+# Every operation's id and tag: what a generated client names its calls and groups them by.
+operations = {
+    "/photos": ("listPhotos", "Photos"),
+    "/podcasts": ("searchPodcasts", "Podcasts"), "/podcasts/{id}": ("getPodcast", "Podcasts"),
+    "/podcasts/{id}/episodes": ("listPodcastEpisodes", "Podcasts"), "/episodes": ("listLibraryEpisodes", "Podcasts"),
+    "/loans": ("listLoans", "Loans"), "/loans/{id}": ("getLoan", "Loans"),
+    "/": ("getIndex", "Operations"), "/healthz": ("getHealth", "Operations"), "/readyz": ("getReadiness", "Operations"),
+    "/metrics": ("getMetrics", "Operations"), "/openapi.json": ("getOpenAPIDocument", "Operations"), "/demo": ("getDemoPage", "Operations"),
+}
+assert set(operations) == set(doc["paths"]), "every path needs an operationId and a tag: " + str(set(doc["paths"]) ^ set(operations))
+for path, (operation_id, tag) in operations.items():
+    doc["paths"][path]["get"].update(operationId=operation_id, tags=[tag])
+doc["tags"] = [{"name": "Photos", "description": "Flickr public photos"},
+               {"name": "Podcasts", "description": "iTunes search and lookup, each podcast's own feed, a library's episodes"},
+               {"name": "Loans", "description": "Kiva's fundraising loans"},
+               {"name": "Operations", "description": "index, health, readiness, metrics, this document, the demo page"}]
+
 # A batch's episode: the podcast it belongs to, then the fields of an Episode.
 schemas = doc["components"]["schemas"]
 schemas["BatchEpisode"] = dict(schemas["Episode"], required=["podcastId"] + schemas["Episode"]["required"],
