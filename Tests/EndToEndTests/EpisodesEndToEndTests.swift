@@ -36,6 +36,22 @@ import TestSupport
         }
     }
 
+    /// A podcast looked up first (`/podcasts/{id}`) names its feed: its episodes cost no
+    /// second lookup.
+    @Test func thePodcastFirstThenItsEpisodesIsOneLookup() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            #expect(try h.get("/podcasts/1526489823").status == 200)
+            let episodes = try h.get("/podcasts/1526489823/episodes")
+            #expect(episodes.status == 200 && h.json(episodes)["count"] as? Int == 2)
+            #expect(h.upstream.requestCount(for: "itunes-lookup") == 1)
+            #expect(h.upstream.requestCount(for: "rss") == 1)
+            // In a library too: the known podcast's feed is fetched without a lookup of its own.
+            let library = try h.get("/episodes?podcasts=1526489823,1200361736")
+            #expect((h.json(library)["podcasts"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String } == ["ok", "ok"])
+        }
+    }
+
     /// Every episode reachable page by page: the cursor walk covers the list once, in order,
     /// with `page.total`, `page.next` and `Link: rel="next"` until the last page; `since`
     /// keeps only what is newer; a cursor is checked like any parameter.

@@ -33,6 +33,11 @@ public struct PreparedFeed: Sendable {
     public var loadKey: String { view?.dataKey ?? cacheKey }
 
     /// A load that is never conditional (a POST, or an answer built from several requests).
+    /// The same feed, loaded by `refresh` instead.
+    public func loading(with refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad) -> PreparedFeed {
+        PreparedFeed(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view, refresh: refresh)
+    }
+
     public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> FeedOutput) {
         self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, _ in .rendered(try await load(client)) }
     }
@@ -62,9 +67,18 @@ public struct FeedView: Sendable {
     public let dataKey: String
     /// The data's bytes → the answer; nil when they are not data this view can read (damaged).
     public let cut: @Sendable ([UInt8]) -> FeedOutput?
+    /// Another route's cached answer the load can start from (the podcast `/podcasts/{id}`
+    /// looked up holds its feed's address): its key, and the load made from its body, or nil
+    /// when that body does not serve.
+    public let startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)?
 
-    public init(dataKey: String, cut: @escaping @Sendable ([UInt8]) -> FeedOutput?) {
+    public init(
+        dataKey: String,
+        startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)? = nil,
+        cut: @escaping @Sendable ([UInt8]) -> FeedOutput?
+    ) {
         self.dataKey = dataKey
+        self.startingFrom = startingFrom
         self.cut = cut
     }
 }

@@ -61,10 +61,20 @@ struct EpisodeBatchRoute: Sendable {
         clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
         let admission = BatchAdmission(limiter: client == nil ? nil : clients.limiter, client: client, clock: { cache.now })
         let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, upstream = feeds.upstream, trace = request.trace
-        let missing = uncached, cachedSlots = slots
+        // Podcasts looked up before (`/podcasts/{id}` cached) name their feeds: not looked up again.
+        var known: [Int: EpisodesAdapter.ListedFeed] = [:]
+        for i in uncached {
+            if case .fresh(let podcast) = cache.lookup(PodcastAdapter.cacheKey(batch.ids[i])), podcast.status == 200,
+                let listed = EpisodesAdapter.listed(fromPodcastAnswer: podcast.body)
+            {
+                known[batch.ids[i]] = listed
+            }
+        }
+        let missing = uncached, cachedSlots = slots, knownFeeds = known
         return .deferred {
             var slots = cachedSlots
             let ids = missing.map { batch.ids[$0] }
+            let unknown = ids.filter { knownFeeds[$0] == nil }
             let context: @Sendable (inout UpstreamRequestContext) -> Void = {
                 $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
                 $0.requester = client
@@ -74,9 +84,9 @@ struct EpisodeBatchRoute: Sendable {
             // Each podcast it finds is also `/podcasts/{id}`'s answer, kept for that route.
             let policy = feeds.policy
             let lookup: Task<[Int: EpisodesAdapter.ListedFeed], Never>? =
-                ids.count >= 2 && admission.admit()
+                unknown.count >= 2 && admission.admit()
                 ? Task {
-                    guard let found = try? await UpstreamRequestContext.with(context, { try await adapter.lookUp(ids, with: upstream) }) else { return [:] }
+                    guard let found = try? await UpstreamRequestContext.with(context, { try await adapter.lookUp(unknown, with: upstream) }) else { return [:] }
                     for (key, body) in found.podcasts {
                         cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy), for: key)
                     }
@@ -87,7 +97,8 @@ struct EpisodeBatchRoute: Sendable {
             for (n, i) in missing.enumerated() {
                 // Not children of this request: a fetch still running at the deadline goes on.
                 Task {
-                    let listed = await lookup?.value[ids[n]]
+                    var listed = knownFeeds[ids[n]]
+                    if listed == nil { listed = await lookup?.value[ids[n]] }
                     let outcome = await UpstreamRequestContext.with(context) {
                         await cache.fetch(
                             EpisodesAdapter.dataKey(ids[n]), revalidate: bypass, admit: admission.admit,

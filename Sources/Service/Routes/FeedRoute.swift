@@ -73,7 +73,12 @@ struct FeedRoute: Sendable {
                 break
             }
         }
-        return miss(request, prepared, bypass: bypass, respond: cut)
+        // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
+        var load = prepared
+        if let start = view.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200, let refresh = start.load(known.body) {
+            load = prepared.loading(with: refresh)
+        }
+        return miss(request, load, bypass: bypass, respond: cut)
     }
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the

@@ -32,7 +32,7 @@ public struct EpisodesAdapter: FeedAdapter {
         var key = "episodes|id=\(number)|limit=\(limit)"
         if let since { key += "|since=\(since)" }
         if let cursor { key += "|after=\(cursor.index).\(cursor.anchor)" }
-        let view = FeedView(dataKey: Self.dataKey(number)) { blob in
+        let view = FeedView(dataKey: Self.dataKey(number), startingFrom: startingFromPodcast(number)) { blob in
             EpisodeFeedData(blob)?.page(podcastID: number, limit: limit, since: since, cursor: cursor)
         }
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: lookup(number), view: view, refresh: load(number))
@@ -44,6 +44,26 @@ public struct EpisodesAdapter: FeedAdapter {
         let key = Self.dataKey(number)
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: lookup(number), view: FeedView(dataKey: key) { _ in nil }, refresh: load(number, listed: listed))
+    }
+
+    /// `/podcasts/{id}`'s cached answer names the feed: a load that starts from it skips the lookup.
+    func startingFromPodcast(_ number: Int) -> (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)
+    {
+        (PodcastAdapter.cacheKey(number), { body in Self.listed(fromPodcastAnswer: body).map { self.load(number, listed: $0) } })
+    }
+
+    /// The feed a cached `/podcasts/{id}` answer names, or nil when it is not one.
+    public static func listed(fromPodcastAnswer body: [UInt8]) -> ListedFeed? {
+        struct Answer: Decodable {
+            struct Item: Decodable {
+                let title: String?
+                let feedUrl: String?
+            }
+            let item: Item
+        }
+        guard let answer = try? FeedJSON.decode(Answer.self, from: body, source: SourceName.itunes) else { return nil }
+        guard let url = answer.item.feedUrl, !url.isEmpty else { return .noFeed }
+        return .feed(url: url, title: answer.item.title)
     }
 
     func lookup(_ number: Int) -> UpstreamRequest {
