@@ -20,7 +20,8 @@ let package = Package(
         .executable(name: "ParserFuzzer", targets: ["ParserFuzzer"]),
     ],
     targets: [
-        // System shims: epoll/eventfd/zlib for the server, variadic setopt for libcurl, libexpat for feeds.
+        // System shims: epoll/eventfd/zlib (CSystem), variadic setopt for libcurl (CCurl), libexpat and
+        // libgumbo for feeds (CExpat, CGumbo), hiredis with a reply-size cap (CHiredis).
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),

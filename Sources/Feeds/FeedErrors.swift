@@ -18,6 +18,16 @@ extension ClientError {
     }
 
     public static func badUpstreamResponse(_ source: String) -> ClientError {
-        ClientError(status: 502, code: "bad_upstream_response", message: "\(source) returned a response that could not be read")
+        unreadable("\(source) returned a response that could not be read")
+    }
+
+    /// Data a replica cached that does not read back (damaged, or from another version).
+    public static func unreadableCachedData(_ source: String) -> ClientError {
+        unreadable("\(source): the cached data could not be read")
+    }
+
+    /// `bad_upstream_response`: what came from upstream (or was made of it) cannot be used.
+    static func unreadable(_ message: String) -> ClientError {
+        ClientError(status: 502, code: "bad_upstream_response", message: message)
     }
 }

@@ -18,9 +18,7 @@ enum FeedParseFailure {
         }
     }
 
-    private static func badFeed(_ message: String) -> ClientError {
-        ClientError(status: 502, code: "bad_upstream_response", message: message)
-    }
+    private static func badFeed(_ message: String) -> ClientError { .unreadable(message) }
 
     /// Whether expat stopped on bytes rather than on markup: a non-ASCII byte in the token it
     /// stopped at that the declared encoding cannot produce (invalid UTF-8, a byte a

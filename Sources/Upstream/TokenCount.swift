@@ -1,8 +1,14 @@
+import Primitives
+
 /// The state of one token bucket, as a value: the shared-by-lock `TokenBucket` and the
 /// per-client quota's table of buckets both refill and take through it.
 public struct TokenCount: Sendable {
     public private(set) var tokens: Double
     private var updated: Double
+
+    /// The burst a per-minute rate allows: a sixth of a minute's worth (at least 1), for the
+    /// upstream budgets and the per-client quota alike.
+    public static func burst(perMinute: Double) -> Int { Saturating.int((perMinute / 6).rounded(.up), in: 1...1_000_000) }
 
     /// A full bucket at `now`.
     public init(capacity: Double, now: Double) {

@@ -28,14 +28,14 @@ public final class UpstreamClient: Sendable {
             settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent, proxy: configuration.proxy))
         let now = clock()
         var sources: [String: any TokenSource] = configuration.ratePerMinute.mapValues { perMinute in
-            TokenBucket(capacity: Double(Self.burst(perMinute)), perSecond: perMinute / 60, now: now)
+            TokenBucket(capacity: Double(TokenCount.burst(perMinute: perMinute)), perSecond: perMinute / 60, now: now)
         }
         let share = Double(max(1, configuration.fallbackReplicas))
         fallbacks =
             configuration.sharedBudget == nil
             ? [:]
             : configuration.ratePerMinute.mapValues { perMinute in
-                TokenBucket(capacity: Double(Self.burst(perMinute / share)), perSecond: perMinute / share / 60, now: now)
+                TokenBucket(capacity: Double(TokenCount.burst(perMinute: perMinute / share)), perSecond: perMinute / share / 60, now: now)
             }
         sources.merge(configuration.tokenSources) { _, given in given }
         let settings = FairQueue.Settings(perClient: max(1, configuration.queuePerClient))
@@ -159,7 +159,6 @@ public final class UpstreamClient: Sendable {
     }
 
     /// Up to a tenth of a minute's budget at once (20/min → 4), at least one.
-    static func burst(_ perMinute: Double) -> Int { Saturating.int((perMinute / 6).rounded(.up), in: 1...1_000_000) }
 
     /// A token from the budget all replicas share, after this replica's fair queue: waits
     /// for it up to `maxWait`; while the shared budget cannot be reached, this replica's
@@ -168,7 +167,7 @@ public final class UpstreamClient: Sendable {
         guard let shared = configuration.sharedBudget else { return RateDecision(granted: true, retryAfter: 0) }
         let deadline = clock() + maxWait
         while true {
-            guard let decision = await shared.take(upstream, perMinute: perMinute, burst: Self.burst(perMinute)) else {
+            guard let decision = await shared.take(upstream, perMinute: perMinute, burst: TokenCount.burst(perMinute: perMinute)) else {
                 guard let bucket = fallbacks[upstream] else { return RateDecision(granted: true, retryAfter: 0) }
                 let grant = bucket.take(now: clock())
                 configuration.rateObserver?(upstream, "fallback", grant.granted)

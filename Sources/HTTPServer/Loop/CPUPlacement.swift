@@ -5,7 +5,7 @@ import CSystem
 /// later when the client's CPU changes). The reply then leaves from the CPU the request came
 /// in on: no cross-CPU wake-up per request (an IPI, costly in a VM), a warm cache, and each
 /// client thread's connections on one loop. Measured, this is what takes the cache-hit p99
-/// below nginx's (README, Benchmarks).
+/// below nginx's (docs/benchmarks.md).
 public struct CPUPlacement: Sendable, Equatable {
     /// `cpus[i]` is the CPU loop i is pinned to.
     public let cpus: [Int]

@@ -68,7 +68,7 @@ public final class Server: Sendable {
                     // A pinned loop shares its CPU with whatever else runs there (on loopback, the
                     // clients themselves): woken by each packet it would preempt that thread to
                     // answer one request and sleep again. Batched, it answers what gathered
-                    // meanwhile: a fifth of the context switches per request (README, Benchmarks).
+                    // meanwhile: a fifth of the context switches per request (docs/benchmarks.md).
                     NativeThread.batchScheduling()
                 }
                 loop.run()

@@ -2,7 +2,7 @@ import Primitives
 import Upstream
 
 /// Per-client quota of upstream-costing requests (`CLIENT_MISS_RATE_PER_MIN`): a token
-/// bucket per client, `perMinute / 6` (at least 1) at once, refilled at `perMinute / 60`
+/// bucket per client, `TokenCount.burst` (a sixth of a minute's worth) at once, refilled at `perMinute / 60`
 /// a second. Client state is a bounded LRU (`CLIENT_STATE_MAX` clients), so lookup, touch
 /// and eviction are O(1) and memory is fixed once full (about 100 bytes a client). An
 /// evicted client simply starts again with a full bucket.
@@ -14,7 +14,7 @@ final class ClientLimiter: Sendable {
 
     init(perMinute: Double, maxClients: Int) {
         perSecond = perMinute / 60
-        burst = max(1, (perMinute / 6).rounded(.up))
+        burst = Double(TokenCount.burst(perMinute: perMinute))
         self.maxClients = max(1, min(maxClients, Int(Int32.max)))
     }
 

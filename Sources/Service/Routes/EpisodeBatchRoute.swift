@@ -190,7 +190,8 @@ struct EpisodeBatchRoute: Sendable {
             return .error(code: error.code, message: error.message)
         }
         guard let data = EpisodeFeedData(entry.body) else {
-            return .error(code: "bad_upstream_response", message: "episodes: the cached data could not be read")
+            let error = ClientError.unreadableCachedData(SourceName.episodes)
+            return .error(code: error.code, message: error.message)
         }
         return .ok(data)
     }

@@ -91,7 +91,7 @@ struct FeedRoute: Sendable {
             guard data.status == 200 else { return CachedRendering.response(data, for: request, cacheStatus: status, now: now) }
             guard let output = view.cut(data.body) else {
                 logger.warn("cached data unreadable", [("key", .string(view.dataKey))])
-                return .error(ClientError(status: 502, code: "bad_upstream_response", message: "\(prepared.source): the cached data could not be read"))
+                return .error(.unreadableCachedData(prepared.source))
             }
             let page = CachedResponse(
                 body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: data.storedAt, policy: data.policy, link: output.link)

@@ -139,7 +139,8 @@ public struct EpisodeBatch: Sendable {
             let error: Inner
         }
         guard let decoded = try? FeedJSON.decode(Body.self, from: body, source: SourceName.episodes) else {
-            return ("bad_upstream_response", "the cached answer could not be read")
+            let error = ClientError.unreadableCachedData(SourceName.episodes)
+            return (error.code, error.message)
         }
         return (decoded.error.code, decoded.error.message)
     }

@@ -1,4 +1,4 @@
-// The public item models. FeedJSON writes every absent value as `null`.
+// The items the lists carry (Photo, Podcast, Loan, Episode). FeedJSON writes every absent value as `null`.
 
 public struct Photo: Codable, Sendable, Equatable {
     public var id: String?
