@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats"], path: "Benchmarks/FeedBench"),
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),
 
-        .target(name: "TestSupport", dependencies: ["HTTPServer", "Primitives"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTPServer", "Primitives", "CSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),

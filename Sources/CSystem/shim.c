@@ -218,3 +218,22 @@ uint64_t csys_striped_next(int64_t *slots, int row, int mask, int index) {
 }
 
 int64_t csys_striped_load(const int64_t *slot) { return __atomic_load_n(slot, __ATOMIC_RELAXED); }
+
+#include <spawn.h>
+#include <fcntl.h>
+
+/// posix_spawn with only fds 0-2 passed on (stdin from /dev/null; stdout and stderr to the
+/// given fds, or /dev/null for -1), in `dir` when not NULL: how the tests start processes,
+/// since Foundation's Process.run over-reads /proc/self/fd entries now and then and crashes.
+int csys_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], const char *dir, int out_fd, int err_fd) {
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+    int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (rc == 0) rc = out_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, out_fd, 1) : posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (rc == 0) rc = err_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, err_fd, 2) : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    if (rc == 0 && dir) rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
+    if (rc == 0) rc = posix_spawn(pid, path, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}

@@ -24,19 +24,14 @@ import TestSupport
     @Test func aSecondServerOnTheSamePortIsRefused() async throws {
         try await offPool {
             let h = try Harness()
-            let second = Process()
-            second.executableURL = URL(fileURLWithPath: FeedProxyProcess.binaryPath)
-            second.arguments = ["--port", "\(h.port)", "--fixtures", "Fixtures"]
-            second.currentDirectoryURL = FeedProxyProcess.repositoryRoot
-            let err = Pipe()
-            second.standardError = err
-            second.standardOutput = FileHandle.nullDevice
-            try launchProcess(second)
+            let second = try Spawned(
+                FeedProxyProcess.binaryPath, ["--port", "\(h.port)", "--fixtures", "Fixtures"], directory: FeedProxyProcess.repositoryRoot.path,
+                capture: true)
             let deadline = Date().addingTimeInterval(15)
             while second.isRunning && Date() < deadline { usleep(20_000) }
             if second.isRunning { second.terminate() }
             second.waitUntilExit()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = String(decoding: second.output().stderr, as: UTF8.self)
             #expect(second.terminationStatus == 1)
             #expect(message.contains(":\(h.port) is already in use"), "\(message)")
             #expect(try h.get("/healthz").status == 200)

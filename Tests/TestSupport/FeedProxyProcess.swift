@@ -4,10 +4,9 @@ import Synchronization
 
 /// The real `feedproxy` binary, started for a test and stopped with SIGTERM.
 public final class FeedProxyProcess: @unchecked Sendable {
-    public let process = Process()
+    public let process: Spawned
     public private(set) var port = 0
     private let output = Locked<[String]>([])
-    private let stderrText = Locked<String>("")
 
     public static var binaryPath: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("feedproxy").path
@@ -21,22 +20,15 @@ public final class FeedProxyProcess: @unchecked Sendable {
 
     /// Starts the binary on a free port and waits for its "listening" line.
     public init(arguments: [String] = [], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
-        process.arguments = ["--port", "0", "--threads", "2"] + arguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CACHE_") && !$0.key.hasSuffix("_URL") }
+        var env = Spawned.currentEnvironment.filter { !$0.key.hasPrefix("CACHE_") && !$0.key.hasSuffix("_URL") }
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.currentDirectoryURL = Self.repositoryRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
         let ready = DispatchSemaphore(value: 0)
         let portBox = Locked(0)
         // Logs arrive in batches that a pipe read may cut anywhere: keep the unfinished line.
         let partial = Locked<[UInt8]>([])
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
+        process = try Spawned(
+            Self.binaryPath, ["--port", "0", "--threads", "2"] + arguments, environment: env, directory: Self.repositoryRoot.path, capture: true
+        ) { [output] data in
             let complete = partial.withLock { rest -> [UInt8] in
                 rest += data
                 guard let end = rest.lastIndex(of: 0x0A) else { return [] }
@@ -52,20 +44,15 @@ public final class FeedProxyProcess: @unchecked Sendable {
                 }
             }
         }
-        err.fileHandleForReading.readabilityHandler = { [stderrText] handle in
-            let data = handle.availableData
-            if !data.isEmpty { stderrText.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-        }
-        try launchProcess(process)
         guard ready.wait(timeout: .now() + 20) == .success else {
             process.terminate()
-            throw LaunchError.didNotStart(stderrText.withLock { $0 })
+            throw LaunchError.didNotStart(stderr)
         }
         port = portBox.withLock { $0 }
     }
 
     public var logLines: [String] { output.withLock { $0 } }
-    public var stderr: String { stderrText.withLock { $0 } }
+    public var stderr: String { String(decoding: process.stderrSoFar, as: UTF8.self) }
 
     /// SIGTERM, then waits; returns the exit status.
     @discardableResult
@@ -73,28 +60,23 @@ public final class FeedProxyProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         let deadline = Date().addingTimeInterval(15)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
 
     /// Runs the binary to completion (for --help and configuration errors).
     public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binaryPath)
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = Spawned.currentEnvironment
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try launchProcess(p)
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let result = try Spawned.run(binaryPath, arguments, environment: env)
+        return (result.status, String(decoding: result.stdout, as: UTF8.self), String(decoding: result.stderr, as: UTF8.self))
     }
 }

@@ -29,12 +29,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     static func launch(_ arguments: [String], port: Int) throws -> Int32 {
         let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let binary else { throw Failure.notInstalled }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = arguments
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try launchProcess(p)
+        let p = try Spawned(binary, arguments)
         for _ in 0..<100 {
             if (try? redisCLI(port: port, ["PING"])) == "PONG" { return p.processIdentifier }
             usleep(20_000)
@@ -84,14 +79,6 @@ public final class RedisServerProcess: @unchecked Sendable {
 
 /// Runs redis-cli against a server (or a sentinel) on `port`; its trimmed output.
 func redisCLI(port: Int, _ args: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-    p.arguments = ["-p", "\(port)"] + args
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try launchProcess(p)
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let result = try Spawned.run("/usr/bin/redis-cli", ["-p", "\(port)"] + args)
+    return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }

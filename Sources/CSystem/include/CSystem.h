@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -68,5 +69,8 @@ void csys_striped_add(int64_t *slots, int row, int mask, int index, int64_t n);
 uint64_t csys_striped_next(int64_t *slots, int row, int mask, int index);
 /// Relaxed load of one slot.
 int64_t csys_striped_load(const int64_t *slot);
+
+/// Starts `path` (fds 0-2 only; see shim.c); 0 or an errno value.
+int csys_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], const char *dir, int out_fd, int err_fd);
 
 #endif
