@@ -38,19 +38,20 @@ func maxRSSKiB() -> Int {
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return usage.ru_maxrss
 }
-var xml = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Big</title>"
-let paragraph = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 12)
-var items = 0
-while xml.utf8.count < 5_000_000 {
-    xml +=
-        "<item><title>Episode \(items)</title><guid>ep-\(items)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
-        + "<enclosure url=\"https://cdn.example.com/\(items).mp3\" length=\"1234567\" type=\"audio/mpeg\"/><itunes:duration>01:02:03</itunes:duration>"
-        + "<description><![CDATA[<p>\(paragraph)</p>]]></description></item>"
-    items += 1
+/// A made-up podcast feed of at least `bytes`, each item's show notes `notes`: its bytes and item count.
+func syntheticFeed(bytes: Int, notes: String) -> (bytes: [UInt8], items: Int) {
+    var xml = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Big</title>"
+    var items = 0
+    while xml.utf8.count < bytes {
+        xml +=
+            "<item><title>Episode \(items)</title><guid>ep-\(items)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
+            + "<enclosure url=\"https://cdn.example.com/\(items).mp3\" length=\"1234567\" type=\"audio/mpeg\"/><itunes:duration>01:02:03</itunes:duration>"
+            + "<description><![CDATA[<p>\(notes)</p>]]></description></item>"
+        items += 1
+    }
+    return (Array((xml + "</channel></rss>").utf8), items)
 }
-xml += "</channel></rss>"
-let feedBytes = Array(xml.utf8)
-xml = ""
+let (feedBytes, items) = syntheticFeed(bytes: 5_000_000, notes: String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 12))
 let before = maxRSSKiB()
 let start = DispatchTime.now().uptimeNanoseconds
 let parsed = try EpisodesAdapter.parseFeed(feedBytes, limit: 500)
@@ -65,19 +66,8 @@ print(
 // One feed, one fetch: the whole of a 29 MB feed is read (parsed, normalised, each episode
 // encoded once into the data pages are cut from), next to expat's own xmlwf only checking
 // the same file is well-formed. Then a page cut from that data, as a page miss does it.
-var long = "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Long</title>"
-let notes = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. ", count: 70)
-var episodes = 0
-while long.utf8.count < 29_000_000 {
-    long +=
-        "<item><title>Episode \(episodes)</title><guid>long-\(episodes)</guid><pubDate>Mon, 03 Nov 2025 14:20:05 +0000</pubDate>"
-        + "<enclosure url=\"https://cdn.example.com/\(episodes).mp3\" length=\"1234567\" type=\"audio/mpeg\"/><itunes:duration>01:02:03</itunes:duration>"
-        + "<description><![CDATA[<p>\(notes)</p>]]></description></item>"
-    episodes += 1
-}
-long += "</channel></rss>"
-let longBytes = Array(long.utf8)
-long = ""
+let (longBytes, episodes) = syntheticFeed(
+    bytes: 29_000_000, notes: String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. ", count: 70))
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedbench-long-\(getpid()).xml")
 try Data(longBytes).write(to: path)
 defer { try? FileManager.default.removeItem(at: path) }
