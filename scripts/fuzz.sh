@@ -16,7 +16,7 @@ mkdir -p fuzz/out/corpus fuzz/out/crashes
 # Seeds are copied so the committed corpus stays small; discoveries go to fuzz/out. The real
 # fixtures join them, behind the byte (0x80 and up) that routes an input to the feed targets.
 cp Fuzz/corpus/* fuzz/out/corpus/
-for f in Fixtures/flickr/* Fixtures/itunes/* Fixtures/kiva/* Fixtures/rss/*.xml Fixtures/errors/*; do
+for f in Fixtures/flickr/* Fixtures/itunes/* Fixtures/kiva/* Fixtures/rss/*.xml Fixtures/errors/* Fixtures/episode-files/*; do
   { printf '\x80'; head -c 60000 "$f"; } >"fuzz/out/corpus/fixture_$(echo "$f" | tr '/.' '__')"
 done
 "$BIN" fuzz/out/corpus -dict=Fuzz/feeds.dict -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \

@@ -6,7 +6,7 @@ extension ClientError {
     /// marker read back may name.
     public static let feedCodes: Set<String> = [
         "invalid_parameter", "missing_parameter", "bad_upstream_response", "podcast_not_found", "feed_unavailable", "loan_not_found",
-        "internal_error", "encoding_failed",
+        "internal_error", "encoding_failed", "episode_not_found", "chapters_unreadable", "transcript_unreadable",
     ]
 
     public static func invalidParameter(_ message: String) -> ClientError {

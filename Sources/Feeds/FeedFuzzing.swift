@@ -18,11 +18,39 @@ public enum FeedFuzzing {
         _ = try? EpisodesAdapter.render(feed: bytes, contentType: nil, lookupTitle: nil, limit: 50, base: "https://feeds.example/podcast/rss")
         // The same bytes through the unknown-encoding handler, as a Content-Type charset would.
         _ = try? EpisodesAdapter.render(feed: bytes, contentType: "application/rss+xml; charset=windows-1252", lookupTitle: nil, limit: 50)
+        // Chapters and transcripts: every reader, with and without the episode's length.
+        for duration in [nil, 600] {
+            let chapters = try? EpisodePart(.chapters, url: "https://cdn.example/c.json", duration: duration).read(bytes)
+            if let problem = timesProblem(chapters.flatMap { try? JSONParser.parse($0) }, duration) {
+                return "chapters: \(problem)"
+            }
+            for format in TranscriptFormat.allCases {
+                let out = try? EpisodePart(.transcript(format, language: nil), url: "https://cdn.example/t", duration: duration).read(bytes)
+                if let problem = timesProblem(out.flatMap { try? JSONParser.parse($0) }?["segments"], duration) {
+                    return "transcript \(format.rawValue): \(problem)"
+                }
+            }
+        }
         let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
         if let problem = sanitizerProblem(text) { return problem }
         if let problem = urlProblem(String(text.prefix(512))) { return problem }
         guard bytes.count <= 128 else { return nil }
         return datesOutOfRange(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// What the chapter and transcript readers promise: every time finite, from 0 to the
+    /// episode's length, sorted by start, and every end after its start.
+    static func timesProblem(_ list: JSONValue?, _ duration: Int?) -> String? {
+        guard let list else { return nil }
+        let limit = duration.map(Double.init) ?? ClockTime.maxSeconds
+        var previous = -1.0
+        for item in list.elements {
+            guard let start = item["start"]?.finiteNumber else { continue }
+            if start < 0 || start > limit || start < previous { return "start \(start) after \(previous), limit \(limit)" }
+            previous = start
+            if let end = item["end"]?.finiteNumber, end < start || end > limit { return "end \(end) for start \(start)" }
+        }
+        return nil
     }
 
     /// What the sanitizer promises: its output, parsed again as a browser would, holds only

@@ -140,6 +140,25 @@ final class FixtureState: Sendable {
         guard !name.contains("/"), !name.hasPrefix("."), let data = FixtureLibrary.feed(name) ?? (try? Data(contentsOf: file)).map(Array.init) else {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
+        // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.
+        let recorded = (try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name + ".content-type")))
+            .map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? "" }
+        return validated(data, type: recorded ?? "application/rss+xml", request, counting: "rss-304")
+    }
+
+    /// `Fixtures/episode-files/<name>`, typed by its extension.
+    func episodeFile(_ name: String, _ request: Request) -> Response {
+        let file = directory.appendingPathComponent("episode-files").appendingPathComponent(name)
+        guard !name.contains("/"), !name.hasPrefix("."), let data = (try? Data(contentsOf: file)).map(Array.init) else {
+            return .error(status: 404, code: "not_found", message: "no such file")
+        }
+        let types = ["json": "application/json", "vtt": "text/vtt", "srt": "application/x-subrip", "html": "text/html; charset=utf-8", "txt": "text/plain"]
+        let type = name.split(separator: ".").last.flatMap { types[String($0)] } ?? "application/octet-stream"
+        return validated(data, type: type, request, counting: "episode-files-304")
+    }
+
+    /// `data` with an ETag and Last-Modified, or a 304 when the request holds a matching validator.
+    private func validated(_ data: [UInt8], type: String, _ request: Request, counting notModified: String) -> Response {
         var fingerprint = FNV1a()
         fingerprint.add(data)
         let etag = "\"\(fingerprint.hex)\""
@@ -147,7 +166,7 @@ final class FixtureState: Sendable {
             request.headers["if-none-match"].map { $0.split(separator: ",").contains { $0.trimmingASCIIWhitespace() == etag } }
             ?? (request.headers["if-modified-since"] == Self.feedLastModified)
         if matches {
-            counts.withLock { $0["rss-304", default: 0] += 1 }
+            counts.withLock { $0[notModified, default: 0] += 1 }
             var r = Response(status: 304)
             r.headers.add("ETag", etag)
             return r
@@ -155,10 +174,7 @@ final class FixtureState: Sendable {
         var r = Response(status: 200, body: data)
         r.headers.add("ETag", etag)
         r.headers.add("Last-Modified", Self.feedLastModified)
-        // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.
-        let recorded = (try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name + ".content-type")))
-            .map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? "" }
-        r.headers.add("Content-Type", recorded ?? "application/rss+xml")
+        r.headers.add("Content-Type", type)
         return r
     }
 }

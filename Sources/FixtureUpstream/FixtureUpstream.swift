@@ -23,6 +23,8 @@ public final class FixtureUpstream: Sendable {
         router.get("/v1/loans/:name") { req in state.serve("kiva-rest", req) { state.kivaREST(req.pathParameters["name"] ?? "", req) } }
         // Feeds answer as podcast hosts do: ETag and Last-Modified, 304 to a matching validator.
         router.get("/rss/:name") { req in state.serve("rss", req) { state.rss(req.pathParameters["name"] ?? "", req) } }
+        // Chapters and transcript files, served as publishers' hosts do (validators, 304s).
+        router.get("/episode-files/:name") { req in state.serve("episode-files", req) { state.episodeFile(req.pathParameters["name"] ?? "", req) } }
         // A feed that moved for good: 301 to its address under /rss/.
         router.get("/moved/:name") { req in
             state.serve("rss-moved", req) {

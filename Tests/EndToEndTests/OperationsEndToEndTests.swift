@@ -161,25 +161,33 @@ import TestSupport
         }
     }
 
-    /// Every `--help` row `  --flag (ENV)  help [default: X]` is, word for word, the README row
-    /// `| `ENV` | `--flag` | `X` | help |`.
-    @Test func readmeConfigurationTableMatchesHelpExactly() async throws {
+    /// Every `--help` row `  --flag (ENV)  help [default: X]` is, word for word, the row
+    /// `| `ENV` | `--flag` | `X` | help |` of docs/configuration.md (and of the README, which
+    /// lists a newcomer's few): run scripts/settings-reference.py after changing Options.swift.
+    @Test func settingsReferenceMatchesHelpExactly() async throws {
         try await offPool {
             let help = try FeedProxyProcess.run(["--help"]).stdout
-            let readme = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-            let rows = help.split(separator: "\n").compactMap { line -> String? in
-                let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-                guard parts.count == 3, parts[0].hasPrefix("--"), parts[1].hasPrefix("("), parts[1].hasSuffix(")"),
-                    let marker = parts[2].range(of: " [default: ", options: .backwards), parts[2].hasSuffix("]")
-                else { return nil }
-                let text = parts[2][..<marker.lowerBound].trimmingCharacters(in: .whitespaces)
-                let value = parts[2][marker.upperBound..<parts[2].index(before: parts[2].endIndex)]
-                return "| `\(parts[1].dropFirst().dropLast())` | `\(parts[0])` | `\(value)` | \(text) |"
-            }
+            let rows = Set(
+                help.split(separator: "\n").compactMap { line -> String? in
+                    let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+                    guard parts.count == 3, parts[0].hasPrefix("--"), parts[1].hasPrefix("("), parts[1].hasSuffix(")"),
+                        let marker = parts[2].range(of: " [default: ", options: .backwards), parts[2].hasSuffix("]")
+                    else { return nil }
+                    let text = parts[2][..<marker.lowerBound].trimmingCharacters(in: .whitespaces)
+                    let value = parts[2][marker.upperBound..<parts[2].index(before: parts[2].endIndex)]
+                    return "| `\(parts[1].dropFirst().dropLast())` | `\(parts[0])` | `\(value)` | \(text) |"
+                })
             #expect(rows.count >= 40)
-            let table = Set(readme.split(separator: "\n").map(String.init).filter { $0.hasPrefix("| `") && $0.contains("` | `--") })
-            for row in rows where !table.contains(row) { Issue.record("README row differs from --help: \(row)") }
-            #expect(table.count == rows.count, "README has rows --help does not")
+            func table(_ path: String) throws -> Set<String> {
+                let text = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent(path), encoding: .utf8)
+                return Set(text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("| `") && $0.contains("` | `--") })
+            }
+            let reference = try table("docs/configuration.md")
+            for row in rows.subtracting(reference) { Issue.record("docs/configuration.md lacks (or differs from) --help's row: \(row)") }
+            for row in reference.subtracting(rows) { Issue.record("docs/configuration.md has a row --help does not: \(row)") }
+            let readme = try table("README.md")
+            #expect(readme.count >= 8, "the README lists the settings a newcomer needs")
+            for row in readme.subtracting(rows) { Issue.record("README row differs from --help: \(row)") }
         }
     }
 

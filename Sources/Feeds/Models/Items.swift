@@ -81,6 +81,14 @@ public struct Episode: Codable, Sendable, Equatable {
     public var chapters: Chapters?
     public var persons: [Person] = []
     public var soundbites: [Soundbite] = []
+    /// Podlove Simple Chapters given in the feed itself: not in lists, only in
+    /// `/podcasts/{id}/episodes/{episodeId}?include=chapters`.
+    public var inlineChapters: [ChapterMark] = []
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, published, audioUrl, audioType, audioBytes, duration, episode, season, explicit, imageUrl, summary, notesHtml, link
+        case episodeType, seasonName, transcripts, chapters, persons, soundbites
+    }
 }

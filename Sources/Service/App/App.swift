@@ -33,6 +33,14 @@ public final class App: Sendable {
                 handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
             case .podcast: handler = services.feedRoute(PodcastAdapter(lookupURL: c.itunesLookupURL), ttl: c.ttlPodcasts).handle
             case .episodes: handler = services.feedRoute(EpisodesAdapter(c), ttl: c.ttlEpisodes).handle
+            case .episode:
+                let adapter = EpisodesAdapter(c)
+                handler =
+                    EpisodeRoute(
+                        adapter: adapter, feeds: services.feedRoute(adapter, ttl: c.ttlEpisodes),
+                        parts: EpisodePartLoader(maxFileBytes: c.episodeFileMaxBytes, allowPrivateHosts: c.allowPrivateFeedHosts),
+                        chapterLoads: services.feedRoute(adapter, ttl: c.ttlChapters), transcriptLoads: services.feedRoute(adapter, ttl: c.ttlTranscripts)
+                    ).handle
             case .episodeBatch:
                 let adapter = EpisodesAdapter(c)
                 handler = EpisodeBatchRoute(adapter: adapter, feeds: services.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle

@@ -17,6 +17,9 @@ public struct Configuration: Sendable {
     public var ttlPodcasts = 3600.0
     public var ttlLoans = 300.0
     public var ttlEpisodes = 1800.0
+    /// Chapters and transcript files change rarely once published.
+    public var ttlChapters = 86400.0
+    public var ttlTranscripts = 86400.0
     /// Seconds `/episodes` waits for podcasts not cached before answering them `pending`.
     public var episodesBatchDeadline = 3.0
     public var staleWhileRevalidateFactor = 10.0
@@ -27,6 +30,7 @@ public struct Configuration: Sendable {
     public var upstreamTimeoutMs = 8000
     public var upstreamMaxBodyBytes = 8 << 20
     public var feedMaxBodyBytes = 32 << 20
+    public var episodeFileMaxBytes = 5 << 20
     /// Shortest `/podcasts?term=` accepted: one-character searches are keystroke noise.
     public var podcastMinTermChars = 2
     public var rateITunesPerMinute = 20.0

@@ -1,5 +1,5 @@
 /// Every setting, declared once: flag, environment variable, where the value goes, how it
-/// is parsed, and its help text. Parsing, `--help` and the README's table all come from here.
+/// is parsed, and its help text. Parsing, `--help` and docs/configuration.md (scripts/settings-reference.py) all come from here.
 extension ConfigurationParser {
     static let options: [Option] = [
         Option("--port", "PORT", \.port, .integer(0...65535), "TCP port to listen on (0 picks a free one)"),
@@ -19,6 +19,8 @@ extension ConfigurationParser {
         Option("--cache-ttl-podcasts", "CACHE_TTL_PODCASTS", \.ttlPodcasts, .seconds(), "seconds /podcasts stays fresh"),
         Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.ttlLoans, .seconds(), "seconds /loans stays fresh"),
         Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.ttlEpisodes, .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
+        Option("--cache-ttl-chapters", "CACHE_TTL_CHAPTERS", \.ttlChapters, .seconds(), "seconds an episode's chapters file stays fresh"),
+        Option("--cache-ttl-transcripts", "CACHE_TTL_TRANSCRIPTS", \.ttlTranscripts, .seconds(), "seconds an episode's transcript stays fresh"),
         Option(
             "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.episodesBatchDeadline, .seconds(allowZero: false),
             "seconds /episodes waits for podcasts not cached before answering them pending"),
@@ -40,6 +42,9 @@ extension ConfigurationParser {
             "--upstream-max-body-bytes", "UPSTREAM_MAX_BODY_BYTES", \.upstreamMaxBodyBytes, .bytes(1024...(1 << 31)),
             "largest upstream JSON body accepted"),
         Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.feedMaxBodyBytes, .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
+        Option(
+            "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.episodeFileMaxBytes, .bytes(1024...(1 << 30)),
+            "largest chapters or transcript file accepted"),
         Option(
             "--podcast-min-term-chars", "PODCAST_MIN_TERM_CHARS", \.podcastMinTermChars, .integer(1...50),
             "shortest /podcasts search term accepted (shorter: 400; a keystroke, not a search)"),

@@ -9,7 +9,7 @@ enum SchemaFingerprint {
         let upstreams =
             c.upstreamIdentity.map { [$0, c.kivaLoansURL == nil ? "graphql" : "rest"] }
             ?? [c.flickrFeedURL, c.itunesSearchURL, c.itunesLookupURL, c.kivaGraphQLURL, c.kivaLoansURL ?? ""]
-        let parts = [OpenAPIDocument.json, Configuration.version] + upstreams + ["\(c.feedMaxBodyBytes)", "\(c.negativeTTL)"]
+        let parts = [OpenAPIDocument.json, Configuration.version] + upstreams + ["\(c.feedMaxBodyBytes)", "\(c.episodeFileMaxBytes)", "\(c.negativeTTL)"]
         var hash = FNV1a()
         for part in parts {
             hash.add(part.utf8)

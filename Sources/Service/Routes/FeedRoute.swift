@@ -241,9 +241,10 @@ struct FeedRoute: Sendable {
                             ("key", .string(prepared.loadKey)),
                         ])
                 }
-                // A definite "not found" is remembered briefly, like an upstream 4xx.
+                // A definite "not found" (or a file that is not what it says) is remembered
+                // briefly, like an upstream 4xx.
                 var negative: CachedResponse?
-                if error.status == 404, negativeTTL > 0 {
+                if error.status == 404 || error.status == 422, negativeTTL > 0 {
                     negative = CachedResponse(status: 404, body: error.body, gzippedBody: nil, storedAt: cache.now, policy: .negative(ttl: negativeTTL))
                 }
                 return .failure(CacheLoadError(error, negativeEntry: negative))

@@ -5,6 +5,7 @@ enum RouteName: String, CaseIterable, Sendable {
     case podcasts = "/podcasts"
     case podcast = "/podcasts/:id"
     case episodes = "/podcasts/:id/episodes"
+    case episode = "/podcasts/:id/episodes/:episodeId"
     case episodeBatch = "/episodes"
     case loans = "/loans"
     case loan = "/loans/:id"
@@ -30,6 +31,7 @@ enum RouteName: String, CaseIterable, Sendable {
         case .podcasts: return "/podcasts?term="
         case .podcast: return "/podcasts/{id}"
         case .episodes: return "/podcasts/{id}/episodes"
+        case .episode: return "/podcasts/{id}/episodes/{episodeId}"
         case .episodeBatch: return "/episodes?podcasts="
         case .loan: return "/loans/{id}"
         case .index, .demoFile: return nil

@@ -102,7 +102,8 @@ import Upstream
     @Test func theIndexListsEveryPublicRouteOnceInOrder() {
         #expect(
             RouteName.allCases.compactMap(\.listedAs) == [
-                "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/episodes?podcasts=", "/loans", "/loans/{id}", "/healthz",
+                "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/podcasts/{id}/episodes/{episodeId}", "/episodes?podcasts=",
+                "/loans", "/loans/{id}", "/healthz",
                 "/readyz", "/metrics",
                 "/openapi.json", "/demo",
             ])

@@ -9,13 +9,17 @@ import Primitives
 ///
 /// Layout (little-endian; read back like network input, since it may come from the shared tier):
 /// `FPEP` · version · u32 episode count · u32 head length · u16 title length · u8 updated length ·
-/// per episode {i64 published (Int64.min: undated), u64 anchor, u32 offset, u32 length} ·
-/// title · updated · head (the channel's JSON up to `,"count":`) · the episodes' JSON.
+/// per episode {i64 published (Int64.min: undated), u64 anchor, u32 offset, u32 length, u32 chapters length} ·
+/// title · updated · head (the channel's JSON up to `,"count":`) · the episodes' JSON, each followed
+/// by its inline chapters' JSON (empty when it has none).
 public struct EpisodeFeedData: Sendable {
     public struct Entry: Sendable {
         public let published: Int64
         public let anchor: UInt64
         public let json: ArraySlice<UInt8>
+        /// Inline (Podlove) chapters as `[chapter…]` JSON, checked against the episode's
+        /// length; empty when the feed gives none.
+        public let chapters: ArraySlice<UInt8>
     }
 
     public let title: String?
@@ -25,7 +29,7 @@ public struct EpisodeFeedData: Sendable {
     public let entries: [Entry]
 
     static let magic = Array("FPEP".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     static let undated = Int64.min
     /// The most episodes kept of one feed (a daily show of eight years).
     public static let maxEpisodes = 5_000
@@ -49,13 +53,17 @@ public struct EpisodeFeedData: Sendable {
         let fixed = 4 + 1 + 4 + 4 + 2 + 1 + title.count + updated.count + head.count
         for episode in parsed.episodes {
             let json = try FeedJSON.encode(episode)
-            guard fixed + index.count + 24 + area.count + json.count <= maxBytes, area.count + json.count <= Int(UInt32.max) else { break }
+            let chapters = episode.inlineChapters.isEmpty ? [] : try FeedJSON.encode(episode.inlineChapters)
+            let size = json.count + chapters.count
+            guard fixed + index.count + 28 + area.count + size <= maxBytes, area.count + size <= Int(UInt32.max) else { break }
             let published = episode.published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? undated
             append(UInt64(bitPattern: published), 8, to: &index)
             append(EpisodeCursor.anchor(id: episode.id, json: json[...]), 8, to: &index)
             append(UInt64(area.count), 4, to: &index)
             append(UInt64(json.count), 4, to: &index)
+            append(UInt64(chapters.count), 4, to: &index)
             area += json
+            area += chapters
             count += 1
         }
         var out = magic + [version]
@@ -78,20 +86,23 @@ public struct EpisodeFeedData: Sendable {
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let n = r.int(4), n <= Self.maxEpisodes,
             let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1)
         else { return nil }
-        var raw: [(Int64, UInt64, Int, Int)] = []
+        var raw: [(Int64, UInt64, Int, Int, Int)] = []
         raw.reserveCapacity(n)
         for _ in 0..<n {
-            guard let published = r.int64(), let anchor = r.uint(8), let offset = r.int(4), let length = r.int(4) else { return nil }
-            raw.append((published, anchor, offset, length))
+            guard let published = r.int64(), let anchor = r.uint(8), let offset = r.int(4), let length = r.int(4), let chapters = r.int(4) else { return nil }
+            raw.append((published, anchor, offset, length, chapters))
         }
         guard let title = r.take(titleLength), let updated = r.take(updatedLength), let head = r.take(headLength) else { return nil }
         let area = r.rest
         var entries: [Entry] = []
         entries.reserveCapacity(n)
-        for (published, anchor, offset, length) in raw {
-            guard length > 0, offset <= area.count, length <= area.count - offset else { return nil }
+        for (published, anchor, offset, length, chapters) in raw {
+            guard length > 0, offset <= area.count, length <= area.count - offset, chapters <= area.count - offset - length else { return nil }
             let start = area.startIndex + offset
-            entries.append(Entry(published: published, anchor: anchor, json: area[start..<(start + length)]))
+            entries.append(
+                Entry(
+                    published: published, anchor: anchor, json: area[start..<(start + length)],
+                    chapters: area[(start + length)..<(start + length + chapters)]))
         }
         self.title = title.isEmpty ? nil : String(decoding: title, as: UTF8.self)
         self.updated = updated.isEmpty ? nil : String(decoding: updated, as: UTF8.self)

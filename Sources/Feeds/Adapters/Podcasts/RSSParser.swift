@@ -21,7 +21,7 @@ final class RSSParser: XMLStreamHandler {
     }
 
     private enum Kind { case unknown, rss, atom }
-    private enum Namespace { case none, itunes, content, atom, podcast, other }
+    private enum Namespace { case none, itunes, content, atom, podcast, podlove, other }
 
     private struct Element {
         let namespace: Namespace
@@ -39,6 +39,8 @@ final class RSSParser: XMLStreamHandler {
     /// The podcastindex.org namespace, and the address early feeds declared it with.
     private static let podcast = Array("https://podcastindex.org/namespace/1.0".utf8)
     private static let podcastEarly = Array("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md".utf8)
+    /// Podlove Simple Chapters (`psc:chapters`), inline in the item.
+    private static let podlove = Array("http://podlove.org/simple-chapters".utf8)
 
     private let limit: Int
     /// The feed's final URL (after redirects): the base of every relative reference in it.
@@ -94,6 +96,7 @@ final class RSSParser: XMLStreamHandler {
         if uri.elementsEqual(content) { return .content }
         if uri.elementsEqual(atom) { return .atom }
         if uri.elementsEqual(podcast) || uri.elementsEqual(podcastEarly) { return .podcast }
+        if uri.elementsEqual(podlove) { return .podlove }
         return .other
     }
 
@@ -140,6 +143,11 @@ final class RSSParser: XMLStreamHandler {
             }
         case (_, "chapters", .podcast) where inItem:
             if let u = url("url") { current?.chapters = Chapters(url: u, type: Self.bounded(attributes["type"])) }
+        case (_, "chapter", .podlove) where inItem:
+            if let start = attributes["start"].flatMap(ClockTime.seconds), (current?.inlineChapters.count ?? 0) < ChapterList.maxChapters {
+                current?.inlineChapters.append(
+                    ChapterMark(start: start, title: ChapterList.plainTitle(attributes["title"]), url: url("href"), imageUrl: url("image")))
+            }
         case (_, "person", .podcast):
             pendingPerson = (
                 Self.bounded(attributes["role"])?.lowercased() ?? "host", Self.bounded(attributes["group"])?.lowercased() ?? "cast", url("href"), url("img")
@@ -334,6 +342,9 @@ final class RSSParser: XMLStreamHandler {
         episode.summary = plain?.isEmpty == false ? plain : nil
         // Show notes as sanitized HTML: content:encoded, else the description (or Atom content).
         episode.notesHtml = (contentEncoded ?? itemDescription).flatMap { HTMLSanitizer.sanitize($0, base: itemBase) }
+        if !episode.inlineChapters.isEmpty {
+            episode.inlineChapters = ChapterList.normalised(episode.inlineChapters, duration: episode.duration.map(Double.init))
+        }
         result.episodes.append(episode)
         if result.episodes.count >= limit {
             reachedLimit = true

@@ -1,0 +1,164 @@
+import Feeds
+import HTTPServer
+import Primitives
+import ResponseCache
+import Synchronization
+import Upstream
+
+/// `GET /podcasts/{id}/episodes/{episodeId}?include=chapters,transcript`: one episode, cut
+/// from the podcast's episode data (the entry every page and batch is cut from: no fetch of
+/// its own), with its chapters and transcript read from the files it points to. Each file is
+/// fetched like a feed (single-flight, shared tier, conditional refresh, the client's quota)
+/// and cached read, under its own TTL; one that is missing or broken is a `problems` entry,
+/// never a failed episode. The whole answer is kept too when nothing in it went wrong.
+struct EpisodeRoute: Sendable {
+    let adapter: EpisodesAdapter
+    /// The episodes route: the data's cache, loader, quota and counters.
+    let feeds: FeedRoute
+    let parts: EpisodePartLoader
+    /// Loaders under the chapters' and transcripts' TTLs.
+    let chapterLoads: FeedRoute
+    let transcriptLoads: FeedRoute
+
+    static let episodeNotFound = ClientError(status: 404, code: "episode_not_found", message: "this podcast's feed has no episode with this id")
+
+    func handle(_ request: Request) -> HandlerResult {
+        let query: EpisodeQuery
+        do {
+            query = try EpisodeQuery(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems))
+        } catch {
+            return .response(.error(status: error.status, code: error.code, message: error.message))
+        }
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(request)
+        if !bypass, case .fresh(let answer) = cache.lookup(query.answerKey) {
+            feeds.stats?.hits.add()
+            return .response(CachedRendering.response(answer, for: request, cacheStatus: .hit, now: cache.now))
+        }
+        let clients = feeds.clients
+        let address = clients.resolver.client(peer: request.peer, headers: request.headers)
+        let client = address.map(ClientResolver.key)
+        let admission = BatchAdmission(limiter: client == nil ? nil : clients.limiter, client: client, clock: { cache.now })
+        let loads = Loads(route: self, bypass: bypass, client: client, trace: request.trace, admission: admission)
+        return .deferred {
+            var response = await loads.answer(query, for: request)
+            if admission.charged, !loads.costTheUpstream, let client { clients.limiter?.refund(client) }
+            (loads.fetched ? feeds.stats?.misses : feeds.stats?.hits)?.add()
+            response.client = address
+            return response
+        }
+    }
+
+    /// One request's loads: the data and the parts, cached or fetched under one upstream
+    /// budget and one quota decision.
+    final class Loads: Sendable {
+        let route: EpisodeRoute
+        let bypass: Bool
+        let client: ClientKey?
+        let trace: TraceContext?
+        let admission: BatchAdmission
+        let deadline: Double
+        private let state = Mutex((fetched: false, cost: false))
+
+        init(route: EpisodeRoute, bypass: Bool, client: ClientKey?, trace: TraceContext?, admission: BatchAdmission) {
+            self.route = route
+            self.bypass = bypass
+            self.client = client
+            self.trace = trace
+            self.admission = admission
+            deadline = NativeThread.monotonicSeconds() + route.feeds.upstream.budgetSeconds
+        }
+
+        var fetched: Bool { state.withLock { $0.fetched } }
+        var costTheUpstream: Bool { state.withLock { $0.cost } }
+
+        func answer(_ query: EpisodeQuery, for request: Request) async -> Response {
+            let cache = route.feeds.cache, adapter = route.adapter, id = query.podcastID
+            var prepared = adapter.dataFeed(id)
+            // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
+            if case .fresh(let known) = cache.lookup(PodcastAdapter.cacheKey(id)), known.status == 200,
+                let listed = EpisodesAdapter.listed(fromPodcastAnswer: known.body)
+            {
+                prepared = adapter.dataFeed(id, listed: listed)
+            }
+            let data: CachedResponse, status: CachedRendering.CacheStatus
+            switch await load(prepared, with: route.feeds) {
+            case .success(let (entry, loaded)): (data, status) = (entry, loaded)
+            case .failure(let error): return .error(error)
+            }
+            guard data.status == 200 else { return CachedRendering.response(data, for: request, cacheStatus: status, now: cache.now) }
+            guard let feed = EpisodeFeedData(data.body) else { return .error(.unreadableCachedData(SourceName.episodes)) }
+            guard let detail = EpisodeDetail(in: feed, id: query.episodeID) else { return .error(EpisodeRoute.episodeNotFound) }
+            var problems: [EpisodeAnswer.Problem] = []
+            var chapters: [UInt8]?
+            if query.chapters {
+                if let file = detail.chaptersFile {
+                    switch await part(file, with: route.chapterLoads) {
+                    case .success(let bytes): chapters = bytes
+                    case .failure(let problem): problems.append(problem)
+                    }
+                }
+                if chapters == nil, !detail.inlineChapters.isEmpty { chapters = Array(detail.inlineChapters) }
+            }
+            var transcript: [UInt8]?
+            if query.transcript {
+                // The best the feed offers that can be read.
+                for candidate in detail.transcripts where transcript == nil {
+                    switch await part(candidate, with: route.transcriptLoads) {
+                    case .success(let bytes): transcript = bytes
+                    case .failure(let problem): problems.append(problem)
+                    }
+                }
+            }
+            let body = EpisodeAnswer.render(podcastID: id, item: detail.json, chapters: chapters, transcript: transcript, problems: problems)
+            // Kept for as long as the data it is cut from, when complete (a problem may pass).
+            let answer = CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: data.storedAt, policy: data.policy)
+            if problems.isEmpty { cache.store(answer, for: query.answerKey) }
+            return CachedRendering.response(answer, for: request, cacheStatus: status, now: cache.now)
+        }
+
+        /// A chapters or transcript file as its JSON, or why it is absent.
+        func part(_ part: EpisodePart, with loads: FeedRoute) async -> Result<[UInt8], EpisodeAnswer.Problem> {
+            func problem(_ code: String, _ message: String) -> Result<[UInt8], EpisodeAnswer.Problem> {
+                .failure(EpisodeAnswer.Problem(part: part.name, code: code, message: message))
+            }
+            switch await load(route.parts.prepared(part), with: loads) {
+            case .success(let (entry, _)):
+                guard entry.status == 200 else {
+                    let error = EpisodeBatch.error(fromBody: entry.body)
+                    return problem(error.code, error.message)
+                }
+                return .success(entry.body)
+            case .failure(let error): return problem(error.code, error.message)
+            }
+        }
+
+        /// A cached entry (a stale one refreshed in the background), else fetched now.
+        func load(_ prepared: PreparedFeed, with loads: FeedRoute) async -> Result<(CachedResponse, CachedRendering.CacheStatus), ClientError> {
+            let cache = loads.cache, key = prepared.loadKey
+            switch bypass ? .miss : cache.lookup(key) {
+            case .fresh(let entry): return .success((entry, .hit))
+            case .stale(let entry):
+                cache.refreshInBackground(key, refreshing: loads.loader(prepared))
+                return .success((entry, .stale))
+            case .miss: break
+            }
+            state.withLock { $0.fetched = true }
+            let client = self.client, trace = self.trace, deadline = self.deadline, bypass = self.bypass, admission = self.admission
+            let outcome = await UpstreamRequestContext.with({ $0.deadline = deadline }) {
+                await cache.fetch(key, revalidate: bypass, admit: admission.admit, refreshing: loads.loader(prepared, client: client, trace: trace))
+            }
+            guard let outcome else {
+                return .failure(
+                    ClientError(
+                        status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later",
+                        retryAfter: admission.refusedFor ?? 1))
+            }
+            if FeedRoute.costTheUpstream(outcome) { state.withLock { $0.cost = true } }
+            switch outcome {
+            case .loaded(let entry, let origin): return .success((entry, .init(origin)))
+            case .staleAfterError(let entry, _): return .success((entry, .stale))
+            case .failed(let error): return .failure(error.error)
+            }
+        }
+    }
+}

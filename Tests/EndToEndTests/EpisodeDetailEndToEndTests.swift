@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// One episode, complete: its chapters and transcript in one request, read from the files
+/// the feed points to, each fetched once and cached; a broken or missing file is a problem
+/// in the answer, never a failed episode.
+@Suite(.serialized) struct EpisodeDetailEndToEndTests {
+    static let environment = ["ALLOW_PRIVATE_FEED_HOSTS": "true"]
+
+    @Test func chaptersAndTranscriptInOneRequestThenCached() async throws {
+        try await offPool {
+            let h = try Harness(environment: Self.environment)
+            let r = try h.get("/podcasts/1580000009/episodes/ct-json?include=chapters,transcript")
+            #expect(r.status == 200)
+            let body = h.json(r)
+            #expect(body["podcastId"] as? Int == 1_580_000_009)
+            let item = body["item"] as? [String: Any] ?? [:]
+            #expect(item["id"] as? String == "ct-json" && item["duration"] as? Int == 1800)
+            let chapters = body["chapters"] as? [[String: Any]] ?? []
+            #expect(chapters.map { $0["title"] as? String } == ["Intro", "Hearing Aids", "Progress Report", "Image only", "Donations & Thanks", "Outro"])
+            let transcript = body["transcript"] as? [String: Any] ?? [:]
+            #expect(transcript["type"] as? String == "text/vtt", "the timed WebVTT is preferred over the JSON and HTML ones")
+            #expect((transcript["segments"] as? [[String: Any]])?.first?["speaker"] as? String == "Ada Host")
+            #expect((body["problems"] as? [Any])?.isEmpty == true)
+            #expect(h.upstream.requestCount(for: "episode-files") == 2)
+            // Again: the whole answer is kept; nothing is fetched or read again.
+            let again = try h.get("/podcasts/1580000009/episodes/ct-json?include=transcript,chapters")
+            #expect(again.status == 200 && again.header("X-Cache") == "HIT" && again.body == r.body)
+            // An ETag the client holds is a 304.
+            let etag = try #require(again.header("ETag"))
+            #expect(try h.get("/podcasts/1580000009/episodes/ct-json?include=chapters,transcript", headers: ["If-None-Match: \(etag)"]).status == 304)
+            // Without `include`, the episode alone; and the list is cut from the same feed download.
+            let bare = h.json(try h.get("/podcasts/1580000009/episodes/ct-json"))
+            #expect(bare["chapters"] is NSNull && bare["transcript"] is NSNull)
+            #expect(try h.get("/podcasts/1580000009/episodes").header("X-Cache") == "HIT")
+            #expect(h.upstream.requestCount(for: "rss") == 1 && h.upstream.requestCount(for: "itunes-lookup") == 1)
+            #expect(h.upstream.requestCount(for: "episode-files") == 2)
+        }
+    }
+
+    @Test func brokenAndMissingFilesAreProblemsAndTheNextTranscriptIsTried() async throws {
+        try await offPool {
+            let h = try Harness(environment: Self.environment)
+            let target = "/podcasts/1580000009/episodes/ct-broken?include=chapters,transcript"
+            let body = h.json(try h.get(target))
+            #expect(body["chapters"] is NSNull)
+            #expect((body["transcript"] as? [String: Any])?["type"] as? String == "application/json")
+            let problems = body["problems"] as? [[String: Any]] ?? []
+            #expect(problems.map { $0["part"] as? String } == ["chapters", "transcript"])
+            #expect(problems.first?["code"] as? String == "chapters_unreadable")
+            #expect(problems.allSatisfy { ($0["message"] as? String)?.isEmpty == false })
+            let fetched = h.upstream.requestCount(for: "episode-files")
+            #expect(fetched == 3)
+            // The broken and the missing file are remembered like any absence: not fetched again.
+            let again = h.json(try h.get(target))
+            #expect((again["problems"] as? [Any])?.count == 2)
+            #expect(h.upstream.requestCount(for: "episode-files") == fetched)
+        }
+    }
+
+    @Test func podloveChaptersHostileFilesAndEncodedIds() async throws {
+        try await offPool {
+            let h = try Harness(environment: Self.environment)
+            let podlove = h.json(try h.get("/podcasts/1580000009/episodes/ct-podlove?include=chapters"))
+            #expect((podlove["chapters"] as? [[String: Any]])?.map { $0["start"] as? Double } == [0, 90.5, 465])
+            #expect(podlove["transcript"] is NSNull)
+            let hostile = h.json(try h.get("/podcasts/1580000009/episodes/ct-hostile?include=chapters,transcript"))
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: hostile), as: UTF8.self)
+            #expect(!text.contains("javascript:") && !text.contains("<script") && !text.contains("file:"))
+            #expect((hostile["chapters"] as? [Any])?.count == 3 && (hostile["problems"] as? [Any])?.isEmpty == true)
+            // The id as the list gives it, URL-encoded into the path.
+            let id = "https://example.com/episodes/4?part=a&b=c".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let encoded = try h.get("/podcasts/1580000009/episodes/\(id)?include=transcript")
+            #expect(encoded.status == 200)
+            #expect((h.json(encoded)["transcript"] as? [String: Any])?["type"] as? String == "text/html")
+            // An episode without either: nulls, and no problem.
+            let plain = h.json(try h.get("/podcasts/1580000009/episodes/ct-plain?include=chapters,transcript"))
+            #expect(plain["chapters"] is NSNull && plain["transcript"] is NSNull && (plain["problems"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func badRequestsAreClearErrors() async throws {
+        try await offPool {
+            let h = try Harness(environment: Self.environment)
+            let unknown = try h.get("/podcasts/1580000009/episodes/no-such-episode")
+            #expect(unknown.status == 404 && (h.json(unknown)["error"] as? [String: Any])?["code"] as? String == "episode_not_found")
+            let include = try h.get("/podcasts/1580000009/episodes/ct-json?include=video")
+            #expect(include.status == 400 && (h.json(include)["error"] as? [String: Any])?["code"] as? String == "invalid_parameter")
+            #expect(try h.get("/podcasts/abc/episodes/ct-json").status == 400)
+            let long = String(repeating: "x", count: 3000)
+            #expect(try h.get("/podcasts/1580000009/episodes/\(long)").status == 400)
+            let noPodcast = try h.get("/podcasts/1999999999/episodes/ct-json")
+            #expect(noPodcast.status == 404 && (h.json(noPodcast)["error"] as? [String: Any])?["code"] as? String == "podcast_not_found")
+        }
+    }
+}
+
+extension EpisodeDetailEndToEndTests {
+    /// A file larger than `EPISODE_FILE_MAX_BYTES` is refused, not read in part: a problem,
+    /// while the episode and its other part are served.
+    @Test func aFileOverTheCapIsAProblem() async throws {
+        try await offPool {
+            let h = try Harness(environment: Self.environment.merging(["EPISODE_FILE_MAX_BYTES": "1024"]) { $1 })
+            let body = h.json(try h.get("/podcasts/1580000009/episodes/ct-json?include=chapters,transcript"))
+            #expect(body["chapters"] is NSNull)
+            #expect((body["problems"] as? [[String: Any]])?.first?["code"] as? String == "upstream_body_too_large")
+            #expect((body["transcript"] as? [String: Any])?["type"] as? String == "text/vtt")
+        }
+    }
+}
