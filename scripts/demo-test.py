@@ -192,6 +192,30 @@ def main():
                 page.wait_for_timeout(500)
                 page.screenshot(path="docs/demo-loans.png")
 
+            # One episode, complete: from the library, its chapters as jump marks under the
+            # player and its transcript under the episode, from one request.
+            page.evaluate("""() => localStorage.setItem("feedproxy-demo-library",
+                JSON.stringify([{id: "1580000009", title: "Chapters and Transcripts"}]))""")
+            page.get_by_role("link", name="Podcasts").click()
+            page.get_by_role("tab", name="Library").click()
+            episode = page.locator("#library-episodes > li").filter(has=page.get_by_role("heading", name="JSON chapters, WebVTT transcript"))
+            episode.wait_for(timeout=10_000)
+            with page.expect_response(lambda r: "/episodes/ct-json?include=" in r.url) as answer:
+                episode.get_by_role("button", name="Show chapters and transcript").click()
+            marks = episode.get_by_role("navigation").get_by_role("button")
+            marks.first.wait_for(timeout=10_000)
+            labels = marks.all_inner_texts()
+            check("chapters as jump marks", labels, len(labels) == 5 and labels[:2] == ["0:00 Intro", "2:48 Hearing Aids"],
+                  "the 5 table-of-contents chapters, each with its time, from one request "
+                  f"({answer.value.url.split('/', 3)[3]})")
+            marks.nth(1).click()
+            seek = episode.locator("audio").evaluate("a => a.currentTime")
+            check("a jump mark moves the player", seek, seek == 168, "168 s")
+            lines = episode.locator(".transcript li").all_inner_texts()
+            check("transcript under the episode", lines,
+                  len(lines) == 3 and lines[0] == "0:00 Ada Host: Welcome back to the show." and "Grace Guest: " in lines[1], "3 timed lines with speakers")
+            audit("episode details")
+
             # The CSP at work: an inline script injected into the page does not run, and the
             # browser reports the violation. (eval is refused by the same policy, which has no
             # 'unsafe-eval'; code evaluated through DevTools, as Playwright's is, is exempt, so it

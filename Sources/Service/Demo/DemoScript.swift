@@ -142,8 +142,9 @@ extension DemoAssets {
           return h ? `${h} h ${m} min` : `${m} min ${s} s`;
         }
 
-        // One episode: its title, podcast (in the library), date and length, audio, notes.
-        function episodeItem(episode, podcastTitle) {
+        // One episode: its title, podcast (in the library), date and length, audio, notes, and
+        // (when the feed points to any) its chapters and transcript on request.
+        function episodeItem(episode, podcastID, podcastTitle) {
           const item = el("li", {}, el("h4", {text: episode.title || "Untitled episode"}));
           const facts = [];
           if (podcastTitle) facts.push(el("span", {class: "podcast", text: podcastTitle}));
@@ -157,13 +158,70 @@ extension DemoAssets {
           });
           item.append(line);
           const audio = safeURL(episode.audioUrl);
-          if (audio) item.append(el("audio", {controls: "", preload: "none", src: audio, "aria-label": `Play ${episode.title || "episode"}`}));
+          const player = audio ? el("audio", {controls: "", preload: "none", src: audio, "aria-label": `Play ${episode.title || "episode"}`}) : null;
+          if (player) item.append(player);
+          const extras = (episode.chapters ? ["chapters"] : []).concat(Array.isArray(episode.transcripts) && episode.transcripts.length ? ["transcript"] : []);
+          if (extras.length && isPodcastID(podcastID) && typeof episode.id === "string") {
+            const details = el("div", {class: "details"});
+            const button = el("button", {type: "button", "aria-expanded": "false", text: `Show ${extras.join(" and ")}`});
+            button.addEventListener("click", () => showDetails(podcastID, episode, extras, player, details, button), {once: true});
+            item.append(button, details);
+          }
           const notes = el("div", {class: "notes"});
           // notesHtml is sanitized by the server (an allow-list over an HTML5 parse); the plain summary otherwise.
           if (typeof episode.notesHtml === "string") notes.innerHTML = episode.notesHtml;
           else notes.textContent = episode.summary || "";
           item.append(notes);
           return item;
+        }
+
+        const clock = seconds => {
+          const s = Math.floor(seconds), h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60), r = String(s % 60).padStart(2, "0");
+          return h ? `${h}:${String(m).padStart(2, "0")}:${r}` : `${m}:${r}`;
+        };
+
+        // One request for the episode with its chapters and transcript: chapters become jump
+        // marks under the player, the transcript a list under the episode (all set as text).
+        async function showDetails(podcastID, episode, extras, player, details, button) {
+          button.setAttribute("aria-expanded", "true");
+          button.disabled = true;
+          const status = el("p", {class: "status", role: "status", text: "Loading…"});
+          details.replaceChildren(status);
+          try {
+            const body = await getJSON(`podcasts/${podcastID}/episodes/${encodeURIComponent(episode.id)}?include=${extras.join(",")}`);
+            details.replaceChildren();
+            const marks = (Array.isArray(body.chapters) ? body.chapters : []).filter(chapter => chapter.toc !== false && Number.isFinite(chapter.start));
+            if (marks.length) {
+              const list = el("ol", {class: "chapters"});
+              for (const chapter of marks) {
+                const jump = el("button", {type: "button", "data-start": String(chapter.start), text: `${clock(chapter.start)} ${chapter.title || "Chapter"}`});
+                jump.addEventListener("click", () => {
+                  if (!player) return;
+                  player.currentTime = chapter.start;
+                  player.play().catch(() => {});
+                });
+                list.append(el("li", {}, jump));
+              }
+              details.append(el("nav", {"aria-label": `Chapters of ${episode.title || "this episode"}`}, list));
+            }
+            const transcript = body.transcript;
+            if (transcript && Array.isArray(transcript.segments) && transcript.segments.length) {
+              const list = el("ol", {class: "transcript", tabindex: "0", "aria-label": "Transcript"});
+              for (const segment of transcript.segments) {
+                const line = el("li");
+                if (Number.isFinite(segment.start)) line.append(el("time", {text: clock(segment.start)}), " ");
+                if (segment.speaker) line.append(el("b", {text: `${segment.speaker}: `}));
+                line.append(segment.text || "");
+                list.append(line);
+              }
+              const more = transcript.truncated ? el("p", {class: "hint", text: "The transcript is longer than shown."}) : null;
+              details.append(el("details", {open: ""}, el("summary", {text: "Transcript"}), list, more));
+            }
+            const problems = Array.isArray(body.problems) ? body.problems : [];
+            if (!marks.length && !(transcript && transcript.segments && transcript.segments.length)) {
+              details.append(el("p", {class: "hint", text: problems.length ? `Not available: ${problems.map(problem => problem.message).join("; ")}.` : "Nothing to show."}));
+            }
+          } catch (error) { tell(status, error); }
         }
 
         let episodesController = null;
@@ -179,7 +237,7 @@ extension DemoAssets {
           say(status, "Loading episodes…");
           try {
             const feed = await getJSON(`podcasts/${encodeURIComponent(podcast.id)}/episodes?limit=20`, episodesController.signal);
-            list.replaceChildren(...feed.items.map(episode => episodeItem(episode)));
+            list.replaceChildren(...feed.items.map(episode => episodeItem(episode, podcast.id)));
             say(status, `${feed.items.length} episodes.`);
           } catch (error) { tell(status, error); }
         }
@@ -269,7 +327,7 @@ extension DemoAssets {
             for (const podcast of podcasts) if (podcast.title) titles.set(String(podcast.id), podcast.title);
             const titleOf = id => titles.get(String(id)) || `Podcast ${id}`;
             feeds.replaceChildren(...podcasts.map(podcast => libraryFeedItem(podcast, titleOf(podcast.id))));
-            list.replaceChildren(...body.items.map(episode => episodeItem(episode, titleOf(episode.podcastId))));
+            list.replaceChildren(...body.items.map(episode => episodeItem(episode, episode.podcastId, titleOf(episode.podcastId))));
             let text = `${body.items.length} latest episodes from ${library.length} podcasts.`;
             const pending = podcasts.filter(podcast => podcast.status === "pending").length;
             if (pending && !retry) {

@@ -25,6 +25,10 @@ extension DemoAssets {
         .episodes li { margin: 1rem 0; padding-bottom: 1rem; border-bottom: 1px solid var(--line); }
         .episodes audio { width: 100%; }
         .notes { color: var(--muted); }
+        .chapters { display: flex; flex-wrap: wrap; gap: .25rem; list-style: none; padding: 0; margin: .5rem 0; }
+        .chapters button { font-size: .85rem; padding: .15rem .4rem; }
+        .transcript { list-style: none; padding: 0; max-height: 20rem; overflow-y: auto; }
+        .transcript time { color: var(--muted); font-variant-numeric: tabular-nums; }
         .tabs { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); margin: .5rem 0; }
         .tabs [role="tab"] { border-radius: 4px 4px 0 0; border-bottom: none; margin-bottom: -1px; }
         .tabs [role="tab"][aria-selected="true"] { font-weight: 700; border-color: var(--accent); box-shadow: inset 0 3px var(--accent); }
