@@ -85,8 +85,10 @@ import TestSupport
             let h = try Harness(environment: Self.environment)
             let unknown = try h.get("/podcasts/1580000009/episodes/no-such-episode")
             #expect(unknown.status == 404 && (h.json(unknown)["error"] as? [String: Any])?["code"] as? String == "episode_not_found")
-            let include = try h.get("/podcasts/1580000009/episodes/ct-json?include=video")
-            #expect(include.status == 400 && (h.json(include)["error"] as? [String: Any])?["code"] as? String == "invalid_parameter")
+            for include in ["video", "", "chapters,", "Chapters"] {
+                let refused = try h.get("/podcasts/1580000009/episodes/ct-json?include=\(include)")
+                #expect(refused.status == 400 && (h.json(refused)["error"] as? [String: Any])?["code"] as? String == "invalid_parameter", "\(include)")
+            }
             #expect(try h.get("/podcasts/abc/episodes/ct-json").status == 400)
             let long = String(repeating: "x", count: 3000)
             #expect(try h.get("/podcasts/1580000009/episodes/\(long)").status == 400)
@@ -107,5 +109,25 @@ extension EpisodeDetailEndToEndTests {
             #expect((body["problems"] as? [[String: Any]])?.first?["code"] as? String == "upstream_body_too_large")
             #expect((body["transcript"] as? [String: Any])?["type"] as? String == "text/vtt")
         }
+    }
+}
+
+extension EpisodeDetailEndToEndTests {
+    /// Past their TTL, the files are asked for conditionally: a publisher's 304 renews them
+    /// without a download or a parse.
+    @Test func expiredFilesAreRefreshedConditionally() async throws {
+        let h = try await offPool { try Harness(environment: Self.environment.merging(["CACHE_TTL_CHAPTERS": "1", "CACHE_TTL_TRANSCRIPTS": "1"]) { $1 }) }
+        let target = "/podcasts/1580000009/episodes/ct-json?include=chapters,transcript"
+        let first = try await offPool { try h.get(target).status }
+        #expect(first == 200 && h.upstream.requestCount(for: "episode-files") == 2)
+        try await Task.sleep(for: .seconds(1.5))
+        // Stale now: served at once, refreshed in the background with the files' validators.
+        let second = try await offPool { () -> Bool in
+            let r = try h.get(target)
+            return r.status == 200 && h.json(r)["chapters"] as? [Any] != nil
+        }
+        #expect(second)
+        #expect(await eventually { h.upstream.requestCount(for: "episode-files-304") == 2 })
+        #expect(h.upstream.requestCount(for: "episode-files") == 4)
     }
 }

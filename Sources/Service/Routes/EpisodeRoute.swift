@@ -89,11 +89,17 @@ struct EpisodeRoute: Sendable {
             guard let feed = EpisodeFeedData(data.body) else { return .error(.unreadableCachedData(SourceName.episodes)) }
             guard let detail = EpisodeDetail(in: feed, id: query.episodeID) else { return .error(EpisodeRoute.episodeNotFound) }
             var problems: [EpisodeAnswer.Problem] = []
+            // The answer is as fresh as the part of it that expires first.
+            var expiresFirst = data
+            func use(_ entry: CachedResponse) -> [UInt8] {
+                if entry.storedAt + entry.policy.ttl < expiresFirst.storedAt + expiresFirst.policy.ttl { expiresFirst = entry }
+                return entry.body
+            }
             var chapters: [UInt8]?
             if query.chapters {
                 if let file = detail.chaptersFile {
                     switch await part(file, with: route.chapterLoads) {
-                    case .success(let bytes): chapters = bytes
+                    case .success(let entry): chapters = use(entry)
                     case .failure(let problem): problems.append(problem)
                     }
                 }
@@ -104,21 +110,21 @@ struct EpisodeRoute: Sendable {
                 // The best the feed offers that can be read.
                 for candidate in detail.transcripts where transcript == nil {
                     switch await part(candidate, with: route.transcriptLoads) {
-                    case .success(let bytes): transcript = bytes
+                    case .success(let entry): transcript = use(entry)
                     case .failure(let problem): problems.append(problem)
                     }
                 }
             }
             let body = EpisodeAnswer.render(podcastID: id, item: detail.json, chapters: chapters, transcript: transcript, problems: problems)
-            // Kept for as long as the data it is cut from, when complete (a problem may pass).
-            let answer = CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: data.storedAt, policy: data.policy)
+            // Kept until its first part expires, when complete (a problem may pass).
+            let answer = CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: expiresFirst.storedAt, policy: expiresFirst.policy)
             if problems.isEmpty { cache.store(answer, for: query.answerKey) }
             return CachedRendering.response(answer, for: request, cacheStatus: status, now: cache.now)
         }
 
-        /// A chapters or transcript file as its JSON, or why it is absent.
-        func part(_ part: EpisodePart, with loads: FeedRoute) async -> Result<[UInt8], EpisodeAnswer.Problem> {
-            func problem(_ code: String, _ message: String) -> Result<[UInt8], EpisodeAnswer.Problem> {
+        /// A chapters or transcript file's entry (its JSON), or why it is absent.
+        func part(_ part: EpisodePart, with loads: FeedRoute) async -> Result<CachedResponse, EpisodeAnswer.Problem> {
+            func problem(_ code: String, _ message: String) -> Result<CachedResponse, EpisodeAnswer.Problem> {
                 .failure(EpisodeAnswer.Problem(part: part.name, code: code, message: message))
             }
             switch await load(route.parts.prepared(part), with: loads) {
@@ -127,7 +133,7 @@ struct EpisodeRoute: Sendable {
                     let error = EpisodeBatch.error(fromBody: entry.body)
                     return problem(error.code, error.message)
                 }
-                return .success(entry.body)
+                return .success(entry)
             case .failure(let error): return problem(error.code, error.message)
             }
         }

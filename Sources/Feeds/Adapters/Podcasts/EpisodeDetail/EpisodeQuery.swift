@@ -18,11 +18,13 @@ public struct EpisodeQuery: Sendable, Equatable {
         }
         episodeID = id
         var chapters = false, transcript = false
-        for part in p.list("include") {
-            switch part.lowercased() {
-            case "chapters": chapters = true
-            case "transcript": transcript = true
-            default: throw .invalidParameter("include takes chapters, transcript or both (comma-separated)")
+        if let include = p.value("include") {
+            for part in include.split(separator: ",", omittingEmptySubsequences: false) {
+                switch part {
+                case "chapters": chapters = true
+                case "transcript": transcript = true
+                default: throw .invalidParameter("include takes chapters, transcript or both, comma-separated")
+                }
             }
         }
         self.chapters = chapters
