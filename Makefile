@@ -12,6 +12,8 @@ deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else echo "missing packages:$$missing (run as root or: sudo apt-get install$$missing)"; exit 1; fi; \
 	fi
+	@# The tests' OTLP receiver decodes exports with OpenTelemetry's own protobuf definitions.
+	@python3 -c "import opentelemetry.proto" 2>/dev/null || python3 -m pip install -q opentelemetry-proto 2>&1 | grep -v "as the 'root' user" || true
 
 build: deps
 	$(SWIFT) build

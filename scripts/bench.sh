@@ -179,6 +179,51 @@ print(f"  L2 hit    {float(l2[0]):>9.0f} req/s  p50 {ms(l2[1]):5.2f} ms  p99 {ms
 print(f"  L2 adds {ms(l2[2]) - ms(l1[2]):+.2f} ms at p99")
 PY
 
+# Tracing's cost on the hit path: the same hits with spans exported over OTLP to a real
+# receiver (scripts/otlp-receiver.py, on these cores too) at ratio 1.0 and 0.01, against off.
+python3 -c "import opentelemetry.proto" 2>/dev/null || python3 -m pip install -q opentelemetry-proto 2>&1 | grep -v "as the 'root' user" || true
+python3 scripts/otlp-receiver.py --port 0 >"$OUT/otlp.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q listening "$OUT/otlp.out" && break; sleep 0.1; done
+OTLP="http://127.0.0.1:$(awk '/listening/ {print $2}' "$OUT/otlp.out")"
+FP_T1_PORT=18187
+FP_T01_PORT=18188
+for spec in "$FP_T1_PORT 1" "$FP_T01_PORT 0.01"; do
+  read -r port ratio <<<"$spec"
+  LOG_LEVEL=warn OTEL_EXPORTER_OTLP_ENDPOINT="$OTLP" OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG="$ratio" \
+    "$BIN/feedproxy" --fixtures Fixtures --port "$port" --threads 2 >"$OUT/feedproxy-trace-$ratio.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$port/photos" -o /dev/null
+done
+FP_T1_PID=$(pgrep -f -- "--port $FP_T1_PORT" | head -1)
+FP_T01_PID=$(pgrep -f -- "--port $FP_T01_PORT" | head -1)
+t_off1=$(run trace-off1 "http://127.0.0.1:$FP_PORT/photos" "$FP_PID")
+t_one1=$(run trace-1-1 "http://127.0.0.1:$FP_T1_PORT/photos" "$FP_T1_PID")
+t_pct1=$(run trace-001-1 "http://127.0.0.1:$FP_T01_PORT/photos" "$FP_T01_PID")
+t_pct2=$(run trace-001-2 "http://127.0.0.1:$FP_T01_PORT/photos" "$FP_T01_PID")
+t_one2=$(run trace-1-2 "http://127.0.0.1:$FP_T1_PORT/photos" "$FP_T1_PID")
+t_off2=$(run trace-off2 "http://127.0.0.1:$FP_PORT/photos" "$FP_PID")
+spans() { curl -s "http://127.0.0.1:$1/metrics" | awk -v o="$2" '$1 == "feedproxy_trace_spans_total{outcome=\""o"\"}" {print $2}'; }
+python3 - $t_off1 $t_off2 $t_one1 $t_one2 $t_pct1 $t_pct2 "$(spans $FP_T1_PORT exported)" "$(spans $FP_T1_PORT dropped_queue_full)" "$(spans $FP_T01_PORT exported)" <<'PY'
+import sys
+def ms(v):
+    for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if v.endswith(unit): return float(v[: -len(unit)]) * f
+    return float(v)
+v = sys.argv[1:]
+runs = [(float(v[i]), ms(v[i + 1]), ms(v[i + 2]), float(v[i + 3])) for i in range(0, 24, 4)]
+avg = lambda a, b, k: (a[k] + b[k]) / 2
+off, one, pct = (runs[0], runs[1]), (runs[2], runs[3]), (runs[4], runs[5])
+print("tracing on the hit path (spans over OTLP/HTTP to a real receiver on the same cores), rounds off, 1.0, 0.01, 0.01, 1.0, off")
+for name, r in (("off", off), ("ratio 1.0", one), ("ratio 0.01", pct)):
+    print(f"  {name:<10} {avg(*r, 0):>9.0f} req/s  p99 {avg(*r, 2):5.2f} ms  CPU {avg(*r, 3):5.2f} µs/req")
+print(f"  cost per request: ratio 1.0 {avg(*one, 3) - avg(*off, 3):+.2f} µs CPU ({avg(*one, 0) / avg(*off, 0):.2f}× req/s), "
+      f"ratio 0.01 {avg(*pct, 3) - avg(*off, 3):+.2f} µs CPU ({avg(*pct, 0) / avg(*off, 0):.2f}× req/s; rounds of off differ by "
+      f"{abs(off[0][3] - off[1][3]):.2f} µs)")
+print(f"  spans at 1.0: {v[24]} exported, {v[25]} dropped (queue full: the receiver takes fewer than wrk sends); at 0.01: {v[26]} exported")
+PY
+
 LOGGED=$(wc -l <"$OUT/feedproxy-access.log")
 echo "  feedproxy access-log lines written: $LOGGED"
 RSS_KB=$(awk '/VmRSS/ {print $2}' "/proc/$FP_PID/status")

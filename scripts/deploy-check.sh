@@ -82,13 +82,13 @@ for v in $K8S_VERSIONS; do
 done
 echo "kubernetes-validate --strict: $(echo "$MANIFESTS" | wc -l) manifests valid for Kubernetes ${K8S_VERSIONS// / and }"
 
-# The Sentinel component applied to the base, as an overlay in the scratch directory would.
-sentinel_validate() {  # a deploy/kubernetes directory → kustomize build with components/sentinel, then kubernetes-validate
+# A component applied to the base, as an overlay in the scratch directory would.
+component_validate() {  # a deploy/kubernetes directory, a component → kustomize build with it, then kubernetes-validate
   local dir base v
-  dir=$(mktemp -d "$SCRATCH/sentinel.XXXX")
+  dir=$(mktemp -d "$SCRATCH/${2:-sentinel}.XXXX")
   base=$(realpath --relative-to="$dir" "$1")
-  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n  - %s/components/sentinel\n' \
-    "$base" "$base" >"$dir/kustomization.yaml"
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n  - %s/components/%s\n' \
+    "$base" "$base" "${2:-sentinel}" >"$dir/kustomization.yaml"
   kubectl kustomize "$dir" >"$dir/build.yaml" || return 1
   for v in $K8S_VERSIONS; do
     "$BIN/kubernetes-validate" --strict --quiet -k "$v" "$dir/build.yaml" >&2 || return 1
@@ -97,8 +97,11 @@ sentinel_validate() {  # a deploy/kubernetes directory → kustomize build with 
 }
 SENTINEL_RENDER=""
 if command -v kubectl >/dev/null 2>&1; then
-  SENTINEL_RENDER=$(sentinel_validate deploy/kubernetes)
+  SENTINEL_RENDER=$(component_validate deploy/kubernetes)
   echo "kustomize (kubectl $(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: //p')): components/sentinel applies to the base; kubernetes-validate --strict: its $(grep -c '^kind:' "$SENTINEL_RENDER") manifests valid"
+  TRACING_RENDER=$(component_validate deploy/kubernetes tracing)
+  grep -q 'OTEL_EXPORTER_OTLP_ENDPOINT: http' "$TRACING_RENDER"
+  echo "kustomize: components/tracing applies to the base (the ConfigMap gains the OTLP endpoint); kubernetes-validate --strict: valid"
 else
   echo "kubectl not found: components/sentinel is checked by deploy-policy.py only (no kustomize build, no kubernetes-validate of the patched manifests)"
 fi
@@ -227,7 +230,7 @@ must_fail "a rule expression that does not parse (promtool check rules)" promtoo
 must_fail "a threshold its unit test disagrees with (promtool test rules)" promtool test rules \
   "$(monitoring_broken prometheus/alerts.yml 's#process_open_fds / process_max_fds > 0.8#process_open_fds / process_max_fds > 0.9#')/prometheus/alerts_test.yml"
 if command -v kubectl >/dev/null 2>&1; then
-  must_fail "a misspelt field in a Sentinel component patch (kustomize build + kubernetes-validate)" sentinel_validate \
+  must_fail "a misspelt field in a Sentinel component patch (kustomize build + kubernetes-validate)" component_validate \
     "$(monitoring_broken kubernetes/components/sentinel/feedproxy-secret.yaml 's/^stringData:/stringdata:/')/kubernetes"
 fi
 echo "negative tests: each validator rejected its broken copy ($NEGATIVE of $NEGATIVE)"

@@ -86,8 +86,20 @@ public final class RedisConnection: Sendable {
         wake.signal()
     }
 
-    /// Sends one command; `operation` names it in metrics (e.g. "get", "lock").
+    /// Sends one command; `operation` names it in metrics (e.g. "get", "lock") and in its
+    /// client span (OpenTelemetry's database conventions) when the request is traced.
     public func command(_ args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
+        await TraceScope.span(operation, kind: .client, [("db.system.name", .string("redis")), ("db.operation.name", .string(operation))]) { notes in
+            let result = await send(args, operation: operation)
+            if case .failure(let failure) = result {
+                notes.set("error.type", .string(failure.outcome))
+                notes.error = failure.outcome
+            }
+            return result
+        }
+    }
+
+    private func send(_ args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
         guard isUp else {
             observer?(.command(operation: operation, outcome: "unavailable"))
             return .failure(.unavailable)

@@ -96,7 +96,10 @@ public final class UpstreamClient: Sendable {
             if let queue = queues[request.upstream] {
                 let leftMs = budgetMs - Saturating.milliseconds(now - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
-                switch await queue.acquire(client: context.requester, maxWait: maxWait) {
+                let turn = await TraceScope.span("upstream queue", [("feedproxy.upstream", .string(request.upstream))]) { _ in
+                    await queue.acquire(client: context.requester, maxWait: maxWait)
+                }
+                switch turn {
                 case .granted(let waited):
                     if waited > 0 { sent = clock() }
                 case .rejected(let reason, let retryAfter):
@@ -120,13 +123,21 @@ public final class UpstreamClient: Sendable {
                 sent = clock()
             }
             let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
-            let traced = Self.traced(request, in: context.trace), timeoutMs = max(remainingMs, 1)
-            let result: Result<UpstreamResponse, UpstreamError>
-            if context.completesOnceSent {
-                // Not a child task: the caller's cancellation does not reach the transfer.
-                result = await Task { await self.attemptOnce(traced, timeoutMs: timeoutMs) }.value
-            } else {
-                result = await attemptOnce(traced, timeoutMs: timeoutMs)
+            let timeoutMs = max(remainingMs, 1), completesOnceSent = context.completesOnceSent, fallbackTrace = context.trace
+            // Each attempt is a client span (OpenTelemetry's HTTP client conventions); the
+            // upstream sees it as its parent.
+            let result = await TraceScope.span(request.method.rawValue, kind: .client, UpstreamSpan.attributes(request, attempt: attempt)) {
+                notes -> Result<UpstreamResponse, UpstreamError> in
+                let traced = Self.traced(request, in: TraceScope.current?.trace ?? fallbackTrace, parent: TraceScope.current?.trace.spanID)
+                let result: Result<UpstreamResponse, UpstreamError>
+                if completesOnceSent {
+                    // Not a child task: the caller's cancellation does not reach the transfer.
+                    result = await Task { await self.attemptOnce(traced, timeoutMs: timeoutMs) }.value
+                } else {
+                    result = await attemptOnce(traced, timeoutMs: timeoutMs)
+                }
+                UpstreamSpan.note(result, into: &notes)
+                return result
             }
             let elapsed = clock() - sent
             switch result {
@@ -148,12 +159,12 @@ public final class UpstreamClient: Sendable {
 
     /// The request with `traceparent` (and `tracestate`) for one attempt: the caller's trace,
     /// or a new one, with a new span id as the parent the upstream sees.
-    static func traced(_ request: UpstreamRequest, in trace: TraceContext?) -> UpstreamRequest {
+    static func traced(_ request: UpstreamRequest, in trace: TraceContext?, parent: UInt64? = nil) -> UpstreamRequest {
         var ids = TraceIDs()
         let trace = trace ?? TraceContext(traceHigh: ids.next(), traceLow: ids.next(), spanID: 0)
         var r = request
         r.headers.removeAll { $0.0.lowercased() == "traceparent" || $0.0.lowercased() == "tracestate" }
-        r.headers.append(("traceparent", trace.traceparent(parent: ids.next())))
+        r.headers.append(("traceparent", trace.traceparent(parent: parent ?? ids.next())))
         if let state = trace.state { r.headers.append(("tracestate", state)) }
         return r
     }

@@ -54,7 +54,11 @@ public struct PreparedFeed: Sendable {
             let validators = Revalidation(
                 listedURL: upstreamRequest.url, url: upstreamRequest.url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
             if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
-            var output = try render(response.body)
+            var output = try TraceScope.syncSpan(
+                "parse", [("feedproxy.source", .string(source)), ("http.response.body.size", .int(Int64(response.body.count)))]
+            ) {
+                _ throws(ClientError) in try render(response.body)
+            }
             if request.method == .get, validators.isUseful { output.revalidation = validators }
             return .rendered(output)
         }

@@ -192,6 +192,7 @@ extension EventLoop {
         context.assignRequestID(&head.request)
         head.request.trace = TraceContext.continuing(
             traceparent: head.request.headers.single("traceparent"), tracestate: head.request.headers["tracestate"], ids: &traceIDs)
+        if let spanSink = context.spanSink { head.request.trace = spanSink.decide(head.request.trace) }
         head.request.peer = conn.peer
         let (result, route) = context.handle(head.request)
         switch consume result {  // the response moves out; the enum is not copied and destroyed
@@ -204,10 +205,12 @@ extension EventLoop {
             conn.route = route
             conn.deadlineKind = .none
             let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
+            let scope = TraceScope.sampled(head.request.trace, sink: context.spanSink)
             conn.handler = Task { [self] in
                 // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
                 if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
-                let response = await work()
+                // Everything the request's work records is a child of its server span.
+                let response = await TraceScope.$current.withValue(scope) { await work() }
                 complete(fd: fd, connectionID: id, response: response)
             }
         }

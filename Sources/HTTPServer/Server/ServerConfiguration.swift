@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     /// Cross-origin headers; the application says which of its headers scripts may read.
     public var cors = CORSPolicy()
     public var serverName = "FeedProxy"
+    /// Where spans go (nil: tracing off). Decides each request's sampled flag, and gives a
+    /// sampled request's deferred work its `TraceScope`.
+    public var spanSink: (any SpanSink)?
     /// Unsent response bytes after which a connection stops reading requests.
     public var maxPendingOutputBytes = 1 << 20
 

@@ -1,3 +1,4 @@
+import Primitives
 import Synchronization
 
 /// State shared by all event loops: configuration, routes, counters, the shutdown phase.
@@ -7,12 +8,15 @@ final class ServerContext: Sendable {
     let observer: any ServerObserver
     let statistics: ServerStatistics
     let shutdown: ShutdownPhase
+    /// `configuration.spanSink`, read once: the hit path does not copy the configuration.
+    let spanSink: (any SpanSink)?
     private let requestIDs = RequestIDGenerator()
 
     init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver, statistics: ServerStatistics, shutdown: ShutdownPhase) {
         self.statistics = statistics
         self.shutdown = shutdown
         self.configuration = configuration
+        spanSink = configuration.spanSink
         self.router = router
         self.observer = observer
     }

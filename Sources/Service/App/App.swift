@@ -12,14 +12,17 @@ public final class App: Sendable {
     private let server: Server
     private let shutdownPhase = ShutdownPhase()
     private let redis: RedisConnection?
+    private let tracing: SpanExporter?
 
     public init(configuration c: Configuration) throws {
         configuration = c
-        let serverConfig = ServerConfiguration(c)
+        var serverConfig = ServerConfiguration(c)
         // One log lane per event loop, plus one for every other thread.
         let services = try Services(c, logLanes: serverConfig.resolvedThreads + 1)
         logger = services.logger
         redis = services.redis
+        tracing = services.tracing
+        serverConfig.spanSink = services.tracing
 
         let statistics = ServerStatistics()
         let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
@@ -52,7 +55,7 @@ public final class App: Sendable {
             }
             router.get(route.rawValue, handler)
         }
-        let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver)
+        let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver, spanSink: services.tracing)
         server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics, shutdown: shutdownPhase)
     }
 
@@ -67,6 +70,7 @@ public final class App: Sendable {
         shutdownPhase.announce()
         if configuration.shutdownDelay > 0 { NativeThread.sleep(seconds: configuration.shutdownDelay) }
         server.shutdown()
+        tracing?.shutdown()
         redis?.stop()
     }
 

@@ -14,12 +14,18 @@ struct Services: Sendable {
     let upstream: UpstreamClient
     let cache: ResponseCache
     let clients: ClientPolicy
+    /// Where spans go, when trace export is configured.
+    let tracing: SpanExporter?
 
     init(_ c: Configuration, logLanes: Int) throws {
         configuration = c
         let logger = Logger(level: c.logLevel, sink: LogSink(lanes: logLanes))
+        let export = TraceExport.settings(c)
+        let traceMetrics = export.map { _ in TraceMetrics() }
         let metrics = Metrics(
-            routes: RouteName.allCases.map(\.rawValue), sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes])
+            routes: RouteName.allCases.map(\.rawValue), sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes],
+            tracing: traceMetrics)
+        tracing = export.flatMap { settings in traceMetrics.map { SpanExporter(settings: settings, metrics: $0, logger: logger) } }
         self.logger = logger
         self.metrics = metrics
         let redis = Self.redisEndpoint(c).map { Self.redisConnection($0, c, metrics: metrics, logger: logger) }
@@ -53,7 +59,7 @@ struct Services: Sendable {
         return FeedRoute(
             adapter: adapter, policy: FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError),
             negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, stats: metrics.caches[adapter.source], logger: logger,
-            clients: clients)
+            clients: clients, spanSink: tracing)
     }
 
     /// The one Redis connection of this process; its failures are counted and logged

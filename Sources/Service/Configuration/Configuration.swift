@@ -85,5 +85,30 @@ public struct Configuration: Sendable {
     /// different ports still share one L2 (they serve the same recorded payloads).
     public var upstreamIdentity: String?
 
+    // OpenTelemetry's standard variables (the SDK environment specification), for trace export.
+    public var otelSDKDisabled = false
+    public var otelTracesExporter = "otlp"
+    public var otelEndpoint: String?
+    public var otelTracesEndpoint: String?
+    public var otelProtocol = "http/protobuf"
+    public var otelHeaders: [KeyValuePair] = []
+    public var otelTimeoutMs = 10_000
+    public var otelCompression = "gzip"
+    public var otelServiceName = "feedproxy"
+    public var otelResourceAttributes: [KeyValuePair] = []
+    public var otelTracesSampler = "parentbased_always_on"
+    public var otelTracesSamplerArg = 1.0
+    public var otelBSPScheduleDelayMs = 5000
+    public var otelBSPExportTimeoutMs = 30_000
+    public var otelBSPMaxQueueSize = 2048
+    public var otelBSPMaxExportBatchSize = 512
+
     public init() {}
+}
+
+/// `key=value`, as OpenTelemetry's list variables (`OTEL_EXPORTER_OTLP_HEADERS`,
+/// `OTEL_RESOURCE_ATTRIBUTES`) give them.
+public struct KeyValuePair: Sendable, Equatable {
+    public let key: String
+    public let value: String
 }

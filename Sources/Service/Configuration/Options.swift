@@ -1,3 +1,5 @@
+import Primitives
+
 /// Every setting, declared once: flag, environment variable, where the value goes, how it
 /// is parsed, and its help text. Parsing, `--help` and docs/configuration.md (scripts/settings-reference.py) all come from here.
 extension ConfigurationParser {
@@ -113,6 +115,43 @@ extension ConfigurationParser {
         Option(
             "--allow-private-feed-hosts", "ALLOW_PRIVATE_FEED_HOSTS", \.allowPrivateFeedHosts, .bool,
             "let podcast feed URLs point at loopback/private addresses (tests, offline mode)"),
+        // Trace export: OpenTelemetry's own variable names and meanings.
+        Option("--otel-sdk-disabled", "OTEL_SDK_DISABLED", \.otelSDKDisabled, .bool, "true: no spans are recorded or exported"),
+        Option("--otel-traces-exporter", "OTEL_TRACES_EXPORTER", \.otelTracesExporter, .choice(["otlp", "none"]), "otlp, or none for no trace export"),
+        Option(
+            "--otel-exporter-otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", \.otelEndpoint, .optionalHTTPURL,
+            "OTLP/HTTP collector base URL; spans go to its /v1/traces (unset, with no traces endpoint: no export)"),
+        Option(
+            "--otel-exporter-otlp-traces-endpoint", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", \.otelTracesEndpoint, .optionalHTTPURL,
+            "the full URL spans are posted to (wins over OTEL_EXPORTER_OTLP_ENDPOINT)"),
+        Option(
+            "--otel-exporter-otlp-protocol", "OTEL_EXPORTER_OTLP_PROTOCOL", \.otelProtocol, .choice(["http/protobuf"]),
+            "the OTLP transport: http/protobuf (the one every collector accepts)"),
+        Option(
+            "--otel-exporter-otlp-headers", "OTEL_EXPORTER_OTLP_HEADERS", \.otelHeaders, .keyValueList(secret: true),
+            "key=value,… headers sent with every export (values percent-decoded; an API key, say)"),
+        Option("--otel-exporter-otlp-timeout", "OTEL_EXPORTER_OTLP_TIMEOUT", \.otelTimeoutMs, .integer(1...600_000), "milliseconds one export may take"),
+        Option(
+            "--otel-exporter-otlp-compression", "OTEL_EXPORTER_OTLP_COMPRESSION", \.otelCompression, .choice(["gzip", "none"]),
+            "gzip or none: the export body's encoding"),
+        Option("--otel-service-name", "OTEL_SERVICE_NAME", \.otelServiceName, .headerLine(allowEmpty: false), "service.name of every span"),
+        Option(
+            "--otel-resource-attributes", "OTEL_RESOURCE_ATTRIBUTES", \.otelResourceAttributes, .keyValueList(secret: false),
+            "key=value,… resource attributes (deployment.environment.name=prod, …)"),
+        Option(
+            "--otel-traces-sampler", "OTEL_TRACES_SAMPLER", \.otelTracesSampler, .choice(TraceSampler.names),
+            "which traces are recorded: always_on, always_off, traceidratio, or parentbased_* (a caller's sampled flag decides)"),
+        Option(
+            "--otel-traces-sampler-arg", "OTEL_TRACES_SAMPLER_ARG", \.otelTracesSamplerArg, .factor(0...1),
+            "the share of new traces the *traceidratio samplers record"),
+        Option("--otel-bsp-schedule-delay", "OTEL_BSP_SCHEDULE_DELAY", \.otelBSPScheduleDelayMs, .integer(1...600_000), "milliseconds between exports"),
+        Option(
+            "--otel-bsp-export-timeout", "OTEL_BSP_EXPORT_TIMEOUT", \.otelBSPExportTimeoutMs, .integer(1...600_000),
+            "milliseconds an export may take, retries included"),
+        Option(
+            "--otel-bsp-max-queue-size", "OTEL_BSP_MAX_QUEUE_SIZE", \.otelBSPMaxQueueSize, .integer(1...1_000_000),
+            "spans waiting for export before new ones are dropped (counted)"),
+        Option("--otel-bsp-max-export-batch-size", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", \.otelBSPMaxExportBatchSize, .integer(1...100_000), "spans per export"),
     ]
 }
 

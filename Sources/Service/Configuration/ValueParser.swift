@@ -217,3 +217,60 @@ extension ValueParser where Value == String {
             return text
         }, show: { $0 })
 }
+
+extension ValueParser where Value == String {
+    /// One of `allowed` (case-insensitive; kept lowercased).
+    static func choice(_ allowed: [String]) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                let value = text.trimmingASCIIWhitespace().lowercased()
+                guard allowed.contains(value) else {
+                    throw ConfigurationError(description: "\(name) must be one of \(allowed.joined(separator: ", ")), got \"\(text)\"")
+                }
+                return value
+            }, show: { $0 })
+    }
+}
+
+extension ValueParser where Value == [KeyValuePair] {
+    /// OpenTelemetry's `key=value,key2=value2` (W3C Baggage-like): keys trimmed, values
+    /// percent-decoded. `secret`: `--help` shows only whether it is set.
+    static func keyValueList(secret: Bool) -> Self {
+        Self(
+            parse: { name, text throws(ConfigurationError) in
+                var out: [KeyValuePair] = []
+                for item in text.split(separator: ",") where !item.trimmingASCIIWhitespace().isEmpty {
+                    let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    let key = parts[0].trimmingASCIIWhitespace()
+                    guard parts.count == 2, !key.isEmpty, let value = percentDecoded(parts[1].trimmingASCIIWhitespace()),
+                        !value.contains("\r"), !value.contains("\n"), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") })
+                    else { throw ConfigurationError(description: "\(name) must be key=value pairs separated by commas") }
+                    out.append(KeyValuePair(key: String(key), value: value))
+                }
+                return out
+            }, show: { $0.isEmpty ? "unset" : secret ? "set" : $0.map { "\($0.key)=\($0.value)" }.joined(separator: ",") })
+    }
+}
+
+/// `%XX` decoded; nil for a broken escape or bytes that are not UTF-8.
+private func percentDecoded(_ text: Substring) -> String? {
+    var out: [UInt8] = []
+    var bytes = text.utf8.makeIterator()
+    func hex(_ b: UInt8?) -> UInt8? {
+        switch b {
+        case (0x30...0x39)?: return b.map { $0 - 0x30 }
+        case (0x41...0x46)?: return b.map { $0 - 0x41 + 10 }
+        case (0x61...0x66)?: return b.map { $0 - 0x61 + 10 }
+        default: return nil
+        }
+    }
+    while let b = bytes.next() {
+        if b == UInt8(ascii: "%") {
+            guard let high = hex(bytes.next()), let low = hex(bytes.next()) else { return nil }
+            out.append(high << 4 | low)
+        } else {
+            out.append(b)
+        }
+    }
+    return String(validating: out, as: UTF8.self)
+}

@@ -45,7 +45,7 @@ struct EpisodeBatchRoute: Sendable {
                 slots[i] = .cached(data)
             case .stale(let data):
                 slots[i] = .cached(data)
-                cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id)))
+                cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id), refreshFor: request.trace))
             case .miss:
                 uncached.append(i)
             }
@@ -99,10 +99,15 @@ struct EpisodeBatchRoute: Sendable {
                 Task {
                     var listed = knownFeeds[ids[n]]
                     if listed == nil { listed = await lookup?.value[ids[n]] }
+                    let key = EpisodesAdapter.dataKey(ids[n])
                     let outcome = await UpstreamRequestContext.with(context) {
-                        await cache.fetch(
-                            EpisodesAdapter.dataKey(ids[n]), revalidate: bypass, admit: admission.admit,
-                            refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), client: client, trace: trace))
+                        await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
+                            let outcome = await cache.fetch(
+                                key, revalidate: bypass, admit: admission.admit,
+                                refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), client: client, trace: trace))
+                            FeedRoute.note(outcome, into: &notes)
+                            return outcome
+                        }
                     }
                     results.withLock { $0[i] = .some(outcome) }
                     arrived.yield()

@@ -144,14 +144,19 @@ struct EpisodeRoute: Sendable {
             switch bypass ? .miss : cache.lookup(key) {
             case .fresh(let entry): return .success((entry, .hit))
             case .stale(let entry):
-                cache.refreshInBackground(key, refreshing: loads.loader(prepared))
+                cache.refreshInBackground(key, refreshing: loads.loader(prepared, refreshFor: trace ?? TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)))
                 return .success((entry, .stale))
             case .miss: break
             }
             state.withLock { $0.fetched = true }
             let client = self.client, trace = self.trace, deadline = self.deadline, bypass = self.bypass, admission = self.admission
             let outcome = await UpstreamRequestContext.with({ $0.deadline = deadline }) {
-                await cache.fetch(key, revalidate: bypass, admit: admission.admit, refreshing: loads.loader(prepared, client: client, trace: trace))
+                await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
+                    let outcome = await cache.fetch(
+                        key, revalidate: bypass, admit: admission.admit, refreshing: loads.loader(prepared, client: client, trace: trace))
+                    FeedRoute.note(outcome, into: &notes)
+                    return outcome
+                }
             }
             guard let outcome else {
                 return .failure(

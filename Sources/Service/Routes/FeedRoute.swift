@@ -18,6 +18,8 @@ struct FeedRoute: Sendable {
     let logger: Logger
     /// Who the client is and its miss quota; consulted on misses only.
     var clients = ClientPolicy()
+    /// Where a background refresh's own trace goes.
+    var spanSink: (any SpanSink)?
 
     func handle(_ request: Request) -> HandlerResult {
         let bypass = Self.bypassesCache(request)
@@ -42,7 +44,7 @@ struct FeedRoute: Sendable {
                 return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
             case .stale(let entry):
                 stats?.stale.add()
-                cache.refreshInBackground(prepared.cacheKey, refreshing: loader(prepared))
+                cache.refreshInBackground(prepared.cacheKey, refreshing: loader(prepared, refreshFor: request.trace))
                 return .response(CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now))
             case .miss:
                 break
@@ -67,7 +69,7 @@ struct FeedRoute: Sendable {
                 return .response(cut(data, .hit, cache.now))
             case .stale(let data):
                 stats?.stale.add()
-                cache.refreshInBackground(view.dataKey, refreshing: loader(prepared))
+                cache.refreshInBackground(view.dataKey, refreshing: loader(prepared, refreshFor: request.trace))
                 return .response(cut(data, .stale, cache.now))
             case .miss:
                 break
@@ -122,14 +124,18 @@ struct FeedRoute: Sendable {
             // One upstream budget for the whole answer, waiting for another replica included:
             // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
             let admitted = await UpstreamRequestContext.with({ $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds }) {
-                await cache.fetch(
-                    prepared.loadKey, revalidate: bypass,
-                    admit: {
-                        guard let client, let limiter else { return true }
-                        denied = limiter.admit(client, now: cache.now)
-                        charged = denied == nil
-                        return charged
-                    }, refreshing: load)
+                await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(prepared.loadKey))]) { notes in
+                    let outcome = await cache.fetch(
+                        prepared.loadKey, revalidate: bypass,
+                        admit: {
+                            guard let client, let limiter else { return true }
+                            denied = limiter.admit(client, now: cache.now)
+                            charged = denied == nil
+                            return charged
+                        }, refreshing: load)
+                    Self.note(outcome, into: &notes)
+                    return outcome
+                }
             }
             guard let outcome = admitted else {
                 var refused = Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
@@ -186,7 +192,28 @@ struct FeedRoute: Sendable {
     /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
     /// A refresh is conditional on the validators of the entry it replaces (ours or another
     /// replica's): a `304` renews that entry's bytes without downloading or parsing again.
-    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil) -> ResponseCache.RefreshingLoader {
+    /// `refreshFor`: a background refresh, its own trace linked to the request that found the entry stale.
+    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil, refreshFor: TraceContext? = nil)
+        -> ResponseCache.RefreshingLoader
+    {
+        let load = fill(prepared, client: client, trace: trace), spanSink = self.spanSink
+        let attributes: [(String, Span.Value)] = [("feedproxy.source", .string(prepared.source)), ("feedproxy.cache.key", .string(prepared.loadKey))]
+        guard let refreshFor else {
+            return { previous in
+                await TraceScope.span("cache fill", attributes) { notes in
+                    let result = await load(previous)
+                    if case .failure(let error) = result { notes.error = error.error.code }
+                    return result
+                }
+            }
+        }
+        return { previous in
+            await TraceScope.root("cache refresh", linkedTo: refreshFor, sink: spanSink, attributes) { await load(previous) }
+        }
+    }
+
+    /// Fetch, normalise and encode once.
+    private func fill(_ prepared: PreparedFeed, client: ClientKey?, trace: TraceContext?) -> ResponseCache.RefreshingLoader {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
         return { previous in
             let started = cache.now
@@ -251,6 +278,18 @@ struct FeedRoute: Sendable {
             } catch {
                 return .failure(CacheLoadError(status: 502, code: "upstream_error", message: "\(prepared.source) request failed"))
             }
+        }
+    }
+
+    /// Where a fetch's answer came from, on its span.
+    static func note(_ outcome: ResponseCache.FetchOutcome?, into notes: inout SpanNotes) {
+        switch outcome {
+        case nil: notes.set("feedproxy.cache.outcome", .string("refused"))
+        case .loaded(_, let origin)?: notes.set("feedproxy.cache.outcome", .string(CachedRendering.CacheStatus(origin).rawValue.lowercased()))
+        case .staleAfterError?: notes.set("feedproxy.cache.outcome", .string("stale_if_error"))
+        case .failed(let error)?:
+            notes.set("feedproxy.cache.outcome", .string("failed"))
+            notes.error = error.error.code
         }
     }
 

@@ -15,8 +15,11 @@ public final class Metrics: Sendable {
     private let counters = LabelledCounters()
     private let upstreamLatency: [String: Histogram]
     let shared = SharedTierMetrics()
+    /// The trace exporter's counters, when export is on.
+    let tracing: TraceMetrics?
 
-    public init(routes: [String], sources: [String]) {
+    init(routes: [String], sources: [String], tracing: TraceMetrics? = nil) {
+        self.tracing = tracing
         var all: [(pattern: String, stats: RouteStats)] = []
         for route in routes + ["(unmatched)", "(invalid)", "*"] where !all.contains(where: { $0.pattern == route }) {
             all.append((route, RouteStats()))
@@ -131,6 +134,7 @@ public final class Metrics: Sendable {
         single("feedproxy_draining", "gauge", "1 while shutting down.", g.draining ? 1 : 0)
         single("feedproxy_log_lines_dropped_total", "counter", "Log lines dropped because stdout could not keep up.", g.droppedLogLines)
         shared.render(into: &out)
+        tracing?.render(into: &out)
         ProcessMetrics.read().render(into: &out)
         BuildInfo.render(version: Configuration.version, into: &out)
         return out
