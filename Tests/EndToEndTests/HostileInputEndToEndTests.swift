@@ -58,7 +58,9 @@ import TestSupport
             #expect(try h.get("/podcasts?term=a4").status == 200)  // no header: not counted
             let metrics = try h.get("/metrics").text
             #expect(metrics.contains("feedproxy_untrusted_forwarded_for_total 3"), "\(metrics)")
-            usleep(300_000)  // the log writer flushes every 100 ms
+            let warned = { h.proxy.logLines.filter { $0.contains("X-Forwarded-For from a peer outside TRUSTED_PROXIES") } }
+            _ = waitUntil { !warned().isEmpty }  // the log writer flushes on its own thread
+            usleep(300_000)  // and a second warning, were there one, would be flushed by now
             let warnings = h.proxy.logLines.filter { $0.contains("X-Forwarded-For from a peer outside TRUSTED_PROXIES") }
             #expect(warnings.count == 1, "\(warnings)")
         }

@@ -11,7 +11,10 @@ import TestSupport
             let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
             #expect(try h.get("/photos?limit=1", headers: ["traceparent: \(traceparent)", "X-Request-ID: traced-1"]).status == 200)
             #expect(try h.get("/photos?limit=1", headers: ["X-Request-ID: untraced-1"]).status == 200)
-            usleep(300_000)
+            #expect(
+                waitUntil {
+                    ["traced-1", "untraced-1"].allSatisfy { id in h.proxy.logLines.contains { $0.contains("\"request_id\":\"\(id)\"") } }
+                })
             func fields(_ id: String) throws -> [String: Any] {
                 let line = try #require(h.proxy.logLines.first { $0.contains("\"request_id\":\"\(id)\"") })
                 return (try JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]

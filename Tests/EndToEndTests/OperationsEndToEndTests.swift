@@ -9,7 +9,7 @@ import TestSupport
             #expect(try h.get("/healthz").text == "{\"status\":\"ok\"}")
             #expect(try h.get("/readyz").status == 200)
             kill(h.proxy.process.processIdentifier, SIGTERM)
-            usleep(400_000)
+            #expect(waitUntil { (try? h.get("/readyz").status) == 503 })
             let ready = try h.get("/readyz")
             #expect(ready.status == 503)
             #expect(ready.text == "{\"status\":\"draining\"}")

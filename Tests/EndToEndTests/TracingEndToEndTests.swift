@@ -136,3 +136,25 @@ extension TracingEndToEndTests {
         #expect(redisSpans.allSatisfy { ids.contains($0["parentSpanId"] as? String ?? "") }, "each under a span of the request")
     }
 }
+
+extension TracingEndToEndTests {
+    /// Two people asking for the same thing at once: one fetch, and each trace says which
+    /// request fetched and which joined it.
+    @Test func aRequestThatJoinsAnotherOnesFetchSaysSo() async throws {
+        let receiver = try OTLPReceiverProcess()
+        let h = try await offPool { try Harness(environment: Self.environment(receiver)) }
+        h.upstream.setMode(.slow)
+        let first = "2af7651916cd43dd8448eb211c80319c", second = "3af7651916cd43dd8448eb211c80319c"
+        async let a = offPool { try h.get("/photos", headers: ["traceparent: 00-\(first)-\(Self.callerSpan)-01"]).status }
+        try await Task.sleep(for: .milliseconds(300))
+        async let b = offPool { try h.get("/photos", headers: ["traceparent: 00-\(second)-\(Self.callerSpan)-01"]).status }
+        #expect(try await [a, b] == [200, 200])
+        #expect(h.upstream.requestCount(for: "flickr") == 1)
+        func outcome(_ trace: String) -> String? {
+            receiver.spans.first { $0["traceId"] as? String == trace && $0["name"] as? String == "cache fetch" }
+                .flatMap { Self.attributes($0)["feedproxy.cache.outcome"] as? String }
+        }
+        #expect(await eventually { outcome(first) != nil && outcome(second) != nil })
+        #expect(Set([outcome(first), outcome(second)]) == ["miss", "coalesced"])
+    }
+}

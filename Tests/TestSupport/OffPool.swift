@@ -33,3 +33,15 @@ public func eventually(_ timeout: Double = 10, _ condition: () -> Bool) async ->
     }
     return condition()
 }
+
+/// `eventually` for blocking test bodies (inside `offPool`): polls `condition` until it holds
+/// or `timeout` seconds pass; true when it held. For what the process does in its own time
+/// (a log line flushed, a signal handled), never a bound on how long that may take.
+public func waitUntil(_ timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}

@@ -102,10 +102,14 @@ struct EpisodeBatchRoute: Sendable {
                     let key = EpisodesAdapter.dataKey(ids[n])
                     let outcome = await UpstreamRequestContext.with(context) {
                         await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
+                            var started = false
                             let outcome = await cache.fetch(
-                                key, revalidate: bypass, admit: admission.admit,
-                                refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), client: client, trace: trace))
-                            FeedRoute.note(outcome, into: &notes)
+                                key, revalidate: bypass,
+                                admit: {
+                                    started = true
+                                    return admission.admit()
+                                }, refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), client: client, trace: trace))
+                            FeedRoute.note(outcome, startedFlight: started, into: &notes)
                             return outcome
                         }
                     }

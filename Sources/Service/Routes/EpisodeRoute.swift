@@ -152,9 +152,14 @@ struct EpisodeRoute: Sendable {
             let client = self.client, trace = self.trace, deadline = self.deadline, bypass = self.bypass, admission = self.admission
             let outcome = await UpstreamRequestContext.with({ $0.deadline = deadline }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
+                    var started = false
                     let outcome = await cache.fetch(
-                        key, revalidate: bypass, admit: admission.admit, refreshing: loads.loader(prepared, client: client, trace: trace))
-                    FeedRoute.note(outcome, into: &notes)
+                        key, revalidate: bypass,
+                        admit: {
+                            started = true
+                            return admission.admit()
+                        }, refreshing: loads.loader(prepared, client: client, trace: trace))
+                    FeedRoute.note(outcome, startedFlight: started, into: &notes)
                     return outcome
                 }
             }

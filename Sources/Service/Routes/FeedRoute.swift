@@ -125,15 +125,18 @@ struct FeedRoute: Sendable {
             // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
             let admitted = await UpstreamRequestContext.with({ $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(prepared.loadKey))]) { notes in
+                    var started = false
                     let outcome = await cache.fetch(
                         prepared.loadKey, revalidate: bypass,
                         admit: {
+                            // Asked only when no flight for the key is running: otherwise this joins one.
+                            started = true
                             guard let client, let limiter else { return true }
                             denied = limiter.admit(client, now: cache.now)
                             charged = denied == nil
                             return charged
                         }, refreshing: load)
-                    Self.note(outcome, into: &notes)
+                    Self.note(outcome, startedFlight: started, into: &notes)
                     return outcome
                 }
             }
@@ -281,10 +284,12 @@ struct FeedRoute: Sendable {
         }
     }
 
-    /// Where a fetch's answer came from, on its span.
-    static func note(_ outcome: ResponseCache.FetchOutcome?, into notes: inout SpanNotes) {
+    /// Where a fetch's answer came from, on its span: `coalesced` when it joined another
+    /// request's flight (`startedFlight`: the cache asked to start one).
+    static func note(_ outcome: ResponseCache.FetchOutcome?, startedFlight: Bool, into notes: inout SpanNotes) {
         switch outcome {
         case nil: notes.set("feedproxy.cache.outcome", .string("refused"))
+        case .loaded(_, .upstream)? where !startedFlight: notes.set("feedproxy.cache.outcome", .string("coalesced"))
         case .loaded(_, let origin)?: notes.set("feedproxy.cache.outcome", .string(CachedRendering.CacheStatus(origin).rawValue.lowercased()))
         case .staleAfterError?: notes.set("feedproxy.cache.outcome", .string("stale_if_error"))
         case .failed(let error)?:
