@@ -69,12 +69,15 @@ import TestSupport
     @Test func aReplicaRefreshingAnotherReplicasSharedEntrySendsItsValidator() async throws {
         try await offPool {
             let redis = try RedisServerProcess()
-            let a = try Harness(environment: ["REDIS_URL": redis.url, "CACHE_TTL_EPISODES": "1", "ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let a = try Harness(environment: [
+                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CACHE_TTL_EPISODES": "1", "ALLOW_PRIVATE_FEED_HOSTS": "true",
+            ])
             let u = a.upstream
             #expect(try a.get(Self.episodes).status == 200)
-            usleep(1_500_000)  // stored in Redis, then stale there
+            #expect(waitUntil { a.sharedStores >= 1 })  // stored in Redis right after the answer
+            usleep(1_500_000)  // then stale there
             let b = try FeedProxyProcess(environment: [
-                "REDIS_URL": redis.url, "CACHE_TTL_EPISODES": "1", "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL,
+                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CACHE_TTL_EPISODES": "1", "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL,
                 "ITUNES_SEARCH_URL": u.itunesSearchURL, "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL,
                 "ALLOW_PRIVATE_FEED_HOSTS": "true",
             ])
@@ -97,12 +100,13 @@ import TestSupport
     @Test func aNoCacheRevalidationOnAColdReplicaUsesTheSharedEntrysValidator() async throws {
         try await offPool {
             let redis = try RedisServerProcess()
-            let a = try Harness(environment: ["REDIS_URL": redis.url, "ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let a = try Harness(environment: ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"])
             let u = a.upstream
             #expect(try a.get(Self.episodes).status == 200)
-            usleep(300_000)  // stored in Redis right after the answer
+            #expect(waitUntil { a.sharedStores >= 1 })  // stored in Redis right after the answer
             let b = try FeedProxyProcess(environment: [
-                "REDIS_URL": redis.url, "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL, "ITUNES_SEARCH_URL": u.itunesSearchURL,
+                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL,
+                "ITUNES_SEARCH_URL": u.itunesSearchURL,
                 "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL, "ALLOW_PRIVATE_FEED_HOSTS": "true",
             ])
             defer { _ = b.stop() }

@@ -34,6 +34,14 @@ final class Harness: @unchecked Sendable {
         try RawClient.get(port: port, target, headers: headers)
     }
 
+    /// Entries this replica has stored in the shared tier (`/metrics`): it stores right after
+    /// replying, so a test about another replica waits for this rather than for a time.
+    var sharedStores: Int {
+        let metrics = (try? get("/metrics").text) ?? ""
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("feedproxy_l2_events_total{event=\"stored\"}") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
     func json(_ r: RawClient.Response) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any] ?? [:]
     }

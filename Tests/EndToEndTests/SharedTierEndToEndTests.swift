@@ -14,11 +14,12 @@ import TestSupport
     @Test func anAnswerFetchedByOneReplicaIsServedByTheOtherAndCostsNoClientQuota() async throws {
         try await offPool {
             let redis = try RedisServerProcess()
-            let a = try Harness(environment: ["REDIS_URL": redis.url, "CLIENT_MISS_RATE_PER_MIN": "600"])
+            let a = try Harness(environment: ["REDIS_URL": redis.url, "CLIENT_MISS_RATE_PER_MIN": "600", "REDIS_TIMEOUT_MS": "2000"])
             let u = a.upstream
             // Replica B: the same upstream, and a quota of one miss at a time per client.
             let b = try FeedProxyProcess(environment: [
-                "REDIS_URL": redis.url, "CLIENT_MISS_RATE_PER_MIN": "6", "FLICKR_FEED_URL": u.flickrURL, "ITUNES_SEARCH_URL": u.itunesSearchURL,
+                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CLIENT_MISS_RATE_PER_MIN": "6", "FLICKR_FEED_URL": u.flickrURL,
+                "ITUNES_SEARCH_URL": u.itunesSearchURL,
                 "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL,
             ])
             defer { _ = b.stop() }
@@ -30,7 +31,9 @@ import TestSupport
                 etags.append(r.header("ETag") ?? "")
             }
             #expect(u.requestCount(for: "itunes") == 3)
-            usleep(200_000)  // the fetching replica stores its answers right after replying
+            // The fetching replica stores its answers in Redis right after replying: wait for
+            // its count of them (a fixed sleep was too short on a loaded machine).
+            #expect(waitUntil { a.sharedStores >= 3 })
             for (term, etag) in zip(terms, etags) {
                 let r = try get(b.port, "/podcasts?term=\(term)", from: "127.0.0.3")
                 #expect(r.status == 200, "\(term): \(r.text)")
@@ -55,7 +58,9 @@ import TestSupport
     @Test func aLongFeedIsDownloadedOnceForThreeReplicas() async throws {
         try await offPool {
             let redis = try RedisServerProcess()
-            let shared = ["REDIS_URL": redis.url, "L2_MAX_VALUE_BYTES": "262144", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
+            // A generous Redis deadline: with the cores busy, a large put can miss the default 25 ms
+            // (the replica then carries on alone, as it should); this test is about one download.
+            let shared = ["REDIS_URL": redis.url, "L2_MAX_VALUE_BYTES": "262144", "ALLOW_PRIVATE_FEED_HOSTS": "true", "REDIS_TIMEOUT_MS": "2000"]
             let a = try Harness(environment: shared)
             let u = a.upstream
             let others = try (0..<2).map { _ in
@@ -69,6 +74,7 @@ import TestSupport
             // The long daily show: 1,200 episodes, about 630 kB of episode JSON (31 kB compressed).
             let first = try get(a.port, "/podcasts/1590001000/episodes?limit=500", from: "127.0.0.2")
             #expect(first.status == 200 && first.body.count > 262_144)
+            #expect(waitUntil { a.sharedStores >= 1 })  // the fetching replica stores the data right after replying
             var shared200 = 0
             for replica in others {
                 var r = try get(replica.port, "/podcasts/1590001000/episodes?limit=2", from: "127.0.0.3")
