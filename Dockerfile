@@ -3,14 +3,15 @@
 # shared libraries the binary needs: libcurl4 and ca-certificates for upstream fetches,
 # libexpat1 for podcast RSS/Atom (FoundationXML, and with it libxml2 and ICU, is gone),
 # libgumbo1 (the HTML5 parser) for sanitized show notes,
-# libhiredis0.14 for the optional Redis tier. `make image` builds this file with podman
+# libhiredis0.14 for the optional Redis tier, libvips42 for the image proxy (slimmed:
+# see below and docs/container.md). `make image` builds this file with podman
 # (--format docker keeps the HEALTHCHECK); `make container-check` runs the image, checks
 # it and prints its size (README, "Container").
 
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev \
+ && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -26,11 +27,26 @@ LABEL org.opencontainers.image.title="FeedProxy" \
       org.opencontainers.image.version="1.0.0" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.source="https://example.invalid/feedproxy"
+# libvips42 brings every loader libvips has; FeedProxy blocks all but JPEG, PNG, WebP and GIF
+# (built in), so the loader modules (ImageMagick, poppler, OpenSlide, JPEG XL, HEIF) go, with
+# the packages only they need, and data no image path reads (MIME database, fonts, X11
+# locales). HEIF goes because libheif links the x265 encoder (25 MB): without it, HEIF/AVIF
+# sources are 415 and AVIF is never chosen. The ldd checks below fail the build if anything
+# the binary or libvips links against was taken.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libgumbo1 libhiredis0.14 \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libgumbo1 libhiredis0.14 libvips42 \
+ && rm -f /usr/lib/*-linux-gnu/vips-modules-8.14/vips-magick.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-poppler.so \
+          /usr/lib/*-linux-gnu/vips-modules-8.14/vips-openslide.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-jxl.so \
+          /usr/lib/*-linux-gnu/vips-modules-8.14/vips-heif.so \
+ && dpkg --purge --force-depends imagemagick-6-common libmagickcore-6.q16-6 liblqr-1-0 libltdl7 libpoppler-glib8 libpoppler126 \
+          libnss3 libnspr4 libopenslide0 libsqlite3-0 libjxl0.7 libhwy1 libheif1 libx265-199 libaom3 libdav1d6 libde265-0 libnuma1 \
+          shared-mime-info fonts-dejavu-core libx11-data libgdk-pixbuf2.0-common libthai-data \
+ && rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/locale /usr/share/man \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin feedproxy
 COPY --from=build /out/feedproxy /usr/local/bin/feedproxy
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+RUN ! ldd /usr/local/bin/feedproxy | grep "not found" \
+ && ! ldd /usr/lib/*-linux-gnu/libvips.so.42 | grep "not found"
 COPY Fixtures /usr/share/feedproxy/Fixtures
 USER 10001
 EXPOSE 8080

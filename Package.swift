@@ -27,6 +27,14 @@ let package = Package(
         .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),
         .target(name: "CGumbo", linkerSettings: [.linkedLibrary("gumbo")]),
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
+        .target(
+            name: "CVips",
+            cSettings: [
+                .unsafeFlags([
+                    "-I/usr/include/glib-2.0", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+                ])
+            ],
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
 
         // What every layer uses: locks ThreadSanitizer understands, threads and the clock, JSON
         // bytes, timestamps, FNV-1a, the LRU table, saturating conversions, trace ids, the client error.
@@ -37,7 +45,9 @@ let package = Package(
         .target(name: "ResponseCache", dependencies: ["Primitives"]),
         // The format readers feeds need (JSON, XML on expat, HTML, dates and numbers): no upstream, no feed.
         .target(name: "FeedFormats", dependencies: ["CExpat", "CGumbo", "Primitives"], swiftSettings: strictImports),
-        .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Primitives"], swiftSettings: strictImports),
+        // Artwork resized and re-encoded on libvips, on a pool of its own: no upstream, no feed.
+        .target(name: "Images", dependencies: ["CVips", "Primitives"], swiftSettings: strictImports),
+        .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Images", "Primitives"], swiftSettings: strictImports),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.
         .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
@@ -54,10 +64,11 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Primitives"]),
     ],
     swiftLanguageModes: [.v6]
 )

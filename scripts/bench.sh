@@ -272,3 +272,7 @@ python3 scripts/library-bench.py "$BIN/feedproxy"
 echo
 # Clients that try to hold or spin a loop: trickled bodies, slow bodies, long chunk extensions.
 python3 scripts/loop-attacks.py "$BIN/feedproxy"
+
+echo
+# Image resizing against nginx's image_filter on the same source bytes, and a cached image against a cached feed.
+scripts/bench-images.sh "$DURATION"

@@ -93,11 +93,26 @@ def main():
             results = page.get_by_role("list", name="Podcasts found")
             results.get_by_role("button").first.wait_for(timeout=10_000)
             check("podcast search results", f"{results.get_by_role('button').count()} podcasts", results.get_by_role("button").count() > 0, "> 0")
+            # From here on, the images the episode list asks for.
+            image_requests = []
+            page.on("request", lambda r: image_requests.append(r.url) if r.resource_type == "image" else None)
             results.get_by_role("button", name=re.compile("Swift by Sundell")).click()
             page.locator("#episode-list audio[controls]").first.wait_for(timeout=10_000)
             audios = page.locator("#episode-list audio[controls]")
             srcs = [audios.nth(i).get_attribute("src") for i in range(audios.count())]
             check("episodes with <audio controls>", f"{len(srcs)} playable", srcs and all(s.startswith("http") for s in srcs), "> 0, http(s) sources")
+            # Thumbnails through the image proxy (--fixtures turns it on): small, loaded, and no
+            # request to a publisher's host for them.
+            page.wait_for_function("() => [...document.querySelectorAll('#episode-list img.thumb')].some(i => i.complete && i.naturalWidth > 0)",
+                                   timeout=10_000)
+            thumbs = page.eval_on_selector_all("#episode-list img.thumb", """imgs => imgs.map(i => ({
+                src: i.currentSrc, width: i.naturalWidth, alt: i.getAttribute("alt")}))""")
+            loaded = [t for t in thumbs if t["width"]]
+            check("episode thumbnails", f"{len(loaded)} of {len(thumbs)} loaded, widths {sorted({t['width'] for t in loaded})}, "
+                  f"{len(image_requests)} image requests, all to {base}: {all(u.startswith(base + '/images?') for u in image_requests)}",
+                  loaded and all(t["src"].startswith(base + "/images?") and t["width"] <= 120 and t["alt"] == "" for t in loaded)
+                  and image_requests and all(u.startswith(base + "/images?") for u in image_requests),
+                  "proxied /images thumbnails of at most 120 px, decorative (alt=\"\"), every image request to this server")
             audit("podcasts")
             if screenshots:
                 page.screenshot(path="docs/demo-podcasts.png")

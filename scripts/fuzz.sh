@@ -2,6 +2,8 @@
 # libFuzzer over the HTTP request parser and every upstream adapter end to end (bytes → decode →
 # normalise → encode, as the routes render: JSON, Flickr, iTunes, Kiva GraphQL and REST, RSS/Atom
 # in UTF-8 and through the single-byte charset handler) plus the date parsers' range property,
+# and the image path (the /images query and its signature, Accept, proxied show-notes images,
+# libvips on arbitrary bytes),
 # with a dictionary of extreme dates, offsets and numbers (Fuzz/feeds.dict) and the real
 # fixtures as seeds. Bounded in time. Usage: scripts/fuzz.sh [seconds]
 set -euo pipefail
@@ -19,6 +21,11 @@ cp Fuzz/corpus/* fuzz/out/corpus/
 for f in Fixtures/flickr/* Fixtures/itunes/* Fixtures/kiva/* Fixtures/rss/*.xml Fixtures/errors/* Fixtures/episode-files/*; do
   { printf '\x80'; head -c 60000 "$f"; } >"fuzz/out/corpus/fixture_$(echo "$f" | tr '/.' '__')"
 done
+# The image path's seeds (behind 0xF0): real artwork and the hostile files, and queries.
+for f in Fixtures/artwork/*; do
+  { printf '\xf0'; head -c 60000 "$f"; } >"fuzz/out/corpus/fixture_$(echo "$f" | tr '/.' '__')"
+done
+printf '\xf0url=https://host.example/a.jpg&w=120&format=webp' >fuzz/out/corpus/image_query
 "$BIN" fuzz/out/corpus -dict=Fuzz/feeds.dict -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
   -artifact_prefix=fuzz/out/crashes/ -print_final_stats=1 2>&1 | tail -n 15
 echo "fuzz: no crash in ${SECONDS_TO_RUN}s"

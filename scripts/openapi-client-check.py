@@ -11,6 +11,7 @@ one error answer must parse into the Error model.
 """
 import importlib
 import os
+import urllib.parse
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,7 @@ def main():
     client_module = importlib.import_module("feedproxy_client")
     models = importlib.import_module("feedproxy_client.models")
     port = free_port()
-    proc = start_feedproxy(sys.argv[1], port, dict(os.environ, LOG_LEVEL="warn", CLIENT_MISS_RATE_PER_MIN="0"))
+    proc = start_feedproxy(sys.argv[1], port, dict(os.environ, LOG_LEVEL="warn", CLIENT_MISS_RATE_PER_MIN="0", IMAGE_PROXY_KEY="client-check"))
     failures = 0
     try:
         client = client_module.Client(base_url=f"http://127.0.0.1:{port}", raise_on_unexpected_status=True)
@@ -69,11 +70,24 @@ def main():
             print(f"  {'ok  ' if ok else 'FAIL'} {tag}.{operation}({', '.join(f'{k}={v!r}' for k, v in arguments.items())}): "
                   f"{response.status_code.value if hasattr(response.status_code, 'value') else response.status_code}, "
                   f"{type(parsed).__name__ if parsed is not None else 'no model'}")
+        # An image, by the signed URL an episode list hands out.
+        episodes = importlib.import_module("feedproxy_client.api.podcasts.list_podcast_episodes").sync_detailed(client=client, id=1200361736, limit=1)
+        link = urllib.parse.urlsplit(episodes.parsed.items[0].images.field_120.url)
+        query = dict(urllib.parse.parse_qsl(link.query))
+        # An image body has no model: the generated client hands back its bytes when told not to raise.
+        raw = client_module.Client(base_url=f"http://127.0.0.1:{port}", raise_on_unexpected_status=False)
+        image = importlib.import_module("feedproxy_client.api.images.get_image").sync_detailed(
+            client=raw, url_query=query["url"], w=models.GetImageW(int(query["w"])), sig=query["sig"], accept="image/webp")
+        ok = image.status_code == 200 and image.headers.get("content-type", "").startswith("image/") and len(image.content) > 0
+        failures += not ok
+        tags.add("images")
+        print(f"  {'ok  ' if ok else 'FAIL'} images.get_image(url=…, w={query['w']}, sig=…): {image.status_code}, "
+              f"{image.headers.get('content-type')}, {len(image.content)} bytes")
         error = importlib.import_module("feedproxy_client.api.podcasts.list_library_episodes").sync_detailed(client=client, podcasts="12,abc")
         ok = isinstance(error.parsed, models.Error) and error.status_code == 400
         failures += not ok
         print(f"  {'ok  ' if ok else 'FAIL'} a bad request parses into Error: {type(error.parsed).__name__}")
-        print(f"openapi client: {len(CALLS)} operations in {len(tags)} tags called through the generated client, {failures} failed")
+        print(f"openapi client: {len(CALLS) + 1} operations in {len(tags)} tags called through the generated client, {failures} failed")
         return 1 if failures else 0
     finally:
         stop(proc)

@@ -203,6 +203,33 @@ doc = {
                     "can overlap or skip loans. Equivalent requests (order, case and repeats of sector/country aside) share a cache entry."),
     "/loans/{id}": feed_op("One Kiva loan, with its description", "LoanItem", [path_id(2147483647, "Kiva loan id", 2812300)],
         {"400": err("invalid id"), "404": err("loan_not_found: no loan has this id")}),
+    "/images": {"get": {"summary": "A publisher's image, resized and re-encoded (IMAGE_PROXY_KEY set)",
+        "description": "Use the URLs the API hands out (images maps of the rss source, img src in notesHtml): they are signed, and "
+                       "nothing unsigned is fetched. The source is fetched like a feed (public addresses unless ALLOW_PRIVATE_FEED_HOSTS, "
+                       "IMAGE_MAX_BYTES, the upstream deadline, a breaker per host, conditional refresh), resized to width w (height by "
+                       "aspect ratio, at most 4w; never enlarged) with metadata dropped, and cached. The encoding follows Accept: WebP where "
+                       "accepted, else AVIF where accepted, else JPEG (PNG for a transparent image); format overrides it.",
+        "parameters": [
+            param("url", "the source image, an absolute http(s) URL (at most 2048 bytes)", {"type": "string"}, required=True),
+            param("w", "the width asked for", {"type": "integer", "enum": [60, 120, 300, 600, 1200]}, required=True),
+            param("sig", "unpadded base64url HMAC-SHA256 of url under IMAGE_PROXY_KEY", {"type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"}, required=True),
+            param("format", "the encoding, instead of the one Accept selects", {"type": "string", "enum": ["auto", "webp", "avif", "jpeg", "png"]}),
+            {"name": "Accept", "in": "header", "required": False, "schema": {"type": "string"}, "description": "image/webp or image/avif to get those"},
+            {"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"}}],
+        "responses": {
+            "200": {"description": "the image", "headers": dict(cache_headers, Vary={"schema": {"const": "Accept"}, "description": "the encoding follows Accept"}),
+                    "content": {t: {"schema": {"type": "string", "contentMediaType": t}} for t in ["image/webp", "image/avif", "image/jpeg", "image/png"]}},
+            "304": {"description": "not modified (If-None-Match matched)", "headers": cache_headers},
+            "400": err("url missing or not absolute http(s), w not on the ladder, or an unknown format (invalid_parameter)"),
+            "403": err("bad_signature: sig is not url's signature under IMAGE_PROXY_KEY"),
+            "404": err("not_found: the image proxy is off (IMAGE_PROXY_KEY unset)"),
+            "415": err("unsupported_image_type: the source is not JPEG, PNG, WebP, GIF, HEIF or AVIF (SVG included)"),
+            "422": err("image_too_large (more pixels than IMAGE_MAX_PIXELS), image_undecodable (damaged, truncated, lying) or image_timed_out"),
+            "429": limited("client_rate_limited: this client made more uncached requests than CLIENT_MISS_RATE_PER_MIN; see Retry-After"),
+            "502": err("the source could not be fetched (its host failed, answered an error, or is a private address)"),
+            "503": limited("image_decoders_busy, or the publisher's circuit is open; see Retry-After"),
+            "504": err("the source timed out"),
+            "414": err("uri_too_long: the request line is longer than 8 KiB")}}},
     "/healthz": {"get": {"summary": "liveness", "responses": {"200": {"description": "serving", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}}}}}}}},
     "/readyz": {"get": {"summary": "readiness", "responses": {
         "200": {"description": "ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}}}}}},
@@ -237,6 +264,8 @@ doc = {
     "PhotoImages": images({"s": (75, 75, 75, "75x75 square"), "q": (150, 150, 150, "150x150 square"), "t": (None, None, 100, "longest edge 100"),
                            "m": (None, None, 240, "longest edge 240"), "n": (None, None, 320, "longest edge 320"), "z": (None, None, 640, "longest edge 640"),
                            "b": (None, None, 1024, "longest edge 1024")}, "Flickr's size suffixes"),
+    "ProxiedImages": images({str(px): (px, None, px, "%d px wide, through /images" % px) for px in (60, 120, 300, 600)},
+                            "the image through FeedProxy's image proxy (/images), signed; null when IMAGE_PROXY_KEY is unset"),
     "PodcastImages": images({str(px): (px, px, px, "%dx%d artwork" % (px, px)) for px in (30, 60, 100, 600)}, "iTunes artwork sizes"),
     "LoanImages": images({"w80h80": (80, 80, 80, "80x80"), "w480h300": (480, 300, 480, "480x300"), "w800": (800, None, 800, "800 wide, height as the photo")},
                          "Kiva's image service presets"),
@@ -258,13 +287,15 @@ doc = {
                              "borrowerCount": nullable("integer"), "lenderCount": nullable("integer"), "partnerName": nullable("string"),
                              "tags": {"type": "array", "items": {"type": "string"}},
                              "description": dict(nullable("string"), description="the borrower's story as plain text; only in GET /loans/{id}, null in lists")}},
-    "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "summary", "notesHtml", "link",
+    "Episode": {"type": "object", "additionalProperties": False, "required": ["id", "title", "published", "audioUrl", "audioType", "audioBytes", "duration", "episode", "season", "explicit", "imageUrl", "images", "summary", "notesHtml", "link",
                                                                      "episodeType", "seasonName", "transcripts", "chapters", "persons", "soundbites"],
               "properties": {"id": nullable("string"), "title": nullable("string"), "published": ts, "audioUrl": nullable("string"), "audioType": nullable("string"),
                              "audioBytes": nullable("integer"), "duration": nullable("integer"), "episode": nullable("integer"), "season": nullable("integer"),
-                             "explicit": nullable("boolean"), "imageUrl": nullable("string"), "summary": nullable("string"),
+                             "explicit": nullable("boolean"), "imageUrl": nullable("string"),
+                             "images": {"oneOf": [ref("ProxiedImages"), {"type": "null"}]}, "summary": nullable("string"),
                              "notesHtml": dict(nullable("string"), description="the show notes as sanitized HTML (content:encoded, else the description): "
-                                               "only the elements and attributes docs/API.md lists, every href/src absolute http(s) (mailto: for links)"),
+                                               "only the elements and attributes docs/API.md lists, every href/src absolute http(s) (mailto: for links); "
+                                               "with the image proxy on, img src is a signed /images URL at 600 px"),
                              "link": nullable("string"),
                              "episodeType": {"type": ["string", "null"], "enum": ["full", "trailer", "bonus", None], "description": "itunes:episodeType"},
                              "seasonName": dict(nullable("string"), description="podcast:season's name"),
@@ -293,6 +324,7 @@ doc = {
         ("author", "itunes:author, else managingEditor"), ("imageUrl", "the channel's image"),
         ("link", "the channel's web page"), ("language", "the channel's language, as the feed writes it"),
         ("podcastGuid", "podcast:guid")], extra={
+        "images": {"oneOf": [ref("ProxiedImages"), {"type": "null"}], "description": "imageUrl through the image proxy"},
         "locked": {"type": ["boolean", "null"], "description": "podcast:locked"},
         "funding": {"type": "array", "items": ref("Funding"), "description": "podcast:funding, at most 50"},
         "persons": {"type": "array", "items": ref("Person"), "description": "the channel's podcast:person, at most 50"},
@@ -346,6 +378,7 @@ operations = {
     "/podcasts/{id}/episodes": ("listPodcastEpisodes", "Podcasts"), "/podcasts/{id}/episodes/{episodeId}": ("getPodcastEpisode", "Podcasts"),
     "/episodes": ("listLibraryEpisodes", "Podcasts"),
     "/loans": ("listLoans", "Loans"), "/loans/{id}": ("getLoan", "Loans"),
+    "/images": ("getImage", "Images"),
     "/": ("getIndex", "Operations"), "/healthz": ("getHealth", "Operations"), "/readyz": ("getReadiness", "Operations"),
     "/metrics": ("getMetrics", "Operations"), "/openapi.json": ("getOpenAPIDocument", "Operations"), "/demo": ("getDemoPage", "Operations"),
 }
@@ -355,6 +388,7 @@ for path, (operation_id, tag) in operations.items():
 doc["tags"] = [{"name": "Photos", "description": "Flickr public photos"},
                {"name": "Podcasts", "description": "iTunes search and lookup, each podcast's own feed, a library's episodes"},
                {"name": "Loans", "description": "Kiva's fundraising loans"},
+               {"name": "Images", "description": "publishers' artwork, resized and cached behind signed URLs"},
                {"name": "Operations", "description": "index, health, readiness, metrics, this document, the demo page"}]
 
 # A batch's episode: the podcast it belongs to, then the fields of an Episode.

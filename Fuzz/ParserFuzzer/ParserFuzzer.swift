@@ -19,8 +19,13 @@ import HTTPServer
         return LLVMFuzzerRunDriver(&count, &vector) { data, size in
             guard let data, size > 0 else { return 0 }
             // The first byte picks the target: below 0x80 the HTTP request parser (which also
-            // uses it as a split point), else the upstream-body parsers (JSON, RSS/Atom).
-            if data[0] < 0x80 {
+            // uses it as a split point), 0xF0 and up the image path, else the upstream-body
+            // parsers (JSON, RSS/Atom).
+            if data[0] >= 0xF0 {
+                if let finding = ImageFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1))) {
+                    fatalError(finding)  // a finding stops libFuzzer and saves the input
+                }
+            } else if data[0] < 0x80 {
                 if let finding = ParserFuzzing.run(UnsafeBufferPointer(start: data, count: size)) {
                     fatalError(finding)  // the fuzzer's own binary only: stops libFuzzer and saves the input
                 }

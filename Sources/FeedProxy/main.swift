@@ -75,5 +75,8 @@ extension Configuration {
         if kivaLoansURL != nil { kivaLoansURL = fixtures.kivaRESTURL }
         allowPrivateFeedHosts = true
         upstreamIdentity = "fixtures"
+        // The recorded feeds' artwork is served through the image proxy: offline, one known
+        // key (so fixture replicas still share Redis), unless one is given.
+        if imageProxyKey == nil { imageProxyKey = "feedproxy-fixtures" }
     }
 }

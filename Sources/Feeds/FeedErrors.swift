@@ -7,6 +7,7 @@ extension ClientError {
     public static let feedCodes: Set<String> = [
         "invalid_parameter", "missing_parameter", "bad_upstream_response", "podcast_not_found", "feed_unavailable", "loan_not_found",
         "internal_error", "encoding_failed", "episode_not_found", "chapters_unreadable", "transcript_unreadable",
+        "bad_signature", "unsupported_image_type", "image_too_large", "image_undecodable", "image_timed_out", "image_decoders_busy",
     ]
 
     public static func invalidParameter(_ message: String) -> ClientError {

@@ -157,6 +157,18 @@ final class FixtureState: Sendable {
         return validated(data, type: type, request, counting: "episode-files-304")
     }
 
+    /// `Fixtures/artwork/<name>`: publishers' artwork (and the hostile files), typed by extension
+    /// as a careless host would type them (an SVG as an image, a lying PNG as a PNG).
+    func artwork(_ name: String, _ request: Request) -> Response {
+        let file = directory.appendingPathComponent("artwork").appendingPathComponent(name)
+        guard !name.contains("/"), !name.hasPrefix("."), let data = (try? Data(contentsOf: file)).map(Array.init) else {
+            return .error(status: 404, code: "not_found", message: "no such file")
+        }
+        let types = ["jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif", "svg": "image/svg+xml"]
+        let type = name.split(separator: ".").last.flatMap { types[String($0)] } ?? "application/octet-stream"
+        return validated(data, type: type, request, counting: "artwork-304")
+    }
+
     /// `data` with an ETag and Last-Modified, or a 304 when the request holds a matching validator.
     private func validated(_ data: [UInt8], type: String, _ request: Request, counting notModified: String) -> Response {
         var fingerprint = FNV1a()

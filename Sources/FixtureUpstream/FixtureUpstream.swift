@@ -25,6 +25,8 @@ public final class FixtureUpstream: Sendable {
         router.get("/rss/:name") { req in state.serve("rss", req) { state.rss(req.pathParameters["name"] ?? "", req) } }
         // Chapters and transcript files, served as publishers' hosts do (validators, 304s).
         router.get("/episode-files/:name") { req in state.serve("episode-files", req) { state.episodeFile(req.pathParameters["name"] ?? "", req) } }
+        // Artwork, served as publishers' hosts do (validators, 304s).
+        router.get("/artwork/:name") { req in state.serve("artwork", req) { state.artwork(req.pathParameters["name"] ?? "", req) } }
         // A feed that moved for good: 301 to its address under /rss/.
         router.get("/moved/:name") { req in
             state.serve("rss-moved", req) {

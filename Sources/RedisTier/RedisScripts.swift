@@ -4,16 +4,16 @@ enum RedisScripts {
     static let all = [get, put, unlock, rateTake, renew, probe]
     static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3, renewIndex = 4, probeIndex = 5
 
-    /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip, link, validators} or {now_ms}.
+    /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip, link, validators, media type} or {now_ms}.
     static let get = """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        local v = redis.call('HMGET', KEYS[1], 't', 's', 'p', 'b', 'z', 'k', 'v')
+        local v = redis.call('HMGET', KEYS[1], 't', 's', 'p', 'b', 'z', 'k', 'v', 'm')
         if not v[1] then return {now} end
-        return {now, tonumber(v[1]), v[2], v[3], v[4], v[5] or '', v[6] or '', v[7] or ''}
+        return {now, tonumber(v[1]), v[2], v[3], v[4], v[5] or '', v[6] or '', v[7] or '', v[8] or ''}
         """
 
-    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px, link, fetch_ms, validators. Newer wins
+    /// KEYS[1] entry; ARGV: age_ms, status, policy, body, gzip, px, link, fetch_ms, validators, media type. Newer wins
     /// by fetch start on Redis' clock (now − age − fetch time): a slow fetch that began
     /// before the stored one's is dropped however late it arrives. A negative answer never
     /// replaces a good one (which expires by itself). Returns 1 if stored.
@@ -26,7 +26,7 @@ enum RedisScripts {
         local curStarted = tonumber(cur[1] or cur[2])
         if curStarted and curStarted > started then return 0 end
         if ARGV[2] ~= '200' and cur[3] == '200' then return 0 end
-        redis.call('HSET', KEYS[1], 't', stored, 'f', started, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5], 'k', ARGV[7] or '', 'v', ARGV[9] or '')
+        redis.call('HSET', KEYS[1], 't', stored, 'f', started, 's', ARGV[2], 'p', ARGV[3], 'b', ARGV[4], 'z', ARGV[5], 'k', ARGV[7] or '', 'v', ARGV[9] or '', 'm', ARGV[10] or '')
         redis.call('PEXPIRE', KEYS[1], ARGV[6])
         return 1
         """

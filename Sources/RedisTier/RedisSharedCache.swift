@@ -23,12 +23,13 @@ public final class RedisSharedCache: SharedCacheTier {
     public func get(_ key: String) async -> SharedLookup {
         let reply = await redis.script(RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get")
         guard case .success(let value) = reply, let fields = value.elements else { return .unavailable }
-        guard fields.count == 8 else { return fields.count == 1 ? .absent : .unavailable }
+        guard fields.count == 9 else { return fields.count == 1 ? .absent : .unavailable }
         // Validated like any network input: anything a replica would not have written is absent.
         guard let now = fields[0].int, let stored = fields[1].int, now >= 0, stored >= 0, let status = fields[2].int, Self.storable(status),
             let policyText = fields[3].bytes, policyText.count <= 128, let policy = Self.policy(String(decoding: policyText, as: UTF8.self)),
             var body = fields[4].bytes, let gzip = fields[5].bytes, gzip.isEmpty || gzip == Self.bodyIsCompressed || Self.isGzip(gzip),
-            let link = fields[6].bytes, link.count <= 4096, !link.contains(0x0D), !link.contains(0x0A), let validators = fields[7].bytes
+            let link = fields[6].bytes, link.count <= 4096, !link.contains(0x0D), !link.contains(0x0A), let validators = fields[7].bytes,
+            let media = fields[8].bytes, let contentType = Self.contentType(media)
         else { return .absent }  // not ours or damaged: as if absent, and overwritten by the next fill
         let compressed = gzip == Self.bodyIsCompressed
         if compressed {
@@ -39,7 +40,7 @@ public final class RedisSharedCache: SharedCacheTier {
             status: status, body: body, gzippedBody: gzip.isEmpty || compressed ? nil : gzip, storedAt: 0, policy: policy,
             link: link.isEmpty ? nil : String(decoding: link, as: UTF8.self),
             // Validated as it is read back (absolute http(s) addresses, short one-line validators).
-            revalidation: validators.isEmpty ? nil : Revalidation(serialized: String(decoding: validators, as: UTF8.self)))
+            revalidation: validators.isEmpty ? nil : Revalidation(serialized: String(decoding: validators, as: UTF8.self)), contentType: contentType)
         return .found(entry, age: Double(max(0, now - stored)) / 1000)  // both ≥ 0: no overflow
     }
 
@@ -53,7 +54,8 @@ public final class RedisSharedCache: SharedCacheTier {
     /// counts against `maxBytes` is what Redis holds.
     public func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double, maxBytes: Int) async -> SharedPut {
         var body = entry.body, gzip = entry.gzippedBody ?? []
-        if gzip.isEmpty, body.count > Self.compressAbove, let z = Gzip.compress(body), z.count < body.count {
+        // (An image is compressed already: it is stored as it is.)
+        if gzip.isEmpty, entry.isJSON, body.count > Self.compressAbove, let z = Gzip.compress(body), z.count < body.count {
             body = z
             gzip = Self.bodyIsCompressed
         }
@@ -76,6 +78,7 @@ public final class RedisSharedCache: SharedCacheTier {
             Array(String(Saturating.int(age * 1000, in: 0...Int(Int32.max))).utf8), Array(String(entry.status).utf8), Array(Self.text(p).utf8), body,
             gzip, Array(String(Saturating.int((window * 1000).rounded(.up), in: 1...Int(1e12))).utf8), Array((entry.link ?? "").utf8),
             Array(String(Saturating.int(fetchSeconds * 1000, in: 0...Int(Int32.max))).utf8), Array((entry.revalidation?.serialized ?? "").utf8),
+            entry.isJSON ? [] : Array(entry.contentType.utf8),
         ]
         let reply = await redis.script(RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put")
         return reply == .success(.integer(1))
@@ -138,6 +141,13 @@ public final class RedisSharedCache: SharedCacheTier {
     /// What a replica stores: a 200 or a negative (4xx/5xx error) answer. A 1xx, 204 or 304
     /// has no body by definition and would go out without Content-Length, desynchronising a
     /// front proxy's response stream; other 2xx and 3xx are never cached here.
+    /// The media types an entry may have (empty: JSON); anything else is damage.
+    static func contentType(_ field: [UInt8]) -> String? {
+        if field.isEmpty { return MediaType.json }
+        let text = String(decoding: field, as: UTF8.self)
+        return ["image/jpeg", "image/png", "image/webp", "image/avif"].contains(text) ? text : nil
+    }
+
     static func storable(_ status: Int) -> Bool { status == 200 || (400...599).contains(status) }
 
     /// The gzip magic (RFC 1952): a pre-compressed variant that is not gzip is damage.

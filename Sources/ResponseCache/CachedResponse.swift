@@ -24,12 +24,16 @@ public final class CachedResponse: Sendable {
     /// The upstream's validators for this answer (and a moved feed's address): what makes
     /// the next refresh conditional, here or on another replica (kept in the shared tier too).
     public let revalidation: Revalidation?
+    /// JSON, or an image's type: an image is chosen by `Accept`, so it says `Vary: Accept`
+    /// (and is never compressed again).
+    public let contentType: String
 
     public init(
         status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy, link: String? = nil,
-        revalidation: Revalidation? = nil
+        revalidation: Revalidation? = nil, contentType: String = MediaType.json
     ) {
         self.status = status
+        self.contentType = contentType
         self.revalidation = status == 200 ? revalidation : nil
         self.link = link
         self.body = body
@@ -43,16 +47,21 @@ public final class CachedResponse: Sendable {
             status == 200
             ? "public, max-age=\(Self.delta(policy.ttl)), stale-while-revalidate=\(Self.delta(policy.staleWhileRevalidate)), stale-if-error=\(Self.delta(policy.staleIfError))"
             : "no-store"
-        headerLines = Self.lines(cacheControl: cacheControl, etag: status == 200 ? etag : nil, link: link)
-        gzipHeaderLines = gzippedBody == nil ? [] : Self.lines(cacheControl: cacheControl, etag: status == 200 ? gzipETag : nil, link: link)
+        headerLines = Self.lines(cacheControl: cacheControl, etag: status == 200 ? etag : nil, link: link, contentType: contentType)
+        gzipHeaderLines =
+            gzippedBody == nil ? [] : Self.lines(cacheControl: cacheControl, etag: status == 200 ? gzipETag : nil, link: link, contentType: contentType)
     }
 
-    static func lines(cacheControl: String, etag: String?, link: String?) -> [UInt8] {
+    static func lines(cacheControl: String, etag: String?, link: String?, contentType: String) -> [UInt8] {
         var text = "Cache-Control: \(cacheControl)\r\n"
         if let etag { text += "ETag: \(etag)\r\n" }
         if let link { text += "Link: \(link)\r\n" }
-        return Array((text + "Content-Type: \(MediaType.json)\r\n").utf8)
+        if contentType != MediaType.json { text += "Vary: Accept\r\n" }
+        return Array((text + "Content-Type: \(contentType)\r\n").utf8)
     }
+
+    /// JSON (a gzip variant may be chosen by `Accept-Encoding`); an image is sent as it is.
+    public var isJSON: Bool { contentType == MediaType.json }
 
     /// Whole seconds for a header, never trapping: RFC 9111 §1.2.2 caps delta-seconds at
     /// 2147483648, and a policy read from a shared tier could be anything.
@@ -72,6 +81,7 @@ public final class CachedResponse: Sendable {
     /// Bodies and validators shared, not recomputed.
     private init(restamping other: CachedResponse, storedAt: Double, revalidation: Revalidation?) {
         self.revalidation = revalidation
+        contentType = other.contentType
         status = other.status
         body = other.body
         gzippedBody = other.gzippedBody

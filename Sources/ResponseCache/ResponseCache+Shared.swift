@@ -148,14 +148,16 @@ extension ResponseCache {
             guard let shared else { return nil }
             let ttl = sharedPolicy.lockTTL
             return Task {
+                var renewed = true
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(ttl / 3))
+                    // After a failed renewal the next comes soon, not a third of the lock's life
+                    // later: two in a row missed (a paused Redis, then a reconnect still backing
+                    // off) would otherwise let the lock lapse and a waiter fetch again.
+                    try? await Task.sleep(for: .seconds(renewed ? ttl / 3 : ttl / 20))
                     if Task.isCancelled { return }
-                    // Not given up on a failed renewal: one that timed out (a busy Redis, a
-                    // paused one) would otherwise let the lock lapse for the rest of a long
-                    // fetch and a waiter fetch again. A lock another holder has taken is not
-                    // ours to renew (the script checks the token), so trying costs nothing.
-                    _ = await shared.renew(key, token: token, ttl: ttl)
+                    // A lock another holder has taken is not ours to renew (the script checks
+                    // the token), so trying costs nothing.
+                    renewed = await shared.renew(key, token: token, ttl: ttl)
                 }
             }
         }

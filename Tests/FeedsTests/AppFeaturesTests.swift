@@ -127,13 +127,14 @@ import Testing
     }
 
     @Test func theEpisodesEnvelopeCarriesTheChannel() throws {
-        let out = try EpisodesAdapter.render(feed: fixture("rss/1200361736.xml"), contentType: nil, lookupTitle: nil, limit: 1)
+        let out = try EpisodesAdapter.render(
+            feed: fixture("rss/1200361736.xml"), contentType: nil, lookupTitle: nil, limit: 1, base: "https://feeds.example.com/rss/1200361736.xml")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(out.body)) as? [String: Any])
         #expect(json["description"] as? String == "In-depth conversations about Swift & app development, with John Sundell and guests.")
         #expect(json["author"] as? String == "John Sundell")
         #expect(json["language"] as? String == "en-us")
         #expect(json["link"] as? String == "https://www.swiftbysundell.com/podcast")
-        #expect(json["imageUrl"] as? String == "https://images.example.com/sundell/cover.jpg")
-        #expect(Array(json.keys).count == 16)  // with podcastGuid, locked, funding, persons, newFeedUrl
+        #expect(json["imageUrl"] as? String == "https://feeds.example.com/artwork/cover-3000.jpg")
+        #expect(Array(json.keys).count == 17)  // with images, podcastGuid, locked, funding, persons, newFeedUrl
     }
 }

@@ -6,9 +6,9 @@ import Testing
 
 @Suite struct RSSParserTests {
     @Test func rssVariantsFieldByField() throws {
-        let feed = try RSSParser.parse(fixture("rss/1200361736.xml"), limit: 100)
+        let feed = try RSSParser.parse(fixture("rss/1200361736.xml"), limit: 100, base: "http://127.0.0.1:8081/rss/1200361736.xml")
         #expect(feed.title == "Swift by Sundell")
-        #expect(feed.imageUrl == "https://images.example.com/sundell/cover.jpg")
+        #expect(feed.imageUrl == "http://127.0.0.1:8081/artwork/cover-3000.jpg")
         #expect(feed.episodes.count == 5)
         var first = Episode()
         first.id = "sundell-145"
@@ -21,7 +21,7 @@ import Testing
         first.episode = 145
         first.season = 3
         first.explicit = false
-        first.imageUrl = "https://images.example.com/sundell/145.jpg"
+        first.imageUrl = "http://127.0.0.1:8081/artwork/logo-1400.png"
         first.summary = "John and Antoine talk about Swift concurrency & actors. Sponsored by Acme."
         first.notesHtml =
             #"<p>John and <b>Antoine</b> talk about <a href="https://swift.org" rel="nofollow noopener noreferrer">Swift</a> concurrency &amp; actors.</p><p>Sponsored by\#u{00A0}Acme.</p>"#
@@ -34,7 +34,7 @@ import Testing
         #expect(second.audioBytes == nil)  // length 0 means unknown
         #expect(second.duration == 2730)
         #expect(second.explicit == true)
-        #expect(second.imageUrl == "https://images.example.com/sundell/cover.jpg")  // channel image
+        #expect(second.imageUrl == "http://127.0.0.1:8081/artwork/cover-3000.jpg")  // channel image
         #expect(second.summary == "Plain <summary> text only in itunes:summary.")
 
         let third = feed.episodes[2]
@@ -51,9 +51,9 @@ import Testing
     }
 
     @Test func atomFeed() throws {
-        let feed = try RSSParser.parse(fixture("rss/1526489823.xml"), limit: 100)
+        let feed = try RSSParser.parse(fixture("rss/1526489823.xml"), limit: 100, base: "https://feeds.example.com/rss/1526489823.xml")
         #expect(feed.title == "Swift over Coffee")
-        #expect(feed.imageUrl == "https://images.example.com/coffee/logo.png")
+        #expect(feed.imageUrl == "https://feeds.example.com/artwork/square-600.webp")
         let e = feed.episodes[0]
         #expect(e.id == "urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a")
         #expect(e.published == "2025-11-03T08:00:00Z")

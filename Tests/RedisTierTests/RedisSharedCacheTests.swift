@@ -72,6 +72,26 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         #expect(long.cacheControl.hasPrefix("public, max-age=1000000000,"))
     }
 
+    /// An image's type travels with it (so another replica answers `image/webp`, with `Vary:
+    /// Accept`, not JSON), and a type no replica writes reads as absent.
+    @Test func anImageKeepsItsMediaType() async throws {
+        let redis = try RedisServerProcess()
+        let c = try connection(redis.url)
+        defer { c.stop() }
+        #expect(await eventually { c.isUp })
+        let tier = RedisSharedCache(connection: c, fingerprint: "f1")
+        let webp = CachedResponse(body: Array("RIFF....WEBP".utf8), gzippedBody: nil, storedAt: 0, policy: policy, contentType: "image/webp")
+        await tier.put("img", webp, age: 0)
+        guard case .found(let found, _) = await tier.get("img") else { Issue.record("expected found"); return }
+        #expect(found.contentType == "image/webp" && !found.isJSON && found.etag == webp.etag)
+        #expect(String(decoding: found.headerLines, as: UTF8.self).contains("Vary: Accept\r\nContent-Type: image/webp\r\n"))
+        await tier.put("json", entry("{}"), age: 0)
+        guard case .found(let json, _) = await tier.get("json") else { Issue.record("expected found"); return }
+        #expect(json.isJSON)
+        _ = try redis.cli("HSET", "feedproxy:f1:c:html", "t", "1000", "s", "200", "p", "60 600 3600", "b", "<p>", "z", "", "m", "text/html")
+        guard case .absent = await tier.get("html") else { Issue.record("a media type no replica writes must read as absent"); return }
+    }
+
     @Test func newerWinsSoASlowOlderFillNeverOverwrites() async throws {
         let redis = try RedisServerProcess()
         let c = try connection(redis.url)

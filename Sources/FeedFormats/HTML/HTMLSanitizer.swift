@@ -41,7 +41,8 @@ package enum HTMLSanitizer {
     package static let maxTags = 1024
 
     /// `html` sanitized; links resolved against `base`. nil when nothing visible is left.
-    package static func sanitize(_ html: String, base: String?) -> String? {
+    /// `imageSource`: where an image's (absolute) address is sent instead (the image proxy).
+    package static func sanitize(_ html: String, base: String?, imageSource: (@Sendable (String) -> String)? = nil) -> String? {
         var input = Array(html.utf8.prefix(maxInputBytes))
         var tags = 0
         if let cut = input.firstIndex(where: { b in
@@ -58,7 +59,7 @@ package enum HTMLSanitizer {
         else { return nil }
         defer { cgumbo_free(output) }
         guard let body = Self.body(of: output.pointee.root) else { return nil }
-        var writer = Writer(base: base)
+        var writer = Writer(base: base, imageSource: imageSource)
         writer.children(of: body, depth: 0)
         writer.closeAll()
         let text = String(decoding: writer.out, as: UTF8.self)
@@ -99,13 +100,17 @@ package enum HTMLSanitizer {
     /// The rebuilt markup, with the elements still open (closed in order, or at the end).
     struct Writer {
         let base: String?
+        let imageSource: (@Sendable (String) -> String)?
         var out: [UInt8] = []
         var open: [String] = []
         var full = false
         /// Text or an image was written: not just empty tags.
         var visible = false
 
-        init(base: String?) { self.base = base }
+        init(base: String?, imageSource: (@Sendable (String) -> String)?) {
+            self.base = base
+            self.imageSource = imageSource
+        }
 
         mutating func children(of node: UnsafeMutablePointer<GumboNode>, depth: Int) {
             for child in HTMLSanitizer.children(node) {
@@ -154,7 +159,7 @@ package enum HTMLSanitizer {
                 attributes.append(("rel", "nofollow noopener noreferrer"))
             case "img":
                 guard let src = HTMLSanitizer.attribute(node, "src").flatMap({ URLReference.absolute($0, base: base) }) else { return }
-                attributes.append(("src", src))
+                attributes.append(("src", imageSource?(src) ?? src))
                 if let alt = HTMLSanitizer.attribute(node, "alt") { attributes.append(("alt", alt)) }
                 for dimension in ["width", "height"] {
                     if let v = HTMLSanitizer.attribute(node, dimension), let n = Int(v.trimmingASCIIWhitespace()), (1...10_000).contains(n) {
@@ -263,7 +268,8 @@ extension HTMLSanitizer {
                     guard allowedAttributes[name]?.contains(key) == true else { return "has \(name) \(key)" }
                     if ["href", "src", "cite"].contains(key) {
                         let lower = value.lowercased()
-                        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || (key == "href" && lower.hasPrefix("mailto:")) else {
+                        let proxied = key == "src" && lower.hasPrefix("/images?")  // the image proxy, relative to the service
+                        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || (key == "href" && lower.hasPrefix("mailto:")) || proxied else {
                             return "has \(key)=\(value)"
                         }
                     }

@@ -107,9 +107,12 @@ public struct FeedOutput: Sendable {
     /// podcast an episodes load looked up is `/podcasts/{id}`'s answer): kept alongside, so
     /// they cost no request of their own.
     public var related: [(key: String, body: [UInt8])] = []
+    /// JSON, or an image's type (`/images`).
+    public let contentType: String
 
-    public init(_ body: [UInt8], link: String? = nil, revalidation: Revalidation? = nil) {
+    public init(_ body: [UInt8], link: String? = nil, revalidation: Revalidation? = nil, contentType: String = MediaType.json) {
         self.body = body
+        self.contentType = contentType
         self.link = link
         self.revalidation = revalidation
     }

@@ -6,4 +6,6 @@ public enum SourceName {
     public static let kiva = "kiva"
     /// Publishers' own RSS/Atom feeds (every host its own breaker).
     public static let episodes = "episodes"
+    /// Publishers' images, resized (`/images`): every host its own breaker, like feeds.
+    public static let images = "images"
 }

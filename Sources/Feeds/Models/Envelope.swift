@@ -65,6 +65,8 @@ public struct EpisodesEnvelope: Codable, Sendable {
     public var description: String?
     public var author: String?
     public var imageUrl: String?
+    /// `imageUrl` through the image proxy at 60, 120, 300 and 600 px wide (null when it is off).
+    public var images: ProxiedImages?
     public var link: String?
     public var language: String?
     /// `podcast:guid`: the podcast's global id.

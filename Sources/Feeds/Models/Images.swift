@@ -68,6 +68,19 @@ public struct PodcastImages: Codable, Sendable, Equatable {
     }
 }
 
+/// A publisher's image through FeedProxy's image proxy (`/images`), at 60, 120, 300 and 600
+/// px wide, the height following the image (podcast artwork is square).
+public struct ProxiedImages: Codable, Sendable, Equatable {
+    public var px60: ImageSize
+    public var px120: ImageSize
+    public var px300: ImageSize
+    public var px600: ImageSize
+
+    enum CodingKeys: String, CodingKey {
+        case px60 = "60", px120 = "120", px300 = "300", px600 = "600"
+    }
+}
+
 /// Kiva's image service renders a stored image at a size named in its path
 /// (`/img/<size>/<id>.jpg`): `w80h80` (80×80, cropped), `w480h300` (480×300) and `w800`
 /// (800 px wide, the height following the photo).

@@ -69,6 +69,8 @@ public struct Episode: Codable, Sendable, Equatable {
     public var season: Int?
     public var explicit: Bool?
     public var imageUrl: String?
+    /// `imageUrl` through the image proxy at 60, 120, 300 and 600 px wide (null when it is off).
+    public var images: ProxiedImages?
     public var summary: String?
     /// The show notes as sanitized HTML (see `HTMLSanitizer`): safe to insert as markup.
     public var notesHtml: String?
@@ -88,7 +90,7 @@ public struct Episode: Codable, Sendable, Equatable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case id, title, published, audioUrl, audioType, audioBytes, duration, episode, season, explicit, imageUrl, summary, notesHtml, link
+        case id, title, published, audioUrl, audioType, audioBytes, duration, episode, season, explicit, imageUrl, images, summary, notesHtml, link
         case episodeType, seasonName, transcripts, chapters, persons, soundbites
     }
 }

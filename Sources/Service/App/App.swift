@@ -49,6 +49,9 @@ public final class App: Sendable {
                 handler = EpisodeBatchRoute(adapter: adapter, feeds: services.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
             case .loans: handler = services.feedRoute(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
             case .loan: handler = services.feedRoute(KivaLoanAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
+            case .images:
+                guard let images = services.images else { continue }
+                handler = ImageRoute(feeds: services.feedRoute(images.adapter(c), ttl: c.ttlImages)).handle
             default:
                 guard let h = operational.handler(for: route) else { continue }
                 handler = h
@@ -84,6 +87,7 @@ extension EpisodesAdapter {
     init(_ c: Configuration) {
         self.init(
             lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts,
-            maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))))
+            maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
+            imageLinks: c.imageProxyKey.flatMap { ImageProxyLinks(key: $0, publicBaseURL: c.publicBaseURL) })
     }
 }

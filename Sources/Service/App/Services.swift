@@ -16,15 +16,20 @@ struct Services: Sendable {
     let clients: ClientPolicy
     /// Where spans go, when trace export is configured.
     let tracing: SpanExporter?
+    /// The image proxy's signer and decoders, when `IMAGE_PROXY_KEY` is set.
+    let images: ImageServices?
 
     init(_ c: Configuration, logLanes: Int) throws {
         configuration = c
         let logger = Logger(level: c.logLevel, sink: LogSink(lanes: logLanes))
         let export = TraceExport.settings(c)
         let traceMetrics = export.map { _ in TraceMetrics() }
+        let images = ImageServices(c)
+        self.images = images
         let metrics = Metrics(
-            routes: RouteName.allCases.map(\.rawValue), sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes],
-            tracing: traceMetrics)
+            routes: RouteName.allCases.map(\.rawValue),
+            sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes, SourceName.images],
+            tracing: traceMetrics, images: images?.metrics)
         tracing = export.flatMap { settings in traceMetrics.map { SpanExporter(settings: settings, metrics: $0, logger: logger) } }
         self.logger = logger
         self.metrics = metrics

@@ -84,6 +84,18 @@ public struct Configuration: Sendable {
     /// themselves: `--fixtures` sets it, so replicas whose fixture upstreams listen on
     /// different ports still share one L2 (they serve the same recorded payloads).
     public var upstreamIdentity: String?
+    /// Signs `/images` URLs (`IMAGE_PROXY_KEY`, or `IMAGE_PROXY_KEY_FILE`); nil: no image proxy.
+    public var imageProxyKey: String?
+    /// Where clients reach this service (`https://api.example.com`): proxied image URLs are
+    /// absolute under it; nil: they are relative (`/images?…`).
+    public var publicBaseURL: String?
+    public var ttlImages = 86400.0
+    public var imageMaxBytes = 20 << 20
+    /// Width × height read from a header, before decoding: more is refused.
+    public var imageMaxPixels = 40_000_000
+    /// Concurrent decodes (0: one per core).
+    public var imageDecodeThreads = 0
+    public var imageTimeoutMs = 5000
 
     // OpenTelemetry's standard variables (the SDK environment specification), for trace export.
     public var otelSDKDisabled = false

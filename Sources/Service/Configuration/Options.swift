@@ -115,6 +115,22 @@ extension ConfigurationParser {
         Option(
             "--allow-private-feed-hosts", "ALLOW_PRIVATE_FEED_HOSTS", \.allowPrivateFeedHosts, .bool,
             "let podcast feed URLs point at loopback/private addresses (tests, offline mode)"),
+        Option(
+            "--image-proxy-key", "IMAGE_PROXY_KEY", \.imageProxyKey, .optionalSecret,
+            "secret shared by the replicas that signs /images URLs (unset: no image proxy, and no proxied URLs in answers)"),
+        Option(
+            "--image-proxy-key-file", "IMAGE_PROXY_KEY_FILE", \.imageProxyKey, .secretFile,
+            "file holding IMAGE_PROXY_KEY (a mounted Secret; trailing newline ignored)"),
+        Option(
+            "--public-base-url", "PUBLIC_BASE_URL", \.publicBaseURL, .optionalHTTPURL,
+            "the URL clients reach this service at: proxied image URLs are absolute under it (unset: relative, /images?…)"),
+        Option("--cache-ttl-images", "CACHE_TTL_IMAGES", \.ttlImages, .seconds(), "seconds a resized image stays fresh"),
+        Option("--image-max-bytes", "IMAGE_MAX_BYTES", \.imageMaxBytes, .bytes(1024...(1 << 30)), "largest source image downloaded"),
+        Option(
+            "--image-max-pixels", "IMAGE_MAX_PIXELS", \.imageMaxPixels, .integer(1...1_000_000_000),
+            "largest width × height a source image's header may declare; more is refused (422) before decoding"),
+        Option("--image-decode-threads", "IMAGE_DECODE_THREADS", \.imageDecodeThreads, .integer(0...64), "images resized at once (0 = one per core)"),
+        Option("--image-timeout-ms", "IMAGE_TIMEOUT_MS", \.imageTimeoutMs, .integer(1...600_000), "longest one image's decode and encode may take"),
         // Trace export: OpenTelemetry's own variable names and meanings.
         Option("--otel-sdk-disabled", "OTEL_SDK_DISABLED", \.otelSDKDisabled, .bool, "true: no spans are recorded or exported"),
         Option("--otel-traces-exporter", "OTEL_TRACES_EXPORTER", \.otelTracesExporter, .choice(["otlp", "none"]), "otlp, or none for no trace export"),

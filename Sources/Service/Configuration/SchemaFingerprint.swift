@@ -9,7 +9,14 @@ enum SchemaFingerprint {
         let upstreams =
             c.upstreamIdentity.map { [$0, c.kivaLoansURL == nil ? "graphql" : "rest"] }
             ?? [c.flickrFeedURL, c.itunesSearchURL, c.itunesLookupURL, c.kivaGraphQLURL, c.kivaLoansURL ?? ""]
-        let parts = [OpenAPIDocument.json, Configuration.version] + upstreams + ["\(c.feedMaxBodyBytes)", "\(c.episodeFileMaxBytes)", "\(c.negativeTTL)"]
+        // Episode answers carry URLs signed with the image key: replicas with another key (or
+        // none, or another public base URL) keep apart. The key is hashed, never stored.
+        let images =
+            c.imageProxyKey.map { key in [Base64URL.encode(HMACSHA256(key: Array(key.utf8)).mac(Array("feedproxy-fingerprint".utf8))), c.publicBaseURL ?? ""] }
+            ?? []
+        let parts =
+            [OpenAPIDocument.json, Configuration.version] + upstreams + ["\(c.feedMaxBodyBytes)", "\(c.episodeFileMaxBytes)", "\(c.negativeTTL)"] + images
+            + ["\(c.imageMaxBytes)", "\(c.imageMaxPixels)"]
         var hash = FNV1a()
         for part in parts {
             hash.add(part.utf8)

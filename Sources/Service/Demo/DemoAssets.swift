@@ -6,10 +6,11 @@ import Primitives
 /// build step, no external assets. Each file is answered from bytes made once, with an ETag
 /// per encoding and `304` for a matching `If-None-Match`.
 enum DemoAssets {
-    /// Scripts and styles only from this origin, never inline or evaluated; images and media
-    /// from `https:` (the upstream CDNs); API calls to this origin only.
+    /// Scripts and styles only from this origin, never inline or evaluated; images from this
+    /// origin (the image proxy) and `https:` (the upstream CDNs), media from `https:`; API
+    /// calls to this origin only.
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src https: data:; media-src https:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; media-src https:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// One embedded file, as a handler answers it.

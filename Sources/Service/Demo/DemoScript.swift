@@ -18,6 +18,8 @@ extension DemoAssets {
 
         // Only absolute http(s) URLs become links, images or audio (the server checks too).
         const safeURL = value => typeof value === "string" && /^https?:\/\//i.test(value) ? value : null;
+        // An image through this server's image proxy (a relative /images URL) or an absolute one.
+        const imageURL = value => typeof value === "string" && value.startsWith("/images?") ? value : safeURL(value);
 
         class APIError extends Error {
           constructor(status, message, retryAfter) {
@@ -146,6 +148,10 @@ extension DemoAssets {
         // (when the feed points to any) its chapters and transcript on request.
         function episodeItem(episode, podcastID, podcastTitle) {
           const item = el("li", {}, el("h4", {text: episode.title || "Untitled episode"}));
+          // Artwork from the image proxy (IMAGE_PROXY_KEY): 60 px, 120 px on a 2x screen; never the publisher's file.
+          const small = episode.images && episode.images["60"] ? imageURL(episode.images["60"].url) : null;
+          const large = episode.images && episode.images["120"] ? imageURL(episode.images["120"].url) : null;
+          if (small) item.prepend(el("img", {class: "thumb", src: small, srcset: large ? `${small} 1x, ${large} 2x` : null, alt: "", width: 60, height: 60, loading: "lazy"}));
           const facts = [];
           if (podcastTitle) facts.push(el("span", {class: "podcast", text: podcastTitle}));
           if (episode.published) facts.push(el("time", {datetime: episode.published, text: new Date(episode.published).toLocaleDateString("en")}));

@@ -22,7 +22,8 @@ extension DemoAssets {
         .list { list-style: none; padding: 0; }
         .list button { display: flex; gap: .75rem; align-items: center; width: 100%; text-align: left; margin: .25rem 0; }
         .list img { width: 100px; height: 100px; object-fit: cover; background: #e6e6ea; flex: none; }
-        .episodes li { margin: 1rem 0; padding-bottom: 1rem; border-bottom: 1px solid var(--line); }
+        .episodes li { margin: 1rem 0; padding-bottom: 1rem; border-bottom: 1px solid var(--line); display: flow-root; }
+        .episodes .thumb { float: left; width: 60px; height: 60px; margin: 0 .75rem .25rem 0; border-radius: 6px; background: #e6e6ea; }
         .episodes audio { width: 100%; }
         .notes { color: var(--muted); }
         .chapters { display: flex; flex-wrap: wrap; gap: .25rem; list-style: none; padding: 0; margin: .5rem 0; }

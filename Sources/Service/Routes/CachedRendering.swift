@@ -62,13 +62,14 @@ enum CachedRendering {
             headers.add("Cache-Control", entry.cacheControl)
             headers.add("ETag", etag)
             if let link = entry.link { headers.add("Link", link) }
+            if !entry.isJSON { headers.add("Vary", "Accept") }
             return Response(
-                status: 304, headers: headers, compressible: true, logFields: cacheStatus.logFields, constantHeaders: cacheStatus.headerLine,
+                status: 304, headers: headers, compressible: entry.isJSON, logFields: cacheStatus.logFields, constantHeaders: cacheStatus.headerLine,
                 age: age(entry, now))
         }
         // Built in place and returned as is: a copy would retain every byte array again.
         return Response(
-            status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: true, logFields: cacheStatus.logFields,
+            status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: entry.isJSON, logFields: cacheStatus.logFields,
             renderedHeaders: gzip ? entry.gzipHeaderLines : entry.headerLines, constantHeaders: cacheStatus.headerLine, age: age(entry, now))
     }
 

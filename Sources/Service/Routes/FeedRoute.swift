@@ -21,21 +21,25 @@ struct FeedRoute: Sendable {
     /// Where a background refresh's own trace goes.
     var spanSink: (any SpanSink)?
 
-    func handle(_ request: Request) -> HandlerResult {
+    func handle(_ request: Request) -> HandlerResult { handle(request, alias: request.target) }
+
+    /// `alias`: what the fast path knows this request by (its target, plus what else selects
+    /// the answer: an image's negotiated encoding); `adding`: parameters the route derived.
+    func handle(_ request: Request, alias: String, adding derived: [(name: String, value: String)] = []) -> HandlerResult {
         let bypass = Self.bypassesCache(request)
         // Fast path: this exact target was validated before and its entry is fresh.
         let now = cache.now  // one clock read: freshness and Age from the same instant
-        if !bypass, let entry = cache.lookup(alias: request.target, now: now) {
+        if !bypass, let entry = cache.lookup(alias: alias, now: now) {
             stats?.hits.add()
             return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: now))
         }
         let prepared: PreparedFeed
         do {
-            prepared = try adapter.prepare(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems))
+            prepared = try adapter.prepare(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems + derived))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        cache.remember(alias: request.target, for: prepared.cacheKey)
+        cache.remember(alias: alias, for: prepared.cacheKey)
         if let view = prepared.view { return handle(request, prepared, cutFrom: view, bypass: bypass) }
         if !bypass {
             switch cache.lookup(prepared.cacheKey) {
@@ -250,10 +254,12 @@ struct FeedRoute: Sendable {
                         ("upstream_ms", .double((cache.now - started) * 1000)),
                     ])
                 // Data answers are cut from is never sent as it is: no compressed copy.
+                // Nor is an image compressed again.
+                let compress = prepared.view == nil && output.contentType == MediaType.json
                 return .success(
                     CachedResponse(
-                        body: output.body, gzippedBody: prepared.view == nil ? Gzip.compress(output.body) : nil, storedAt: cache.now, policy: policy,
-                        link: output.link, revalidation: output.revalidation))
+                        body: output.body, gzippedBody: compress ? Gzip.compress(output.body) : nil, storedAt: cache.now, policy: policy,
+                        link: output.link, revalidation: output.revalidation, contentType: output.contentType))
             } catch let error as UpstreamError {
                 logger.warn(
                     "upstream failed",
@@ -274,8 +280,9 @@ struct FeedRoute: Sendable {
                 // A definite "not found" (or a file that is not what it says) is remembered
                 // briefly, like an upstream 4xx.
                 var negative: CachedResponse?
-                if error.status == 404 || error.status == 422, negativeTTL > 0 {
-                    negative = CachedResponse(status: 404, body: error.body, gzippedBody: nil, storedAt: cache.now, policy: .negative(ttl: negativeTTL))
+                if [404, 415, 422].contains(error.status), negativeTTL > 0 {
+                    negative = CachedResponse(
+                        status: error.status, body: error.body, gzippedBody: nil, storedAt: cache.now, policy: .negative(ttl: negativeTTL))
                 }
                 return .failure(CacheLoadError(error, negativeEntry: negative))
             } catch {

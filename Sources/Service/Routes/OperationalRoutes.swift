@@ -44,7 +44,7 @@ struct OperationalRoutes: Sendable {
         case .demoFile:
             let missing = Response.error(status: 404, code: "not_found", message: "no such file in the demo page")
             return { request in .response(DemoAssets.file(request.pathParameters["file"] ?? "")?.answer(request) ?? missing) }
-        case .photos, .podcasts, .podcast, .episodes, .episode, .episodeBatch, .loans, .loan:
+        case .photos, .podcasts, .podcast, .episodes, .episode, .episodeBatch, .loans, .loan, .images:
             return nil
         }
     }

@@ -9,6 +9,7 @@ enum RouteName: String, CaseIterable, Sendable {
     case episodeBatch = "/episodes"
     case loans = "/loans"
     case loan = "/loans/:id"
+    case images = "/images"
     case healthz = "/healthz"
     case readyz = "/readyz"
     case metrics = "/metrics"
@@ -21,6 +22,7 @@ enum RouteName: String, CaseIterable, Sendable {
     func isEnabled(_ c: Configuration) -> Bool {
         switch self {
         case .demo, .demoFile: return c.demoPage
+        case .images: return c.imageProxyKey != nil
         default: return true
         }
     }
@@ -34,6 +36,7 @@ enum RouteName: String, CaseIterable, Sendable {
         case .episode: return "/podcasts/{id}/episodes/{episodeId}"
         case .episodeBatch: return "/episodes?podcasts="
         case .loan: return "/loans/{id}"
+        case .images: return "/images?url=&w=&sig="
         case .index, .demoFile: return nil
         default: return rawValue
         }

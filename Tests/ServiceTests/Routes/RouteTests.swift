@@ -103,7 +103,7 @@ import Upstream
         #expect(
             RouteName.allCases.compactMap(\.listedAs) == [
                 "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/podcasts/{id}/episodes/{episodeId}", "/episodes?podcasts=",
-                "/loans", "/loans/{id}", "/healthz",
+                "/loans", "/loans/{id}", "/images?url=&w=&sig=", "/healthz",
                 "/readyz", "/metrics",
                 "/openapi.json", "/demo",
             ])

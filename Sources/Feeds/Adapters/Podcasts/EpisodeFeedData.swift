@@ -36,11 +36,16 @@ public struct EpisodeFeedData: Sendable {
 
     /// Parses `body` and encodes the channel and each episode once. Stops adding episodes
     /// (the oldest, in feed order) before the data would pass `maxBytes`.
-    public static func build(feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int) throws(ClientError) -> [UInt8] {
-        let parsed = try RSSParser.parse(body, limit: maxEpisodes, contentType: contentType, base: base)
+    /// `images`: with the image proxy on, every image gets its proxied sizes and show notes'
+    /// images are proxied.
+    public static func build(
+        feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil
+    ) throws(ClientError) -> [UInt8] {
+        let parsed = try RSSParser.parse(body, limit: maxEpisodes, contentType: contentType, base: base, imageSource: images.map { links in links.notesImage })
         let channel = EpisodesEnvelope(
             title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
-            imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, podcastGuid: parsed.podcastGuid, locked: parsed.locked,
+            imageUrl: parsed.imageUrl, images: images?.images(for: parsed.imageUrl), link: parsed.link, language: parsed.language,
+            podcastGuid: parsed.podcastGuid, locked: parsed.locked,
             funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, count: 0, items: [], page: nil)
         let whole = try FeedJSON.encode(channel)
         let tail = Array(#","count":0,"items":[],"page":null}"#.utf8)
@@ -51,7 +56,8 @@ public struct EpisodeFeedData: Sendable {
         var area: [UInt8] = []
         var count = 0
         let fixed = 4 + 1 + 4 + 4 + 2 + 1 + title.count + updated.count + head.count
-        for episode in parsed.episodes {
+        for var episode in parsed.episodes {
+            episode.images = images?.images(for: episode.imageUrl)
             let json = try FeedJSON.encode(episode)
             let chapters = episode.inlineChapters.isEmpty ? [] : try FeedJSON.encode(episode.inlineChapters)
             let size = json.count + chapters.count

@@ -12,8 +12,11 @@ public struct EpisodesAdapter: FeedAdapter {
     let allowPrivateHosts: Bool
     /// The most one podcast's episode data may take (kept within what the cache admits).
     let maxDataBytes: Int
+    /// With the image proxy on: the proxied sizes of every image, and show notes' images proxied.
+    let imageLinks: ImageProxyLinks?
 
-    public init(lookupURL: String, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20) {
+    public init(lookupURL: String, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20, imageLinks: ImageProxyLinks? = nil) {
+        self.imageLinks = imageLinks
         self.lookupURL = lookupURL
         self.maxFeedBytes = maxFeedBytes
         self.allowPrivateHosts = allowPrivateHosts
@@ -75,7 +78,7 @@ public struct EpisodesAdapter: FeedAdapter {
     /// listed feed as last time.
     public func load(_ number: Int, listed: ListedFeed? = nil) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
         let lookup = self.lookup(number)
-        let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes
+        let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes, imageLinks = self.imageLinks
         return { client, previous in
             let found: (feedURL: String, title: String?)
             var podcast: [UInt8]?
@@ -107,7 +110,7 @@ public struct EpisodesAdapter: FeedAdapter {
             let data = try TraceScope.syncSpan("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))]) { _ throws(ClientError) in
                 try EpisodeFeedData.build(
                     feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
-                    maxBytes: maxDataBytes)
+                    maxBytes: maxDataBytes, images: imageLinks)
             }
             var output = FeedOutput(data, revalidation: validators.isUseful ? validators : nil)
             if let podcast { output.related = [(PodcastAdapter.cacheKey(number), podcast)] }

@@ -63,8 +63,12 @@ final class RSSParser: XMLStreamHandler {
     private var reachedLimit = false
     private var notAFeed = false
 
-    private init(limit: Int, base: String?) {
+    /// Where show notes' images are sent instead (the image proxy); nil: left as they are.
+    private let imageSource: (@Sendable (String) -> String)?
+
+    private init(limit: Int, base: String?, imageSource: (@Sendable (String) -> String)?) {
         self.limit = limit
+        self.imageSource = imageSource
         documentBase = base.flatMap { URLReference.absolute($0) }
         text.reserveCapacity(4096)
     }
@@ -72,9 +76,11 @@ final class RSSParser: XMLStreamHandler {
     /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
     /// `contentType` is the HTTP header, whose charset applies when the document declares none;
     /// `base` the feed's final URL, against which relative links resolve (none: they are dropped).
-    static func parse(_ data: [UInt8], limit: Int, contentType: String? = nil, base: String? = nil) throws(ClientError) -> Result {
+    static func parse(
+        _ data: [UInt8], limit: Int, contentType: String? = nil, base: String? = nil, imageSource: (@Sendable (String) -> String)? = nil
+    ) throws(ClientError) -> Result {
         let encoding = XMLEncoding.resolve(data, contentType: contentType)
-        let handler = RSSParser(limit: limit, base: base)
+        let handler = RSSParser(limit: limit, base: base, imageSource: imageSource)
         guard let parser = ExpatParser(encoding: encoding.parserArgument, handler: handler) else {
             throw ClientError(status: 500, code: "internal_error", message: "the XML parser could not be created")
         }
@@ -341,7 +347,7 @@ final class RSSParser: XMLStreamHandler {
             ?? contentEncoded.map(HTMLText.plain)
         episode.summary = plain?.isEmpty == false ? plain : nil
         // Show notes as sanitized HTML: content:encoded, else the description (or Atom content).
-        episode.notesHtml = (contentEncoded ?? itemDescription).flatMap { HTMLSanitizer.sanitize($0, base: itemBase) }
+        episode.notesHtml = (contentEncoded ?? itemDescription).flatMap { HTMLSanitizer.sanitize($0, base: itemBase, imageSource: imageSource) }
         if !episode.inlineChapters.isEmpty {
             episode.inlineChapters = ChapterList.normalised(episode.inlineChapters, duration: episode.duration.map(Double.init))
         }

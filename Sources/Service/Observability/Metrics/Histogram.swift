@@ -29,12 +29,13 @@ final class Histogram: Sendable {
     /// Lines for one labelled series; `labels` is like `route="/photos"`.
     func render(_ name: String, labels: String, into out: inout String) {
         var cumulative = 0
+        let before = labels.isEmpty ? "" : labels + ",", only = labels.isEmpty ? "" : "{\(labels)}"
         for (i, bound) in bounds.enumerated() {
             cumulative += counters.value(i)
-            out += "\(name)_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
+            out += "\(name)_bucket{\(before)le=\"\(bound)\"} \(cumulative)\n"
         }
-        out += "\(name)_bucket{\(labels),le=\"+Inf\"} \(counters.value(countIndex))\n"
-        out += "\(name)_sum{\(labels)} \(Double(counters.value(sumIndex)) / 1_000_000)\n"
-        out += "\(name)_count{\(labels)} \(counters.value(countIndex))\n"
+        out += "\(name)_bucket{\(before)le=\"+Inf\"} \(counters.value(countIndex))\n"
+        out += "\(name)_sum\(only) \(Double(counters.value(sumIndex)) / 1_000_000)\n"
+        out += "\(name)_count\(only) \(counters.value(countIndex))\n"
     }
 }

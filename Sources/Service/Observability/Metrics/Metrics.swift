@@ -17,9 +17,12 @@ public final class Metrics: Sendable {
     let shared = SharedTierMetrics()
     /// The trace exporter's counters, when export is on.
     let tracing: TraceMetrics?
+    /// The image proxy's counters, when it is on.
+    let images: ImageMetrics?
 
-    init(routes: [String], sources: [String], tracing: TraceMetrics? = nil) {
+    init(routes: [String], sources: [String], tracing: TraceMetrics? = nil, images: ImageMetrics? = nil) {
         self.tracing = tracing
+        self.images = images
         var all: [(pattern: String, stats: RouteStats)] = []
         for route in routes + ["(unmatched)", "(invalid)", "*"] where !all.contains(where: { $0.pattern == route }) {
             all.append((route, RouteStats()))
@@ -135,6 +138,7 @@ public final class Metrics: Sendable {
         single("feedproxy_log_lines_dropped_total", "counter", "Log lines dropped because stdout could not keep up.", g.droppedLogLines)
         shared.render(into: &out)
         tracing?.render(into: &out)
+        images?.render(into: &out)
         ProcessMetrics.read().render(into: &out)
         BuildInfo.render(version: Configuration.version, into: &out)
         return out

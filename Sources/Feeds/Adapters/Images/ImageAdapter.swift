@@ -1,0 +1,120 @@
+import FeedFormats
+import Images
+import Primitives
+import Upstream
+
+/// `/images?url=&w=&sig=`: a publisher's image, fetched like a feed (public addresses only
+/// unless allowed, size cap, deadline, a breaker per host, conditional refresh), then
+/// resized and re-encoded on the decode pool. `format` (or, without it, the negotiated
+/// `accept` target the route passes) picks the encoding; it is part of the cache key.
+public struct ImageAdapter: FeedAdapter {
+    public let source = SourceName.images
+    let links: ImageProxyLinks
+    let maxSourceBytes: Int
+    let allowPrivateHosts: Bool
+    let limits: ImageLimits
+    let pool: DecodePool
+    /// Told of every decode (for metrics): its outcome and seconds.
+    let observe: @Sendable (ImageDecodeEvent) -> Void
+
+    public init(
+        links: ImageProxyLinks, maxSourceBytes: Int, allowPrivateHosts: Bool, limits: ImageLimits, pool: DecodePool,
+        observe: @escaping @Sendable (ImageDecodeEvent) -> Void = { _ in }
+    ) {
+        self.links = links
+        self.maxSourceBytes = maxSourceBytes
+        self.allowPrivateHosts = allowPrivateHosts
+        self.limits = limits
+        self.pool = pool
+        self.observe = observe
+    }
+
+    /// The parameter the route passes the `Accept`-negotiated target in.
+    public static let negotiatedParameter = "accept-target"
+
+    public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
+        // Present but blank is left to the signature check: only an absent url is a 400 here.
+        guard let url = p.value("url") else { throw .invalidParameter("url is required") }
+        guard let text = p.value("w"), let width = Int(text), ImageProxyLinks.widths.contains(width) else {
+            throw .invalidParameter("w must be one of: " + ImageProxyLinks.widths.map(String.init).joined(separator: ", "))
+        }
+        guard let signature = p.value("sig"), links.verify(url: url, signature: signature) else { throw Self.badSignature }
+        let target: ImageTarget
+        switch try p.choice("format", ["auto"] + ImageTarget.named.keys.sorted()) {
+        case nil, "auto"?: target = p.value(Self.negotiatedParameter).flatMap(ImageTarget.init(rawValue:)) ?? .classic
+        case let name?: target = ImageTarget.named[name] ?? .classic
+        }
+        // Signed, so written by FeedProxy from a feed: still checked like any feed's URL.
+        guard ImageProxyLinks.isProxiable(url), URLReference.absolute(url) != nil else { throw .invalidParameter("url must be an absolute http(s) URL") }
+        var fetch = UpstreamRequest(
+            upstream: SourceName.images, url: url, headers: [("Accept", "image/webp, image/avif, image/jpeg, image/png, image/gif;q=0.8, */*;q=0.1")],
+            maxBodyBytes: maxSourceBytes, publicAddressesOnly: !allowPrivateHosts)
+        fetch.urlChosenByThirdParty = true
+        let request = fetch
+        let key = "image|\(target.rawValue)|w=\(width)|\(url)"
+        let pool = self.pool, limits = self.limits, observe = self.observe
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { client, previous in
+            var send = request
+            if let previous, previous.listedURL == url, previous.etag != nil || previous.lastModified != nil { send.revalidation = previous }
+            let response = try await client.send(send)
+            let validators = Revalidation(listedURL: url, url: url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
+            if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
+            let source = response.body
+            let started = NativeThread.monotonicSeconds()
+            let result = await TraceScope.span("resize image", [("http.response.body.size", .int(Int64(source.count)))]) { _ in
+                await pool.run { () -> Result<TranscodedImage, ImageFailure> in
+                    do throws(ImageFailure) {
+                        return .success(try ImageTranscoder.transcode(source, width: width, target: target, limits: limits))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            let seconds = NativeThread.monotonicSeconds() - started
+            switch result {
+            case .success(let image):
+                observe(.decoded(bytesIn: source.count, bytesOut: image.bytes.count, seconds: seconds))
+                var output = FeedOutput(image.bytes, contentType: image.encoding.mediaType)
+                if validators.isUseful { output.revalidation = validators }
+                return .rendered(output)
+            case .failure(let failure):
+                observe(.refused(Self.reason(failure)))
+                throw Self.error(failure)
+            }
+        }
+    }
+
+    static let badSignature = ClientError(status: 403, code: "bad_signature", message: "sig is not this url's signature; use the URLs the API hands out")
+
+    static func reason(_ failure: ImageFailure) -> String {
+        switch failure {
+        case .unsupportedType: return "unsupported_type"
+        case .tooManyPixels: return "too_many_pixels"
+        case .undecodable: return "undecodable"
+        case .timedOut: return "timed_out"
+        case .busy: return "busy"
+        }
+    }
+
+    /// 415: not an image kind we decode; 422: an image we will not or cannot decode; 503: all decoders busy.
+    static func error(_ failure: ImageFailure) -> ClientError {
+        switch failure {
+        case .unsupportedType:
+            return ClientError(status: 415, code: "unsupported_image_type", message: "the image is not JPEG, PNG, WebP, GIF, HEIF or AVIF")
+        case .tooManyPixels(let w, let h):
+            return ClientError(status: 422, code: "image_too_large", message: "the image is \(w)×\(h) pixels, more than this service decodes")
+        case .undecodable:
+            return ClientError(status: 422, code: "image_undecodable", message: "the image is damaged or truncated")
+        case .timedOut:
+            return ClientError(status: 422, code: "image_timed_out", message: "the image took too long to resize")
+        case .busy:
+            return ClientError(status: 503, code: "image_decoders_busy", message: "every image decoder is busy; retry shortly", retryAfter: 1)
+        }
+    }
+}
+
+/// What one decode did, for metrics.
+public enum ImageDecodeEvent: Sendable {
+    case decoded(bytesIn: Int, bytesOut: Int, seconds: Double)
+    case refused(String)
+}

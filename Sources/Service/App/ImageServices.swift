@@ -1,0 +1,28 @@
+import Feeds
+import Images
+import Primitives
+
+/// The image proxy's parts (`IMAGE_PROXY_KEY` set): the URL signer feeds and the route share,
+/// the decode pool, its metrics and limits.
+struct ImageServices: Sendable {
+    let links: ImageProxyLinks
+    let pool: DecodePool
+    let metrics: ImageMetrics
+    let limits: ImageLimits
+
+    init?(_ c: Configuration) {
+        guard let key = c.imageProxyKey, let links = ImageProxyLinks(key: key, publicBaseURL: c.publicBaseURL) else { return nil }
+        self.links = links
+        let threads = c.imageDecodeThreads > 0 ? c.imageDecodeThreads : max(1, NativeThread.currentThreadCPUCount)
+        pool = DecodePool(threads: threads, maxQueued: threads * 16)
+        metrics = ImageMetrics(pool: pool)
+        limits = ImageLimits(maxPixels: c.imageMaxPixels, timeout: Double(c.imageTimeoutMs) / 1000)
+    }
+
+    func adapter(_ c: Configuration) -> ImageAdapter {
+        let metrics = self.metrics
+        return ImageAdapter(
+            links: links, maxSourceBytes: c.imageMaxBytes, allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, pool: pool,
+            observe: { metrics.record($0) })
+    }
+}
