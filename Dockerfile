@@ -34,7 +34,7 @@ LABEL org.opencontainers.image.title="FeedProxy" \
 # sources are 415 and AVIF is never chosen. The ldd checks below fail the build if anything
 # the binary or libvips links against was taken.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libgumbo1 libhiredis0.14 libvips42 \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libgumbo1 libhiredis0.14 libvips42 libglib2.0-0 \
  && rm -f /usr/lib/*-linux-gnu/vips-modules-8.14/vips-magick.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-poppler.so \
           /usr/lib/*-linux-gnu/vips-modules-8.14/vips-openslide.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-jxl.so \
           /usr/lib/*-linux-gnu/vips-modules-8.14/vips-heif.so \

@@ -110,7 +110,7 @@ run() {  # name url pids conns [wrk args...] -> "req/s p50 p99 cpu-ms-per-reques
   local name=$1 url=$2 who=$3 conns=$4 before after
   shift 4
   before=$(cpu_seconds $who)
-  wrk -t2 -c"$conns" -d"${DURATION}s" --latency "$@" "$url" >"$OUT/$name.wrk"
+  wrk -t2 -c"$conns" -d"${DURATION}s" --latency "$url" "$@" >"$OUT/$name.wrk"
   after=$(cpu_seconds $who)
   awk -v cpu="$(echo "$before $after" | awk '{print $2 - $1}')" '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} / requests in / {n=$1}
     END {print r, p50, p99, cpu * 1e3 / n}' "$OUT/$name.wrk"
@@ -151,8 +151,19 @@ for who, path in zip(("feedproxy", "nginx"), sys.argv[1:]):
         print(f"  {who:9} answer: {im.format} {im.size[0]}x{im.size[1]} {im.mode}, {len(open(path, 'rb').read())} bytes")
 PY
 done
-HWM=$(awk '/VmHWM/ {print $2}' "/proc/$FP_PID/status")
-echo "feedproxy peak RSS after 8 concurrent large decodes at a time: $((HWM / 1024)) MiB (IMAGE_DECODE_THREADS = cores: 2 decode at once, the rest queue)"
+# Memory: a replica with 8 decode threads, 8 large decodes at once (both sources, every one a miss).
+FP8_PORT=18193
+LOG_LEVEL=warn IMAGE_PROXY_KEY=$KEY ALLOW_PRIVATE_FEED_HOSTS=true CLIENT_MISS_RATE_PER_MIN=0 IMAGE_DECODE_THREADS=8 \
+  "$BIN/feedproxy" --fixtures Fixtures --port "$FP8_PORT" --threads 2 >"$OUT/feedproxy-8.log" 2>&1 &
+pids+=($!)
+FP8_PID=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$FP8_PORT/healthz" -o /dev/null && break; sleep 0.1; done
+BASE_KB=$(awk '/VmRSS/ {print $2}' "/proc/$FP8_PID/status")
+paste -d'\n' "$OUT/paths-cover-3000.jpg" "$OUT/paths-logo-1400.png" >"$OUT/paths-both"
+run "memory-8" "http://127.0.0.1:$FP8_PORT" "$FP8_PID" 8 -s "$OUT/paths.lua" -- "$PWD/$OUT/paths-both" >/dev/null
+HWM_KB=$(awk '/VmHWM/ {print $2}' "/proc/$FP8_PID/status")
+echo "memory: IMAGE_DECODE_THREADS=8, 8 connections of uncached 3000x3000 JPEG and 1400x1400 PNG resizes for ${DURATION}s:" \
+  "RSS $((BASE_KB / 1024)) MiB idle, peak $((HWM_KB / 1024)) MiB ($(((HWM_KB - BASE_KB) / 1024)) MiB for the decodes and what they cached)"
 echo
 # Cached: the same signed URL again and again (a hit, WebP as a browser gets it) against a cached feed.
 one=$(paths cover-3000.jpg 120 1 auto)
