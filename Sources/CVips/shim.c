@@ -68,6 +68,65 @@ static void on_eval(VipsImage *image, VipsProgress *progress, void *deadline) {
     if (cvips_now_ms() > *(long long *)deadline) vips_image_set_kill(image, TRUE);
 }
 
+// JPEG, WebP and HEIF decode at a fraction of their size when asked (shrink-on-load); PNG and
+// GIF decode every pixel.
+static int has_shrink_on_load(const void *bytes, size_t length) {
+    const char *loader = vips_foreign_find_load_buffer(bytes, length);
+    return !loader || (strncmp(loader, "VipsForeignLoadPng", 18) != 0 && strncmp(loader, "VipsForeignLoadNsgif", 20) != 0);
+}
+
+// For PNG and GIF: a box shrink by the whole factor while the pixels stream in, then lanczos3
+// for the rest, as libvips' thumbnail does after a shrink-on-load. libvips' own thumbnail
+// would premultiply a transparent image into floats and resize all of it with lanczos3, 1.7×
+// the time of this for a 1400-pixel PNG. Transparent images are still premultiplied (so no
+// dark fringe where the colour of invisible pixels would bleed in), but only the box shrink
+// sees full size. Never enlarged; at most `max_height` tall.
+static int box_then_lanczos(const void *bytes, size_t length, int width, int max_height, VipsImage **out) {
+    VipsImage *image = vips_image_new_from_buffer(bytes, length, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    if (!image) return -1;
+    double w = vips_image_get_width(image), h = vips_image_get_height(image);
+    double scale = width / w;
+    if (max_height / h < scale) scale = max_height / h;
+    if (scale > 1) scale = 1;
+    int factor = (int)(1 / scale);
+    if (factor < 1) factor = 1;
+    VipsBandFormat format = vips_image_get_format(image);
+    int alpha = vips_image_hasalpha(image);
+    // Each step's image is kept here and released at the end (libvips pipelines reference their inputs).
+    VipsImage *step[4] = {NULL, NULL, NULL, NULL};
+    VipsImage *in = image;
+    int n = 0;
+    if (alpha) {
+        if (vips_premultiply(in, &step[n], NULL) != 0) goto fail;
+        in = step[n++];
+    }
+    if (factor > 1) {
+        if (vips_shrink(in, &step[n], factor, factor, NULL) != 0) goto fail;
+        in = step[n++];
+    }
+    if (scale * factor < 1) {
+        if (vips_resize(in, &step[n], scale * factor, "kernel", VIPS_KERNEL_LANCZOS3, NULL) != 0) goto fail;
+        in = step[n++];
+    }
+    if (alpha) {
+        VipsImage *straight = NULL;
+        if (vips_unpremultiply(in, &straight, NULL) != 0) goto fail;
+        int cast = vips_cast(straight, out, format, NULL);
+        g_object_unref(straight);
+        if (cast != 0) goto fail;
+    } else {
+        *out = in;
+        g_object_ref(in);
+    }
+    for (int i = 0; i < n; i++) g_object_unref(step[i]);
+    g_object_unref(image);
+    return 0;
+fail:
+    for (int i = 0; i < n; i++) g_object_unref(step[i]);
+    g_object_unref(image);
+    return -1;
+}
+
 int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height, int format, int quality, long long deadline_ms,
                     void **out, size_t *out_length, int *out_width, int *out_height) {
     vips_error_clear();
@@ -75,10 +134,14 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
     *out_length = 0;
     if (!allowed(bytes, length)) return -1;
     VipsImage *thumb = NULL;
-    // Truncated or damaged input fails rather than being padded with grey.
-    if (vips_thumbnail_buffer((void *)bytes, length, &thumb, width, "height", max_height, "size", VIPS_SIZE_DOWN, "option_string",
-                              "fail_on=truncated", NULL) != 0)
+    if (has_shrink_on_load(bytes, length)) {
+        // Truncated or damaged input fails rather than being padded with grey.
+        if (vips_thumbnail_buffer((void *)bytes, length, &thumb, width, "height", max_height, "size", VIPS_SIZE_DOWN, "option_string",
+                                  "fail_on=truncated", NULL) != 0)
+            return -1;
+    } else if (box_then_lanczos(bytes, length, width, max_height, &thumb) != 0) {
         return -1;
+    }
     vips_image_set_progress(thumb, TRUE);
     g_signal_connect(thumb, "eval", G_CALLBACK(on_eval), &deadline_ms);
     // Every metadata item goes but the colour profile (libvips 8.14's WebP saver writes EXIF
