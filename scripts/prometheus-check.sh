@@ -76,6 +76,8 @@ replica() {  # port extra-arguments... (environment in FIXTURE_ENV)
 }
 FIXTURE_ENV=()
 replica "${FP_PORTS[0]}" --fixtures
+# The "listening" line is written by the log thread: it may follow the first /healthz answer.
+wait_for 10 grep -q '"fixtures_upstream"' "$TMP/feedproxy-${FP_PORTS[0]}.log"
 U=$(sed -n 's/.*"fixtures_upstream":"\([^"]*\)".*/\1/p' "$TMP/feedproxy-${FP_PORTS[0]}.log" | head -1)
 [ -n "$U" ] || { echo "prometheus-check: the first replica did not log its fixtures_upstream"; exit 1; }
 FIXTURE_ENV=(FLICKR_FEED_URL="$U/services/feeds/photos_public.gne" ITUNES_SEARCH_URL="$U/search" ITUNES_LOOKUP_URL="$U/lookup"
