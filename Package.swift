@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Primitives"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Service", "Primitives"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,7 +41,7 @@ case .run(var configuration):
     let fixtures: FixtureUpstream?
     do {
         fixtures = try configuration.fixturesDirectory.map { try FixtureUpstream(directory: $0) }
-        if let fixtures { configuration.pointUpstreams(at: fixtures) }
+        if let fixtures { configuration.pointUpstreams(atFixtures: fixtures.baseURL) }
         app = try App(configuration: configuration)
         port = try app.start()
     } catch {
@@ -62,21 +62,4 @@ case .run(var configuration):
     app.logger.info("stopped")
     app.logger.sink.flush()
     exit(0)
-}
-
-extension Configuration {
-    /// `--fixtures`: every upstream URL at the in-process fixture upstream, which is on
-    /// loopback (so feed URLs may be private), and one fingerprint for all such replicas.
-    mutating func pointUpstreams(at fixtures: FixtureUpstream) {
-        flickrFeedURL = fixtures.flickrURL
-        itunesSearchURL = fixtures.itunesSearchURL
-        itunesLookupURL = fixtures.itunesLookupURL
-        kivaGraphQLURL = fixtures.kivaGraphQLURL
-        if kivaLoansURL != nil { kivaLoansURL = fixtures.kivaRESTURL }
-        allowPrivateFeedHosts = true
-        upstreamIdentity = "fixtures"
-        // The recorded feeds' artwork is served through the image proxy: offline, one known
-        // key (so fixture replicas still share Redis), unless one is given.
-        if imageProxyKey == nil { imageProxyKey = "feedproxy-fixtures" }
-    }
 }

@@ -76,11 +76,11 @@ import TestSupport
             #expect(try a.get(Self.episodes).status == 200)
             #expect(waitUntil { a.sharedStores >= 1 })  // stored in Redis right after the answer
             usleep(1_500_000)  // then stale there
-            let b = try FeedProxyProcess(environment: [
-                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CACHE_TTL_EPISODES": "1", "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL,
-                "ITUNES_SEARCH_URL": u.itunesSearchURL, "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL,
-                "ALLOW_PRIVATE_FEED_HOSTS": "true",
-            ])
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(u).merging([
+                    "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CACHE_TTL_EPISODES": "1", "CLIENT_MISS_RATE_PER_MIN": "0",
+                    "ALLOW_PRIVATE_FEED_HOSTS": "true",
+                ]) { $1 })
             defer { _ = b.stop() }
             let c = try RawClient(port: b.port)
             try c.send("GET \(Self.episodes) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -104,11 +104,10 @@ import TestSupport
             let u = a.upstream
             #expect(try a.get(Self.episodes).status == 200)
             #expect(waitUntil { a.sharedStores >= 1 })  // stored in Redis right after the answer
-            let b = try FeedProxyProcess(environment: [
-                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CLIENT_MISS_RATE_PER_MIN": "0", "FLICKR_FEED_URL": u.flickrURL,
-                "ITUNES_SEARCH_URL": u.itunesSearchURL,
-                "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL, "ALLOW_PRIVATE_FEED_HOSTS": "true",
-            ])
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(u).merging([
+                    "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CLIENT_MISS_RATE_PER_MIN": "0", "ALLOW_PRIVATE_FEED_HOSTS": "true",
+                ]) { $1 })
             defer { _ = b.stop() }
             let c = try RawClient(port: b.port)
             try c.send("GET \(Self.episodes) HTTP/1.1\r\nHost: x\r\nCache-Control: no-cache\r\n\r\n")

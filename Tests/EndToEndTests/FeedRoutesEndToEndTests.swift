@@ -1,6 +1,7 @@
 import FixtureUpstream
 import Foundation
 import HTTPServer
+import Service
 import Testing
 import TestSupport
 
@@ -19,6 +20,20 @@ import TestSupport
             try c.send("POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             let loans = try c.readResponse()
             #expect(loans.status == 200 && loans.text.contains("\"values\":[]"))
+        }
+    }
+
+    /// `--fixtures` and the tests point every declared upstream endpoint at the fixture
+    /// upstream: each must be answered there (405 for GraphQL's POST-only path), not 404.
+    @Test func theFixtureUpstreamAnswersEveryDeclaredEndpoint() async throws {
+        try await offPool {
+            let fx = try FixtureUpstream(directory: FeedProxyProcess.repositoryRoot.appendingPathComponent("Fixtures").path)
+            defer { fx.stop() }
+            let port = Int(fx.baseURL.split(separator: ":").last ?? "") ?? 0
+            #expect(!UpstreamCatalog.fixturePaths.isEmpty)
+            for path in UpstreamCatalog.fixturePaths {
+                #expect(try RawClient.get(port: port, path).status != 404, "the fixture upstream does not serve \(path)")
+            }
         }
     }
 

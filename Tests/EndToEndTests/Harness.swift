@@ -1,5 +1,6 @@
 import Foundation
 import FixtureUpstream
+import Service
 import TestSupport
 
 /// A fixture upstream in this process plus the real binary pointed at it.
@@ -11,17 +12,10 @@ final class Harness: @unchecked Sendable {
     /// test values (e.g. `CLIENT_MISS_RATE_PER_MIN`, off here unless named).
     init(environment: [String: String] = [:], arguments: [String] = [], kivaREST: Bool = false, defaults: Set<String> = []) throws {
         upstream = try FixtureUpstream(directory: FeedProxyProcess.repositoryRoot.appendingPathComponent("Fixtures").path)
-        var env = [
-            "FLICKR_FEED_URL": upstream.flickrURL,
-            "ITUNES_SEARCH_URL": upstream.itunesSearchURL,
-            "ITUNES_LOOKUP_URL": upstream.itunesLookupURL,
-            "KIVA_GRAPHQL_URL": upstream.kivaGraphQLURL,
-            "RATE_LIMIT_ITUNES_PER_MIN": "6000",
-            "RATE_LIMIT_KIVA_PER_MIN": "6000",
-            "RATE_LIMIT_FLICKR_PER_MIN": "6000",
-            // Tests send many misses from one address; the per-client quota is tested on its own.
-            "CLIENT_MISS_RATE_PER_MIN": "0",
-        ]
+        var env = Self.upstreamEnvironment(upstream)
+        for variable in UpstreamCatalog.rateLimitVariables { env[variable] = "6000" }
+        // Tests send many misses from one address; the per-client quota is tested on its own.
+        env["CLIENT_MISS_RATE_PER_MIN"] = "0"
         if kivaREST { env["KIVA_LOANS_URL"] = upstream.kivaRESTURL }
         for (k, v) in environment { env[k] = v }
         for k in defaults { env[k] = nil }
@@ -29,6 +23,12 @@ final class Harness: @unchecked Sendable {
     }
 
     var port: Int { proxy.port }
+
+    /// Every upstream at this fixture upstream, as the declarations name them: what a second
+    /// replica against the same upstream is started with.
+    static func upstreamEnvironment(_ upstream: FixtureUpstream) -> [String: String] {
+        UpstreamCatalog.fixtureEnvironment(baseURL: upstream.baseURL)
+    }
 
     func get(_ target: String, headers: [String] = []) throws -> RawClient.Response {
         try RawClient.get(port: port, target, headers: headers)

@@ -17,11 +17,10 @@ import TestSupport
             let a = try Harness(environment: ["REDIS_URL": redis.url, "CLIENT_MISS_RATE_PER_MIN": "600", "REDIS_TIMEOUT_MS": "2000"])
             let u = a.upstream
             // Replica B: the same upstream, and a quota of one miss at a time per client.
-            let b = try FeedProxyProcess(environment: [
-                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CLIENT_MISS_RATE_PER_MIN": "6", "FLICKR_FEED_URL": u.flickrURL,
-                "ITUNES_SEARCH_URL": u.itunesSearchURL,
-                "ITUNES_LOOKUP_URL": u.itunesLookupURL, "KIVA_GRAPHQL_URL": u.kivaGraphQLURL,
-            ])
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(u).merging(["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "CLIENT_MISS_RATE_PER_MIN": "6"]) {
+                    $1
+                })
             defer { _ = b.stop() }
             let terms = ["swift", "history", "music"]
             var etags: [String] = []
@@ -65,10 +64,7 @@ import TestSupport
             let u = a.upstream
             let others = try (0..<2).map { _ in
                 try FeedProxyProcess(
-                    environment: shared.merging([
-                        "FLICKR_FEED_URL": u.flickrURL, "ITUNES_SEARCH_URL": u.itunesSearchURL, "ITUNES_LOOKUP_URL": u.itunesLookupURL,
-                        "KIVA_GRAPHQL_URL": u.kivaGraphQLURL, "CLIENT_MISS_RATE_PER_MIN": "0",
-                    ]) { $1 })
+                    environment: shared.merging(Harness.upstreamEnvironment(u)) { $1 }.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 })
             }
             defer { for o in others { _ = o.stop() } }
             // The long daily show: 1,200 episodes, about 630 kB of episode JSON (31 kB compressed).

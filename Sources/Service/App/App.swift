@@ -26,38 +26,8 @@ public final class App: Sendable {
 
         let statistics = ServerStatistics()
         let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
-        let kivaAPI: KivaAdapter.API = c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
         var router = Router()
-        for route in RouteName.allCases where route.isEnabled(c) {
-            let handler: Handler
-            switch route {
-            case .photos: handler = services.feedRoute(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: c.ttlPhotos).handle
-            case .podcasts:
-                handler = services.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
-            case .podcast: handler = services.feedRoute(PodcastAdapter(lookupURL: c.itunesLookupURL), ttl: c.ttlPodcasts).handle
-            case .episodes: handler = services.feedRoute(EpisodesAdapter(c), ttl: c.ttlEpisodes).handle
-            case .episode:
-                let adapter = EpisodesAdapter(c)
-                handler =
-                    EpisodeRoute(
-                        adapter: adapter, feeds: services.feedRoute(adapter, ttl: c.ttlEpisodes),
-                        parts: EpisodePartLoader(maxFileBytes: c.episodeFileMaxBytes, allowPrivateHosts: c.allowPrivateFeedHosts),
-                        chapterLoads: services.feedRoute(adapter, ttl: c.ttlChapters), transcriptLoads: services.feedRoute(adapter, ttl: c.ttlTranscripts)
-                    ).handle
-            case .episodeBatch:
-                let adapter = EpisodesAdapter(c)
-                handler = EpisodeBatchRoute(adapter: adapter, feeds: services.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
-            case .loans: handler = services.feedRoute(KivaAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
-            case .loan: handler = services.feedRoute(KivaLoanAdapter(api: kivaAPI), ttl: c.ttlLoans).handle
-            case .images:
-                guard let images = services.images else { continue }
-                handler = ImageRoute(feeds: services.feedRoute(images.adapter(c), ttl: c.ttlImages)).handle
-            default:
-                guard let h = operational.handler(for: route) else { continue }
-                handler = h
-            }
-            router.get(route.rawValue, handler)
-        }
+        for (route, handler) in try Self.handlers(services, operational: operational) { router.get(route.rawValue, handler) }
         let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver, spanSink: services.tracing)
         server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics, shutdown: shutdownPhase)
     }
@@ -81,13 +51,29 @@ public final class App: Sendable {
     public var cpuPlacement: String { server.placement.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "off" }
 }
 
-extension EpisodesAdapter {
-    /// A podcast's episode data stays within what one cache entry may take (an eighth of the
-    /// cache), so a long feed is kept rather than fetched again for every page.
-    init(_ c: Configuration) {
-        self.init(
-            lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts,
-            maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
-            imageLinks: c.imageProxyKey.flatMap { ImageProxyLinks(key: $0, publicBaseURL: c.publicBaseURL) })
+extension App {
+    /// Every enabled route's handler, in `RouteName` order: an upstream's routes from its
+    /// declaration (nil there: the configuration turns it off), the others operational. A
+    /// route declared twice, or enabled and served by nothing, stops startup.
+    static func handlers(_ services: Services, operational: OperationalRoutes) throws -> [(RouteName, Handler)] {
+        var declared: [RouteName: FeedRouteDeclaration] = [:]
+        for route in UpstreamCatalog.all.flatMap(\.routes) where declared.updateValue(route, forKey: route.name) != nil {
+            throw RouteTableError(description: "\(route.name.rawValue) is declared by two upstreams")
+        }
+        var handlers: [(RouteName, Handler)] = []
+        for route in RouteName.allCases where route.isEnabled(services.configuration) {
+            if let declaration = declared[route] {
+                if let handler = declaration.make(services) { handlers.append((route, handler)) }
+            } else if let handler = operational.handler(for: route) {
+                handlers.append((route, handler))
+            } else {
+                throw RouteTableError(description: "\(route.rawValue) is neither an upstream's route (Catalog/) nor an operational one")
+            }
+        }
+        return handlers
     }
+}
+
+struct RouteTableError: Error, CustomStringConvertible {
+    let description: String
 }

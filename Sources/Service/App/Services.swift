@@ -28,7 +28,7 @@ struct Services: Sendable {
         self.images = images
         let metrics = Metrics(
             routes: RouteName.allCases.map(\.rawValue),
-            sources: [SourceName.flickr, SourceName.itunes, SourceName.kiva, SourceName.episodes, SourceName.images],
+            sources: UpstreamCatalog.sources,
             tracing: traceMetrics, images: images?.metrics)
         tracing = export.flatMap { settings in traceMetrics.map { SpanExporter(settings: settings, metrics: $0, logger: logger) } }
         self.logger = logger

@@ -1,31 +1,23 @@
 import Primitives
 
 /// Every setting, declared once: flag, environment variable, where the value goes, how it
-/// is parsed, and its help text. Parsing, `--help` and docs/configuration.md (scripts/settings-reference.py) all come from here.
+/// is parsed, and its help text; an upstream's own settings are in its declaration
+/// (`Catalog/`). Parsing, `--help` and docs/configuration.md (scripts/settings-reference.py) all come from here.
 extension ConfigurationParser {
-    static let options: [Option] = [
+    static let options: [Option] = server + UpstreamCatalog.all.flatMap(\.options) + general
+
+    /// Where and how it listens.
+    private static let server: [Option] = [
         Option("--port", "PORT", \.port, .integer(0...65535), "TCP port to listen on (0 picks a free one)"),
         Option("--host", "HOST", \.host, .ipv4, "IPv4 address to listen on"),
         Option("--threads", "THREADS", \.threads, .integer(0...256), "event-loop threads (0 = one per core)"),
         Option(
             "--cpu-affinity", "CPU_AFFINITY", \.cpuAffinity, .bool,
             "with one loop per allowed CPU, pin each loop to its CPU (batch-scheduled) and accept connections on the loop of the CPU they arrive on"),
-        Option("--flickr-feed-url", "FLICKR_FEED_URL", \.flickrFeedURL, .httpURL, "Flickr public photo feed endpoint"),
-        Option("--itunes-search-url", "ITUNES_SEARCH_URL", \.itunesSearchURL, .httpURL, "iTunes Search endpoint"),
-        Option("--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.itunesLookupURL, .httpURL, "iTunes Lookup endpoint (podcast episodes)"),
-        Option("--kiva-graphql-url", "KIVA_GRAPHQL_URL", \.kivaGraphQLURL, .httpURL, "Kiva GraphQL endpoint"),
-        Option(
-            "--kiva-loans-url", "KIVA_LOANS_URL", \.kivaLoansURL, .optionalHTTPURL,
-            "when set, use Kiva's legacy REST newest-loans endpoint instead of GraphQL"),
-        Option("--cache-ttl-photos", "CACHE_TTL_PHOTOS", \.ttlPhotos, .seconds(), "seconds /photos stays fresh"),
-        Option("--cache-ttl-podcasts", "CACHE_TTL_PODCASTS", \.ttlPodcasts, .seconds(), "seconds /podcasts stays fresh"),
-        Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.ttlLoans, .seconds(), "seconds /loans stays fresh"),
-        Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.ttlEpisodes, .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
-        Option("--cache-ttl-chapters", "CACHE_TTL_CHAPTERS", \.ttlChapters, .seconds(), "seconds an episode's chapters file stays fresh"),
-        Option("--cache-ttl-transcripts", "CACHE_TTL_TRANSCRIPTS", \.ttlTranscripts, .seconds(), "seconds an episode's transcript stays fresh"),
-        Option(
-            "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.episodesBatchDeadline, .seconds(allowZero: false),
-            "seconds /episodes waits for podcasts not cached before answering them pending"),
+    ]
+
+    /// Everything not of one upstream: caches, upstream client, clients, Redis, HTTP, tracing.
+    private static let general: [Option] = [
         Option(
             "--cache-swr-factor", "CACHE_SWR_FACTOR", \.staleWhileRevalidateFactor, .factor(0...1000),
             "stale-while-revalidate window as a multiple of the TTL"),
@@ -43,18 +35,6 @@ extension ConfigurationParser {
         Option(
             "--upstream-max-body-bytes", "UPSTREAM_MAX_BODY_BYTES", \.upstreamMaxBodyBytes, .bytes(1024...(1 << 31)),
             "largest upstream JSON body accepted"),
-        Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.feedMaxBodyBytes, .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
-        Option(
-            "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.episodeFileMaxBytes, .bytes(1024...(1 << 30)),
-            "largest chapters or transcript file accepted"),
-        Option(
-            "--podcast-min-term-chars", "PODCAST_MIN_TERM_CHARS", \.podcastMinTermChars, .integer(1...50),
-            "shortest /podcasts search term accepted (shorter: 400; a keystroke, not a search)"),
-        Option(
-            "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.rateITunesPerMinute, .rate(),
-            "iTunes requests per minute (its published limit is about 20)"),
-        Option("--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.rateKivaPerMinute, .rate(), "Kiva requests per minute (60 unregistered)"),
-        Option("--rate-limit-flickr", "RATE_LIMIT_FLICKR_PER_MIN", \.rateFlickrPerMinute, .rate(), "Flickr feed requests per minute"),
         Option(
             "--upstream-queue-wait-ms", "UPSTREAM_QUEUE_WAIT_MS", \.upstreamQueueWaitMs, .integer(0...600_000),
             "longest a cache miss waits for its turn at an upstream's rate limit (0: fail at once)"),
@@ -115,22 +95,6 @@ extension ConfigurationParser {
         Option(
             "--allow-private-feed-hosts", "ALLOW_PRIVATE_FEED_HOSTS", \.allowPrivateFeedHosts, .bool,
             "let podcast feed URLs point at loopback/private addresses (tests, offline mode)"),
-        Option(
-            "--image-proxy-key", "IMAGE_PROXY_KEY", \.imageProxyKey, .optionalSecret,
-            "secret shared by the replicas that signs /images URLs (unset: no image proxy, and no proxied URLs in answers)"),
-        Option(
-            "--image-proxy-key-file", "IMAGE_PROXY_KEY_FILE", \.imageProxyKey, .secretFile,
-            "file holding IMAGE_PROXY_KEY (a mounted Secret; trailing newline ignored)"),
-        Option(
-            "--public-base-url", "PUBLIC_BASE_URL", \.publicBaseURL, .optionalHTTPURL,
-            "the URL clients reach this service at: proxied image URLs are absolute under it (unset: relative, /images?…)"),
-        Option("--cache-ttl-images", "CACHE_TTL_IMAGES", \.ttlImages, .seconds(), "seconds a resized image stays fresh"),
-        Option("--image-max-bytes", "IMAGE_MAX_BYTES", \.imageMaxBytes, .bytes(1024...(1 << 30)), "largest source image downloaded"),
-        Option(
-            "--image-max-pixels", "IMAGE_MAX_PIXELS", \.imageMaxPixels, .integer(1...1_000_000_000),
-            "largest width × height a source image's header may declare; more is refused (422) before decoding"),
-        Option("--image-decode-threads", "IMAGE_DECODE_THREADS", \.imageDecodeThreads, .integer(0...64), "images resized at once (0 = one per core)"),
-        Option("--image-timeout-ms", "IMAGE_TIMEOUT_MS", \.imageTimeoutMs, .integer(1...600_000), "longest one image's decode and encode may take"),
         // Trace export: OpenTelemetry's own variable names and meanings.
         Option("--otel-sdk-disabled", "OTEL_SDK_DISABLED", \.otelSDKDisabled, .bool, "true: no spans are recorded or exported"),
         Option("--otel-traces-exporter", "OTEL_TRACES_EXPORTER", \.otelTracesExporter, .choice(["otlp", "none"]), "otlp, or none for no trace export"),

@@ -6,9 +6,7 @@ import Primitives
 /// pods of two versions never read each other's JSON.
 enum SchemaFingerprint {
     static func compute(_ c: Configuration) -> String {
-        let upstreams =
-            c.upstreamIdentity.map { [$0, c.kivaLoansURL == nil ? "graphql" : "rest"] }
-            ?? [c.flickrFeedURL, c.itunesSearchURL, c.itunesLookupURL, c.kivaGraphQLURL, c.kivaLoansURL ?? ""]
+        let upstreams = UpstreamCatalog.endpointIdentity(c)
         // Episode answers carry URLs signed with the image key: replicas with another key (or
         // none, or another public base URL) keep apart. The key is hashed, never stored.
         let images =

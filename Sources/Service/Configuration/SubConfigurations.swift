@@ -34,7 +34,7 @@ extension UpstreamConfiguration {
         proxy = c.upstreamProxy
         breakerThreshold = c.breakerThreshold
         breakerCooldownSeconds = c.breakerCooldown
-        ratePerMinute = [SourceName.itunes: c.rateITunesPerMinute, SourceName.kiva: c.rateKivaPerMinute, SourceName.flickr: c.rateFlickrPerMinute]
+        ratePerMinute = UpstreamCatalog.ratesPerMinute(c)
         queueWaitMs = c.upstreamQueueWaitMs
         queuePerClient = c.upstreamQueuePerClient
         fallbackReplicas = c.rateFallbackReplicas

@@ -1,0 +1,33 @@
+import Feeds
+
+extension UpstreamDeclaration {
+    /// Publishers' artwork, resized: `/images`, on when `IMAGE_PROXY_KEY` is set. Every host
+    /// is its own breaker, as for feeds.
+    static let images = UpstreamDeclaration(
+        source: SourceName.images,
+        endpoints: [],
+        rateLimit: nil,
+        settings: [
+            Option(
+                "--image-proxy-key", "IMAGE_PROXY_KEY", \.imageProxyKey, .optionalSecret,
+                "secret shared by the replicas that signs /images URLs (unset: no image proxy, and no proxied URLs in answers)"),
+            Option(
+                "--image-proxy-key-file", "IMAGE_PROXY_KEY_FILE", \.imageProxyKey, .secretFile,
+                "file holding IMAGE_PROXY_KEY (a mounted Secret; trailing newline ignored)"),
+            Option(
+                "--public-base-url", "PUBLIC_BASE_URL", \.publicBaseURL, .optionalHTTPURL,
+                "the URL clients reach this service at: proxied image URLs are absolute under it (unset: relative, /images?…)"),
+            Option("--cache-ttl-images", "CACHE_TTL_IMAGES", \.ttlImages, .seconds(), "seconds a resized image stays fresh"),
+            Option("--image-max-bytes", "IMAGE_MAX_BYTES", \.imageMaxBytes, .bytes(1024...(1 << 30)), "largest source image downloaded"),
+            Option(
+                "--image-max-pixels", "IMAGE_MAX_PIXELS", \.imageMaxPixels, .integer(1...1_000_000_000),
+                "largest width × height a source image's header may declare; more is refused (422) before decoding"),
+            Option("--image-decode-threads", "IMAGE_DECODE_THREADS", \.imageDecodeThreads, .integer(0...64), "images resized at once (0 = one per core)"),
+            Option("--image-timeout-ms", "IMAGE_TIMEOUT_MS", \.imageTimeoutMs, .integer(1...600_000), "longest one image's decode and encode may take"),
+        ],
+        routes: [
+            FeedRouteDeclaration(.images) { s in
+                s.images.map { images in ImageRoute(feeds: s.feedRoute(images.adapter(s.configuration), ttl: s.configuration.ttlImages)).handle }
+            }
+        ])
+}

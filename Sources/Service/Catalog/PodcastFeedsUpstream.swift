@@ -1,0 +1,51 @@
+import Feeds
+
+extension UpstreamDeclaration {
+    /// Each podcast's own RSS/Atom feed on its publisher's host (found through the iTunes
+    /// lookup), and the chapters and transcript files it points to: one episode list, one
+    /// episode, a library's episodes.
+    static let podcastFeeds = UpstreamDeclaration(
+        source: SourceName.episodes,
+        endpoints: [],
+        rateLimit: nil,
+        settings: [
+            Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.ttlEpisodes, .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
+            Option("--cache-ttl-chapters", "CACHE_TTL_CHAPTERS", \.ttlChapters, .seconds(), "seconds an episode's chapters file stays fresh"),
+            Option("--cache-ttl-transcripts", "CACHE_TTL_TRANSCRIPTS", \.ttlTranscripts, .seconds(), "seconds an episode's transcript stays fresh"),
+            Option(
+                "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.episodesBatchDeadline, .seconds(allowZero: false),
+                "seconds /episodes waits for podcasts not cached before answering them pending"),
+            Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.feedMaxBodyBytes, .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
+            Option(
+                "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.episodeFileMaxBytes, .bytes(1024...(1 << 30)),
+                "largest chapters or transcript file accepted"),
+        ],
+        routes: [
+            FeedRouteDeclaration(.episodes) { s in s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration.ttlEpisodes).handle },
+            FeedRouteDeclaration(.episode) { s in
+                let c = s.configuration
+                let adapter = EpisodesAdapter(c)
+                return EpisodeRoute(
+                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes),
+                    parts: EpisodePartLoader(maxFileBytes: c.episodeFileMaxBytes, allowPrivateHosts: c.allowPrivateFeedHosts),
+                    chapterLoads: s.feedRoute(adapter, ttl: c.ttlChapters), transcriptLoads: s.feedRoute(adapter, ttl: c.ttlTranscripts)
+                ).handle
+            },
+            FeedRouteDeclaration(.episodeBatch) { s in
+                let c = s.configuration
+                let adapter = EpisodesAdapter(c)
+                return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
+            },
+        ])
+}
+
+extension EpisodesAdapter {
+    /// A podcast's episode data stays within what one cache entry may take (an eighth of the
+    /// cache), so a long feed is kept rather than fetched again for every page.
+    init(_ c: Configuration) {
+        self.init(
+            lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts,
+            maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
+            imageLinks: c.imageProxyKey.flatMap { ImageProxyLinks(key: $0, publicBaseURL: c.publicBaseURL) })
+    }
+}

@@ -1,0 +1,49 @@
+/// Every upstream FeedProxy fetches from. A new one is a declaration added here (and its
+/// `RouteName` cases); everything that lists upstreams reads this list.
+public enum UpstreamCatalog {
+    static let all: [UpstreamDeclaration] = [.flickr, .itunes, .kiva, .podcastFeeds, .images]
+
+    /// The metrics' source labels.
+    static var sources: [String] { all.map(\.source) }
+
+    /// Each rate-limited upstream's requests per minute, as configured.
+    static func ratesPerMinute(_ c: Configuration) -> [String: Double] {
+        Dictionary(uniqueKeysWithValues: all.compactMap { u in u.rateLimit.map { (u.source, $0.perMinute(c)) } })
+    }
+
+    /// What the configured upstream endpoints are, for the shared-cache fingerprint: their
+    /// URLs, or, when they stand for something else (`--fixtures`), which optional ones are set.
+    static func endpointIdentity(_ c: Configuration) -> [String] {
+        let endpoints = all.flatMap(\.endpoints)
+        guard let identity = c.upstreamIdentity else { return endpoints.map { $0.value(c) ?? "" } }
+        return [identity] + endpoints.filter(\.isOptional).map { $0.value(c) == nil ? "unset" : "set" }
+    }
+
+    /// The settings that point every upstream at a fixture upstream listening at `baseURL`
+    /// (optional endpoints, which switch an API, left out), for tests and scripts that start
+    /// replicas against one.
+    public static func fixtureEnvironment(baseURL: String) -> [String: String] {
+        var env: [String: String] = [:]
+        for endpoint in all.flatMap(\.endpoints) where !endpoint.isOptional { env[endpoint.option.env] = baseURL + endpoint.fixturePath }
+        return env
+    }
+
+    /// The variables of every upstream's rate limit (tests raise them all).
+    public static var rateLimitVariables: [String] { all.compactMap { $0.rateLimit?.option.env } }
+
+    /// Where the fixture upstream must answer as each endpoint would.
+    public static var fixturePaths: [String] { all.flatMap(\.endpoints).map(\.fixturePath) }
+}
+
+extension Configuration {
+    /// `--fixtures`: every upstream endpoint at the fixture upstream at `baseURL`, which is on
+    /// loopback (so feed URLs may be private), and one fingerprint for all such replicas.
+    public mutating func pointUpstreams(atFixtures baseURL: String) {
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) { endpoint.point(&self, baseURL) }
+        allowPrivateFeedHosts = true
+        upstreamIdentity = "fixtures"
+        // The recorded feeds' artwork is served through the image proxy: offline, one known
+        // key (so fixture replicas still share Redis), unless one is given.
+        if imageProxyKey == nil { imageProxyKey = "feedproxy-fixtures" }
+    }
+}
