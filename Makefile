@@ -26,63 +26,63 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/feedproxy --port $(PORT) $(ARGS)
 
 test: deps
-	SWIFT=$(SWIFT) scripts/test.sh
+	SWIFT=$(SWIFT) scripts/tests/test.sh
 
 # The Swift suite in parallel with one busy loop per core beside it (RUNS=3 for three in a
-# row; LOAD sets the loops), then its slowest tests (scripts/test-under-load.sh).
+# row; LOAD sets the loops), then its slowest tests (scripts/tests/test-under-load.sh).
 test-under-load: deps
-	SWIFT=$(SWIFT) scripts/test-under-load.sh
+	SWIFT=$(SWIFT) scripts/tests/test-under-load.sh
 
 # Three replicas sharing one Redis behind nginx, against the counting fixture upstream, on
-# loopback (scripts/scaleout-test.py): single-flight across replicas, one rate budget, Redis
+# loopback (scripts/tests/scaleout-test.py): single-flight across replicas, one rate budget, Redis
 # killed/stopped/absent/full, a lock holder killed. Installs nginx-light when missing.
 scaleout-test: deps
 	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; \
 	  else echo "missing nginx (run as root or: sudo apt-get install nginx-light)"; exit 1; fi; }
 	$(SWIFT) build
-	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy python3 scripts/scaleout-test.py
+	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy python3 scripts/tests/scaleout-test.py
 
 # deploy/prometheus/ against the real thing, on loopback: promtool check/test rules, then
 # Debian's prometheus scraping two replicas (Redis, traffic) and evaluating every alert and
-# dashboard query through its API (scripts/prometheus-check.sh). Installs prometheus when missing.
+# dashboard query through its API (scripts/checks/prometheus-check.sh). Installs prometheus when missing.
 prometheus-check: deps
 	$(SWIFT) build
-	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy scripts/prometheus-check.sh
+	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy scripts/checks/prometheus-check.sh
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --no-parallel
 
 bench: deps
-	scripts/bench.sh
+	scripts/bench/bench.sh
 
 # FUZZ_SECONDS bounds the run (default 60).
 fuzz: deps
-	scripts/fuzz.sh $(or $(FUZZ_SECONDS),60)
+	scripts/checks/fuzz.sh $(or $(FUZZ_SECONDS),60)
 
 # The two images the Dockerfile starts FROM, made locally when no registry is reachable
 # (kept while their inputs are unchanged; an upstream image of the same name is never replaced).
 base-images:
-	scripts/base-images.sh
+	scripts/setup/base-images.sh
 
 # podman build of the Dockerfile (both stages), tagged feedproxy:<version>.
 image:
-	scripts/image.sh
+	scripts/setup/image.sh
 
 # hadolint, make image, then the image run by podman: routes, HEALTHCHECK, read-only root,
 # SIGTERM drain with a request in flight, size budget; podman kube play when deploy/kubernetes/ exists.
 container-check:
-	scripts/container-check.sh
+	scripts/checks/container-check.sh
 
 # schemathesis against /openapi.json with the service in --fixtures mode.
 api-check: deps
-	scripts/api-check.sh
+	scripts/checks/api-check.sh
 
 # deploy/ offline: yamllint, kubernetes-validate --strict, check-jsonschema (compose-spec),
-# nginx -t, redis-server on both Redis configurations, scripts/deploy-policy.py, and a
+# nginx -t, redis-server on both Redis configurations, scripts/checks/deploy-policy.py, and a
 # broken copy each must reject. No Swift build.
 deploy-check:
-	scripts/deploy-check.sh
+	scripts/checks/deploy-check.sh
 
 # swift format with the repository's .swift-format (4 spaces, 160 columns).
 lint:

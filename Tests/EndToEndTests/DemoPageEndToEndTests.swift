@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `GET /demo` as HTTP: the page and its two files, safe headers, revalidation, and the
-/// setting that turns it off. (What it does in a browser: scripts/demo-test.py.)
+/// setting that turns it off. (What it does in a browser: scripts/tests/demo-test.py.)
 @Suite(.serialized) struct DemoPageEndToEndTests {
     @Test func thePageAndItsFilesAreServedWithAPolicyAndValidators() async throws {
         try await offPool {

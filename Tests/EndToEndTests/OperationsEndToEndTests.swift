@@ -163,7 +163,7 @@ import TestSupport
 
     /// Every `--help` row `  --flag (ENV)  help [default: X]` is, word for word, the row
     /// `| `ENV` | `--flag` | `X` | help |` of docs/configuration.md (and of the README, which
-    /// lists a newcomer's few): run scripts/settings-reference.py after changing Options.swift.
+    /// lists a newcomer's few): run scripts/generate/settings-reference.py after changing Options.swift.
     @Test func settingsReferenceMatchesHelpExactly() async throws {
         try await offPool {
             let help = try FeedProxyProcess.run(["--help"]).stdout
@@ -198,7 +198,7 @@ import TestSupport
             let committed =
                 try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json")))
                 as? NSDictionary
-            #expect(served != nil && served == committed, "run python3 scripts/openapi.py")
+            #expect(served != nil && served == committed, "run python3 scripts/generate/openapi.py")
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Primitives
 
-/// A real OTLP/HTTP trace receiver on loopback (scripts/otlp-receiver.py): it decodes each
+/// A real OTLP/HTTP trace receiver on loopback (scripts/lib/otlp-receiver.py): it decodes each
 /// export with the OpenTelemetry protobuf definitions and answers with what it received,
 /// and can be told to fail or stall, or be paused (SIGSTOP) and killed like a collector.
 public final class OTLPReceiverProcess: @unchecked Sendable {
@@ -10,7 +10,7 @@ public final class OTLPReceiverProcess: @unchecked Sendable {
     public let port: Int
 
     public init() throws {
-        let script = FeedProxyProcess.repositoryRoot.appendingPathComponent("scripts/otlp-receiver.py").path
+        let script = FeedProxyProcess.repositoryRoot.appendingPathComponent("scripts/lib/otlp-receiver.py").path
         let heard = Locked<[UInt8]>([])
         process = try Spawned("/usr/bin/env", ["python3", script, "--port", "0"], capture: true) { bytes in heard.withLock { $0 += bytes } }
         var found: Int?

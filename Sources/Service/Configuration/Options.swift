@@ -2,7 +2,7 @@ import Primitives
 
 /// Every setting, declared once: flag, environment variable, where the value goes, how it
 /// is parsed, and its help text; an upstream's own settings are in its declaration
-/// (`Catalog/`). Parsing, `--help` and docs/configuration.md (scripts/settings-reference.py) all come from here.
+/// (`Catalog/`). Parsing, `--help` and docs/configuration.md (scripts/generate/settings-reference.py) all come from here.
 extension ConfigurationParser {
     static let options: [Option] = server + UpstreamCatalog.all.flatMap(\.options) + general
 

@@ -38,7 +38,7 @@ import Upstream
         let paths = Set((document?["paths"] as? [String: Any])?.keys.map { $0 } ?? [])
         for route in UpstreamCatalog.all.flatMap(\.routes).map(\.name) {
             let path = route.rawValue.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
-            #expect(paths.contains("/" + path), "\(route.rawValue) is not in the OpenAPI document (scripts/openapi.py)")
+            #expect(paths.contains("/" + path), "\(route.rawValue) is not in the OpenAPI document (scripts/generate/openapi.py)")
         }
     }
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""Writes docs/configuration.md, the full settings reference, from `feedproxy --help` (which
+comes from Options.swift). A test checks the committed file against --help word for word.
+Usage: scripts/generate/settings-reference.py [path to feedproxy]   (default: .build/debug/feedproxy)"""
+import re, subprocess, sys, pathlib
+
+root = pathlib.Path(__file__).resolve().parent.parent.parent
+binary = sys.argv[1] if len(sys.argv) > 1 else str(root / ".build" / "debug" / "feedproxy")
+help_text = subprocess.run([binary, "--help"], check=True, capture_output=True, text=True).stdout
+rows = []
+for line in help_text.splitlines():
+    m = re.match(r"^\s+(--\S+) \((\S+)\)\s+(.*) \[default: (.*)\]$", line)
+    if m:
+        flag, env, text, default = m.groups()
+        rows.append(f"| `{env}` | `{flag}` | `{default}` | {text.strip()} |")
+(root / "docs" / "configuration.md").write_text(
+    "# Configuration reference\n\n"
+    "Every setting: an environment variable with a matching flag (flags win). `feedproxy --help` prints the same list;\n"
+    "invalid values stop startup with a message naming the setting, and exit code 2. Generated from `--help` by\n"
+    "`scripts/generate/settings-reference.py` (a test keeps the two identical); the README lists the ones a newcomer needs.\n\n"
+    "| Environment variable | Flag | Default | Meaning |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
+    "| — | `--fixtures [DIR]` | off | offline mode: serve `Fixtures/` through a loopback upstream |\n"
+    "| — | `--healthcheck` | — | exit 0 if the server on `PORT` answers `/healthz` (container `HEALTHCHECK`) |\n")
+print(f"docs/configuration.md: {len(rows)} settings")
