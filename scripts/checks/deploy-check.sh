@@ -15,7 +15,7 @@
 #  5. redis-server (Debian's, 7.x) loads the Kubernetes redis.conf and, separately, the
 #     compose command's arguments, and must report allkeys-lru, a maxmemory, no save,
 #     no appendonly (on a unix socket in a scratch directory; no TCP port, no daemon);
-#  6. scripts/checks/deploy-policy.py: what no schema knows (settings named as in Options.swift,
+#  6. scripts/checks/deploy-policy.py: what no schema knows (settings named as in docs/configuration.md,
 #     allkeys-lru and no persistence, probes, grace periods, selectors, image version,
 #     who the client is: TRUSTED_PROXIES against nginx's address and the Service type,
 #     REDIS_URL in a Secret, the fallback share against the HPA maximum + surge, the

@@ -21,26 +21,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 DEPLOY = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "deploy"
 K8S = DEPLOY / "kubernetes"
 
-# Issue 10's settings, added to Options.swift in parallel with these files. Once they
-# are there this set is redundant (but harmless).
-ISSUE_10_SETTINGS = {
-    "REDIS_URL",
-    "REDIS_TIMEOUT_MS",
-    "REDIS_CONNECT_TIMEOUT_MS",
-    "L2_MAX_VALUE_BYTES",
-    "RATE_LIMIT_FALLBACK_REPLICAS",
-}
-
-# Issue 20's settings (Redis Sentinel, credentials apart from the URL, the key prefix),
-# added to Options.swift in parallel with these files; redundant once they are there.
-ISSUE_20_SETTINGS = {
-    "REDIS_SENTINELS",
-    "REDIS_SENTINEL_MASTER",
-    "REDIS_SENTINEL_PASSWORD",
-    "REDIS_PASSWORD",
-    "REDIS_PASSWORD_FILE",
-    "REDIS_KEY_PREFIX",
-}
 # Settings that carry a password: the Secret only, never the ConfigMap or a literal env value.
 SECRET_SETTINGS = ("REDIS_URL", "REDIS_PASSWORD", "REDIS_SENTINEL_PASSWORD")
 
@@ -67,16 +47,18 @@ def seconds(value) -> float:
     return total
 
 
-options_swift = (ROOT / "Sources/Service/Configuration/Options.swift").read_text(encoding="utf-8")
-known_settings = set(re.findall(r'Option\(\s*"--[a-z0-9-]+",\s*"([A-Z0-9_]+)"', options_swift)) | ISSUE_10_SETTINGS | ISSUE_20_SETTINGS
-check(len(known_settings) > 30, "could not read the settings from Sources/Service/Configuration/Options.swift")
+# The settings reference is generated from --help and a test keeps it identical, so it names
+# every setting, the upstreams' own (Sources/Service/Catalog/) included.
+reference = (ROOT / "docs/configuration.md").read_text(encoding="utf-8")
+known_settings = set(re.findall(r"^\| `([A-Z0-9_]+)` \| `--", reference, re.M))
+check(len(known_settings) > 30, "could not read the settings from docs/configuration.md")
 version_match = re.search(r'static let version = "([^"]+)"', (ROOT / "Sources/Service/Configuration/Configuration.swift").read_text(encoding="utf-8"))
 version = version_match.group(1) if version_match else "?"
 
 
 def check_settings(where: str, env: dict) -> None:
     for name, value in env.items():
-        check(name in known_settings, f"{where}: {name} is not a FeedProxy setting (Options.swift)")
+        check(name in known_settings, f"{where}: {name} is not a FeedProxy setting (docs/configuration.md)")
         check(isinstance(value, str), f"{where}: {name} must be a string, got {value!r}")
 
 

@@ -64,12 +64,12 @@ def entities():
     lines.append("/// (with its `;`; the legacy names that also work without one appear twice) and its")
     lines.append("/// code points in hex. Parsed once into a dictionary by `HTMLEntities`.")
     lines.append("extension HTMLEntities {")
-    lines.append("    static let table = \"\"\"")
+    lines.append("    package static let table = \"\"\"")
     for name in sorted(html.entities.html5):
         value = html.entities.html5[name]
         lines.append("        %s %s" % (name, " ".join("%X" % ord(c) for c in value)))
     lines.append("        \"\"\"")
-    lines.append("    static let count = %d" % len(html.entities.html5))
+    lines.append("    package static let count = %d" % len(html.entities.html5))
     lines.append("}")
     (GENERATED / "HTMLEntityTable.swift").write_text("\n".join(lines) + "\n")
 
@@ -79,7 +79,7 @@ def charsets():
     lines.append("/// The upper half (bytes 0x80-0xFF) of each single-byte charset expat does not know;")
     lines.append("/// the lower half is ASCII in all of them. -1: the byte is not defined in that charset.")
     lines.append("extension SingleByteCharset {")
-    lines.append("    static let all: [SingleByteCharset] = [")
+    lines.append("    package static let all: [SingleByteCharset] = [")
     for name, codec, labels in CHARSETS:
         upper = []
         for b in range(0x80, 0x100):
