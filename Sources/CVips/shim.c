@@ -75,56 +75,159 @@ static int has_shrink_on_load(const void *bytes, size_t length) {
     return !loader || (strncmp(loader, "VipsForeignLoadPng", 18) != 0 && strncmp(loader, "VipsForeignLoadNsgif", 20) != 0);
 }
 
-// For PNG and GIF: a box shrink by the whole factor while the pixels stream in, then lanczos3
-// for the rest, as libvips' thumbnail does after a shrink-on-load. libvips' own thumbnail
-// would premultiply a transparent image into floats and resize all of it with lanczos3, 1.7×
-// the time of this for a 1400-pixel PNG. Transparent images are still premultiplied (so no
-// dark fringe where the colour of invisible pixels would bleed in), but only the box shrink
-// sees full size. Never enlarged; at most `max_height` tall.
-static int box_then_lanczos(const void *bytes, size_t length, int width, int max_height, VipsImage **out) {
+// One source row into the sums of one destination row, `factor` columns a block (`bands` sums
+// a block). With alpha, colours are weighted by it (premultiplied), so the colour of an
+// invisible pixel never bleeds into a visible one. 8-bit RGBA and RGB, nearly every PNG, have
+// their own loops with the sums in registers.
+static void add_rgba8(const VipsPel *p, int w, int factor, guint64 *a) {
+    for (int x0 = 0; x0 < w; x0 += factor, a += 4) {
+        int x1 = x0 + factor < w ? x0 + factor : w;
+        guint64 r = 0, g = 0, b = 0, alpha = 0;
+        for (int x = x0; x < x1; x++, p += 4) {
+            guint32 weight = p[3];
+            r += p[0] * weight;
+            g += p[1] * weight;
+            b += p[2] * weight;
+            alpha += weight;
+        }
+        a[0] += r, a[1] += g, a[2] += b, a[3] += alpha;
+    }
+}
+
+static void add_rgb8(const VipsPel *p, int w, int factor, guint64 *a) {
+    for (int x0 = 0; x0 < w; x0 += factor, a += 3) {
+        int x1 = x0 + factor < w ? x0 + factor : w;
+        guint64 r = 0, g = 0, b = 0;
+        for (int x = x0; x < x1; x++, p += 3) r += p[0], g += p[1], b += p[2];
+        a[0] += r, a[1] += g, a[2] += b;
+    }
+}
+
+// Any other layout: grey, grey with alpha, 16-bit (read as its high byte: the answer is 8-bit).
+static void add_any(const VipsPel *row, int w, int factor, int bands, int alpha, int sixteen, guint64 *a) {
+    for (int x0 = 0; x0 < w; x0 += factor, a += bands) {
+        int x1 = x0 + factor < w ? x0 + factor : w;
+        for (int x = x0; x < x1; x++) {
+            guint32 v[4];
+            for (int b = 0; b < bands; b++) v[b] = sixteen ? ((const unsigned short *)row)[x * bands + b] >> 8 : row[x * bands + b];
+            guint32 weight = alpha ? v[bands - 1] : 1;
+            for (int b = 0; b < bands - alpha; b++) a[b] += v[b] * weight;
+            if (alpha) a[bands - 1] += weight;
+        }
+    }
+}
+
+// PNG and GIF have no shrink-on-load, so every pixel is decoded: each block of factor × factor
+// pixels becomes one as the rows stream in, in integers, premultiplied when transparent;
+// lanczos3 then does the rest on the small image, which is unpremultiplied at the end. A
+// 1400-pixel RGBA PNG to 300 pixels: 256 M instructions against 451 M with libvips' float
+// premultiply and shrink over the full image (callgrind), most of the rest libpng and zlib.
+// Never enlarged; at most `max_height` tall; past the deadline, -2.
+static int box_then_lanczos(const void *bytes, size_t length, int width, int max_height, long long deadline_ms, VipsImage **out) {
     VipsImage *image = vips_image_new_from_buffer(bytes, length, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
     if (!image) return -1;
-    double w = vips_image_get_width(image), h = vips_image_get_height(image);
-    double scale = width / w;
-    if (max_height / h < scale) scale = max_height / h;
-    if (scale > 1) scale = 1;
-    int factor = (int)(1 / scale);
-    if (factor < 1) factor = 1;
+    int w = vips_image_get_width(image), h = vips_image_get_height(image), bands = vips_image_get_bands(image);
     VipsBandFormat format = vips_image_get_format(image);
-    int alpha = vips_image_hasalpha(image);
-    // Each step's image is kept here and released at the end (libvips pipelines reference their inputs).
-    VipsImage *step[4] = {NULL, NULL, NULL, NULL};
-    VipsImage *in = image;
-    int n = 0;
-    if (alpha) {
-        if (vips_premultiply(in, &step[n], NULL) != 0) goto fail;
-        in = step[n++];
+    if ((format != VIPS_FORMAT_UCHAR && format != VIPS_FORMAT_USHORT) || bands < 1 || bands > 4) {
+        g_object_unref(image);
+        return -1;
     }
-    if (factor > 1) {
-        if (vips_shrink(in, &step[n], factor, factor, NULL) != 0) goto fail;
-        in = step[n++];
+    int alpha = vips_image_hasalpha(image) && (bands == 2 || bands == 4);
+    double scale = (double)width / w;
+    if ((double)max_height / h < scale) scale = (double)max_height / h;
+    if (scale > 1) scale = 1;
+    int out_w = (int)(w * scale + 0.5), out_h = (int)(h * scale + 0.5);
+    if (out_w < 1) out_w = 1;
+    if (out_h < 1) out_h = 1;
+    int factor = (int)(1 / scale);
+    // Less than half the size: nothing to box, and a copy as large as the image would be
+    // kept; libvips' own thumbnail streams it (1 asks the caller for it).
+    if (factor < 2) {
+        g_object_unref(image);
+        return 1;
     }
-    if (scale * factor < 1) {
-        if (vips_resize(in, &step[n], scale * factor, "kernel", VIPS_KERNEL_LANCZOS3, NULL) != 0) goto fail;
-        in = step[n++];
+    int dw = (w + factor - 1) / factor, dh = (h + factor - 1) / factor;
+    int result = -1;
+    guint64 *acc = g_try_malloc0_n((gsize)dw * bands, sizeof(guint64));
+    VipsPel *pixels = g_try_malloc_n((gsize)dw * dh, bands);
+    VipsRegion *region = vips_region_new(image);
+    VipsImage *small = NULL, *resized = NULL, *straight = NULL;
+    if (!acc || !pixels || !region) goto done;
+    // 16-bit samples are read as their high byte: the answer is 8-bit.
+    int sixteen = format == VIPS_FORMAT_USHORT;
+    for (int dy = 0; dy < dh; dy++) {
+        memset(acc, 0, (size_t)dw * bands * sizeof(guint64));
+        int block_rows = dy * factor + factor < h ? factor : h - dy * factor;
+        // A few rows at a time: a region as tall as a large factor would be as large as the image.
+        for (int done = 0; done < block_rows;) {
+            if (cvips_now_ms() > deadline_ms) {
+                result = -2;
+                goto done;
+            }
+            int top = dy * factor + done, rows = block_rows - done < 16 ? block_rows - done : 16;
+            VipsRect rect = {0, top, w, rows};
+            if (vips_region_prepare(region, &rect) != 0) goto done;
+            for (int y = top; y < top + rows; y++) {
+                const VipsPel *p = VIPS_REGION_ADDR(region, 0, y);
+                if (!sixteen && bands == 4 && alpha)
+                    add_rgba8(p, w, factor, acc);
+                else if (!sixteen && bands == 3)
+                    add_rgb8(p, w, factor, acc);
+                else
+                    add_any(p, w, factor, bands, alpha, sixteen, acc);
+            }
+            done += rows;
+        }
+        VipsPel *row = pixels + (size_t)dy * dw * bands;
+        const guint64 *a = acc;
+        for (int bx = 0; bx < dw; bx++, a += bands) {
+            guint64 n = (guint64)block_rows * ((bx + 1) * factor < w ? factor : w - bx * factor);
+            if (alpha) {
+                // Premultiplied: colour × alpha / 255, averaged.
+                for (int b = 0; b < bands - 1; b++) row[bx * bands + b] = (VipsPel)((a[b] + n * 255 / 2) / (n * 255));
+                row[bx * bands + bands - 1] = (VipsPel)((a[bands - 1] + n / 2) / n);
+            } else {
+                for (int b = 0; b < bands; b++) row[bx * bands + b] = (VipsPel)((a[b] + n / 2) / n);
+            }
+        }
     }
-    if (alpha) {
-        VipsImage *straight = NULL;
-        if (vips_unpremultiply(in, &straight, NULL) != 0) goto fail;
-        int cast = vips_cast(straight, out, format, NULL);
-        g_object_unref(straight);
-        if (cast != 0) goto fail;
+    {
+        VipsImage *raw = vips_image_new_from_memory_copy(pixels, (size_t)dw * dh * bands, dw, dh, bands, VIPS_FORMAT_UCHAR);
+        if (!raw) goto done;
+        int copied = vips_copy(raw, &small, "interpretation", bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W, NULL);
+        g_object_unref(raw);
+        if (copied != 0) goto done;
+    }
+    // The colour profile stays with the pixels it describes.
+    if (vips_image_get_typeof(image, "icc-profile-data")) {
+        const void *profile;
+        size_t profile_length;
+        if (vips_image_get_blob(image, "icc-profile-data", &profile, &profile_length) == 0)
+            vips_image_set_blob_copy(small, "icc-profile-data", profile, profile_length);
+    }
+    if (out_w < dw || out_h < dh) {
+        if (vips_resize(small, &resized, (double)out_w / dw, "vscale", (double)out_h / dh, "kernel", VIPS_KERNEL_LANCZOS3, NULL) != 0) goto done;
     } else {
-        *out = in;
-        g_object_ref(in);
+        resized = small;
+        g_object_ref(resized);
     }
-    for (int i = 0; i < n; i++) g_object_unref(step[i]);
+    if (alpha) {
+        if (vips_unpremultiply(resized, &straight, NULL) != 0) goto done;
+        if (vips_cast(straight, out, VIPS_FORMAT_UCHAR, NULL) != 0) goto done;
+    } else {
+        *out = resized;
+        g_object_ref(resized);
+    }
+    result = 0;
+done:
+    if (straight) g_object_unref(straight);
+    if (resized) g_object_unref(resized);
+    if (small) g_object_unref(small);
+    if (region) g_object_unref(region);
+    g_free(pixels);
+    g_free(acc);
     g_object_unref(image);
-    return 0;
-fail:
-    for (int i = 0; i < n; i++) g_object_unref(step[i]);
-    g_object_unref(image);
-    return -1;
+    return result;
 }
 
 int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height, int format, int quality, long long deadline_ms,
@@ -134,13 +237,13 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
     *out_length = 0;
     if (!allowed(bytes, length)) return -1;
     VipsImage *thumb = NULL;
-    if (has_shrink_on_load(bytes, length)) {
+    int boxed = has_shrink_on_load(bytes, length) ? 1 : box_then_lanczos(bytes, length, width, max_height, deadline_ms, &thumb);
+    if (boxed < 0) return boxed;
+    if (boxed == 1) {
         // Truncated or damaged input fails rather than being padded with grey.
         if (vips_thumbnail_buffer((void *)bytes, length, &thumb, width, "height", max_height, "size", VIPS_SIZE_DOWN, "option_string",
                                   "fail_on=truncated", NULL) != 0)
             return -1;
-    } else if (box_then_lanczos(bytes, length, width, max_height, &thumb) != 0) {
-        return -1;
     }
     vips_image_set_progress(thumb, TRUE);
     g_signal_connect(thumb, "eval", G_CALLBACK(on_eval), &deadline_ms);
@@ -196,6 +299,33 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
 }
 
 void cvips_free(void *bytes) { g_free(bytes); }
+
+int cvips_rgba(const void *bytes, size_t length, void **out, int *width, int *height) {
+    vips_error_clear();
+    *out = NULL;
+    if (!allowed(bytes, length)) return -1;
+    VipsImage *image = vips_image_new_from_buffer(bytes, length, "", NULL), *srgb = NULL, *rgba = NULL;
+    if (!image) return -1;
+    int result = -1;
+    if (vips_colourspace(image, &srgb, VIPS_INTERPRETATION_sRGB, NULL) == 0) {
+        if (vips_image_hasalpha(srgb)) {
+            rgba = srgb;
+            g_object_ref(rgba);
+        } else if (vips_bandjoin_const1(srgb, &rgba, 255, NULL) != 0) {
+            rgba = NULL;
+        }
+    }
+    size_t size = 0;
+    if (rgba && (*out = vips_image_write_to_memory(rgba, &size)) != NULL) {
+        *width = vips_image_get_width(rgba);
+        *height = vips_image_get_height(rgba);
+        result = 0;
+    }
+    if (rgba) g_object_unref(rgba);
+    if (srgb) g_object_unref(srgb);
+    g_object_unref(image);
+    return result;
+}
 
 int cvips_saves_avif(void) {
     VipsImage *pixel = NULL;

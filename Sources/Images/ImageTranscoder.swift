@@ -63,3 +63,16 @@ public enum ImageTranscoder {
         return TranscodedImage(bytes: bytes, encoding: encoding, width: Int(outWidth), height: Int(outHeight))
     }
 }
+
+extension ImageTranscoder {
+    /// An encoded image's pixels, 8-bit RGBA row by row: how tests look at what was answered.
+    package static func rgbaPixels(_ encoded: [UInt8]) -> (width: Int, height: Int, rgba: [UInt8])? {
+        guard available else { return nil }
+        var out: UnsafeMutableRawPointer?
+        var width: Int32 = 0, height: Int32 = 0
+        guard encoded.withUnsafeBytes({ cvips_rgba($0.baseAddress, $0.count, &out, &width, &height) }) == 0, let out else { return nil }
+        defer { cvips_free(out) }
+        let count = Int(width) * Int(height) * 4
+        return (Int(width), Int(height), [UInt8](UnsafeRawBufferPointer(start: out, count: count)))
+    }
+}

@@ -43,6 +43,37 @@ func artwork(_ name: String) -> [UInt8] {
         }
     }
 
+    /// A transparent pixel's colour is invisible: shrunk next to an opaque one, it must not
+    /// tint it (the edge of a logo on a transparent background). Widths that box by 2 and by 3
+    /// (a last block one column wide), and 48, which libvips' own thumbnail makes.
+    @Test(arguments: [30, 20, 48])
+    func invisibleColoursDoNotBleedIntoVisibleOnes(_ width: Int) throws {
+        let image = try ImageTranscoder.transcode(artwork("edge-64.png"), width: width, target: .png, limits: limits)
+        #expect(image.width == width && image.height == width)
+        let pixels = try #require(ImageTranscoder.rgbaPixels(image.bytes))
+        #expect(pixels.width == width && pixels.height == width)
+        var visible = 0
+        for i in stride(from: 0, to: pixels.rgba.count, by: 4) where pixels.rgba[i + 3] > 0 {
+            visible += 1
+            #expect(pixels.rgba[i + 1] <= 2, "green \(pixels.rgba[i + 1]) at alpha \(pixels.rgba[i + 3])")
+            #expect(pixels.rgba[i] >= 250, "red \(pixels.rgba[i]) at alpha \(pixels.rgba[i + 3])")
+        }
+        #expect(visible >= width * width / 2)
+        // The left edge is opaque red, the right edge transparent.
+        #expect(Array(pixels.rgba[0..<4]) == [255, 0, 0, 255])
+        #expect(pixels.rgba[(width - 1) * 4 + 3] == 0)
+    }
+
+    @Test func aSixteenBitImageBecomesEightBitWithItsTones() throws {
+        let image = try ImageTranscoder.transcode(artwork("grey16-64.png"), width: 30, target: .png, limits: limits)
+        let pixels = try #require(ImageTranscoder.rgbaPixels(image.bytes))
+        #expect(pixels.width == 30 && pixels.height == 30)
+        // A left-to-right ramp from black to white: its ends stay its ends, in order.
+        let row = stride(from: 0, to: 30 * 4, by: 4).map { pixels.rgba[$0] }
+        #expect(row.first ?? 255 <= 16 && row.last ?? 0 >= 235, "\(row)")
+        #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 }, "\(row)")
+    }
+
     @Test func neverEnlarged() throws {
         let image = try ImageTranscoder.transcode(artwork("square-600.webp"), width: 1200, target: .webp, limits: limits)
         #expect(image.width == 600 && image.height == 600)

@@ -6,6 +6,8 @@ proxy must refuse. Run once when they change (needs Pillow); the files are commi
 - logo-1400.png   1400x1400 PNG with transparency
 - square-600.webp 600x600 WebP
 - small-100.gif   100x100 GIF (two frames: the first is used)
+- edge-64.png     64x64: opaque red on the left, fully transparent green on the right (no green may bleed in)
+- grey16-64.png   64x64 16-bit grey ramp
 - bomb.png        a PNG whose header declares 50000x50000 pixels in under 1 KB
 - truncated.jpg   the first third of cover-3000.jpg
 - lying.png       the PNG signature, then noise
@@ -48,6 +50,13 @@ def main():
     draw.rounded_rectangle([100, 100, 1300, 1300], radius=200, fill=(200, 30, 60, 255))
     draw.ellipse([400, 400, 1000, 1000], fill=(255, 255, 255, 128))
     logo.save(os.path.join(OUT, "logo-1400.png"), optimize=True)
+
+    edge = Image.new("RGBA", (64, 64), (0, 255, 0, 0))
+    edge.paste((255, 0, 0, 255), (0, 0, 32, 64))
+    edge.save(os.path.join(OUT, "edge-64.png"))
+    ramp = Image.new("I;16", (64, 64))
+    ramp.putdata([x * 1040 for _ in range(64) for x in range(64)])
+    ramp.save(os.path.join(OUT, "grey16-64.png"))
 
     cover(600).save(os.path.join(OUT, "square-600.webp"), "WEBP", quality=80)
     frames = [cover(100).convert("P"), Image.new("P", (100, 100), 3)]

@@ -34,6 +34,9 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
 
 void cvips_free(void *bytes);
 
+// An encoded image's pixels as 8-bit sRGB RGBA rows (free with cvips_free): how tests read answers.
+int cvips_rgba(const void *bytes, size_t length, void **out, int *width, int *height);
+
 /// 1 when this libvips can write AVIF (its HEIF module is installed, with an AV1 encoder).
 int cvips_saves_avif(void);
 
