@@ -59,30 +59,27 @@ PIDS+=($!)
 wait_for 5 redis-cli -p "$REDIS_PORT" ping || { echo "prometheus-check: redis-server did not start"; cat "$TMP/redis.log"; exit 1; }
 # TRUSTED_PROXIES: curl's X-Forwarded-For names the client, so one client can spend its
 # quota (429) while others spend the iTunes budget (503 upstream_rate_limited).
-# The first replica runs the fixture upstream (--fixtures); the second is pointed at it,
-# so both have the same upstream URLs and hence share Redis entries (the L2 key
-# includes them).
+# The first replica runs the fixture upstream (--fixtures); the second is pointed at it
+# (--fixtures-upstream), so both have the same upstreams and hence share Redis entries
+# (the L2 key includes them).
 FP_PIDS=()
-replica() {  # port extra-arguments... (environment in FIXTURE_ENV)
+replica() {  # port extra-arguments...
   local port=$1
   shift
   env REDIS_URL="redis://127.0.0.1:$REDIS_PORT" THREADS=1 LOG_LEVEL=info TRUSTED_PROXIES=127.0.0.1/32 \
-    CLIENT_MISS_RATE_PER_MIN=30 RATE_LIMIT_ITUNES_PER_MIN=30 UPSTREAM_QUEUE_WAIT_MS=0 "${FIXTURE_ENV[@]}" \
+    CLIENT_MISS_RATE_PER_MIN=30 RATE_LIMIT_ITUNES_PER_MIN=30 UPSTREAM_QUEUE_WAIT_MS=0 \
     "$BIN" --port "$port" --host 127.0.0.1 "$@" >"$TMP/feedproxy-$port.log" 2>&1 &
   FP_PIDS+=($!)
   PIDS+=($!)
   wait_for 20 curl -sf "http://127.0.0.1:$port/healthz" || { echo "prometheus-check: replica :$port did not start"; cat "$TMP/feedproxy-$port.log"; exit 1; }
   wait_for 5 sh -c "curl -s http://127.0.0.1:$port/metrics | grep -q '^feedproxy_redis_up 1'" || { echo "prometheus-check: replica :$port did not connect to Redis"; exit 1; }
 }
-FIXTURE_ENV=()
 replica "${FP_PORTS[0]}" --fixtures
 # The "listening" line is written by the log thread: it may follow the first /healthz answer.
 wait_for 10 grep -q '"fixtures_upstream"' "$TMP/feedproxy-${FP_PORTS[0]}.log"
 U=$(sed -n 's/.*"fixtures_upstream":"\([^"]*\)".*/\1/p' "$TMP/feedproxy-${FP_PORTS[0]}.log" | head -1)
 [ -n "$U" ] || { echo "prometheus-check: the first replica did not log its fixtures_upstream"; exit 1; }
-FIXTURE_ENV=(FLICKR_FEED_URL="$U/services/feeds/photos_public.gne" ITUNES_SEARCH_URL="$U/search" ITUNES_LOOKUP_URL="$U/lookup"
-  KIVA_GRAPHQL_URL="$U/graphql" ALLOW_PRIVATE_FEED_HOSTS=true)
-replica "${FP_PORTS[1]}"
+replica "${FP_PORTS[1]}" --fixtures-upstream "$U"
 A="http://127.0.0.1:${FP_PORTS[0]}"
 B="http://127.0.0.1:${FP_PORTS[1]}"
 STATUSES="$TMP/statuses"

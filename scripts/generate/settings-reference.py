@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes docs/configuration.md, the full settings reference, from `feedproxy --help` (which
-comes from Options.swift). A test checks the committed file against --help word for word.
+comes from Options.swift and the upstreams' declarations in Sources/Service/Catalog/). A test checks the committed file against --help word for word.
 Usage: scripts/generate/settings-reference.py [path to feedproxy]   (default: .build/debug/feedproxy)"""
 import re, subprocess, sys, pathlib
 
@@ -20,5 +20,6 @@ for line in help_text.splitlines():
     "`scripts/generate/settings-reference.py` (a test keeps the two identical); the README lists the ones a newcomer needs.\n\n"
     "| Environment variable | Flag | Default | Meaning |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
     "| — | `--fixtures [DIR]` | off | offline mode: serve `Fixtures/` through a loopback upstream |\n"
+    "| — | `--fixtures-upstream URL` | off | every upstream at the fixture upstream another process serves at URL (a `--fixtures` replica logs it as `fixtures_upstream`): replicas beside it |\n"
     "| — | `--healthcheck` | — | exit 0 if the server on `PORT` answers `/healthz` (container `HEALTHCHECK`) |\n")
 print(f"docs/configuration.md: {len(rows)} settings")

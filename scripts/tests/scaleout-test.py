@@ -259,8 +259,6 @@ class Cluster:
             "HOST": "127.0.0.1", "PORT": str(self.ports[i]), "THREADS": "1", "LOG_LEVEL": "info",
             "REDIS_URL": redis_url or f"redis://127.0.0.1:{self.redis_port}", "UPSTREAM_TIMEOUT_MS": str(UPSTREAM_TIMEOUT_MS),
             "REDIS_TIMEOUT_MS": str(REDIS_TIMEOUT_MS),
-            "FLICKR_FEED_URL": f"{u}/services/feeds/photos_public.gne", "ITUNES_SEARCH_URL": f"{u}/search",
-            "ITUNES_LOOKUP_URL": f"{u}/lookup", "KIVA_GRAPHQL_URL": f"{u}/graphql", "ALLOW_PRIVATE_FEED_HOSTS": "true",
             # One load generator is one client: its own miss quota would turn the load into 429s.
             "CLIENT_MISS_RATE_PER_MIN": "0", "TRUSTED_PROXIES": "127.0.0.1/32",
         }
@@ -268,7 +266,8 @@ class Cluster:
         env = {k: v for k, v in env.items() if v is not None}  # a None in extra removes the variable (REDIS_URL with sentinels)
         with open(self.replica_log(i), "ab") as f:
             f.write(f"--- start {time.strftime('%H:%M:%S')} {' '.join(f'{k}={v}' for k, v in sorted((extra or {}).items()))}\n".encode())
-        self.spawn(f"replica{i + 1}", [BIN], env=self.base_env(env), stdout_path=self.replica_log(i))
+        # Every upstream at the fixture upstream, as the service's own declarations list them.
+        self.spawn(f"replica{i + 1}", [BIN, "--fixtures-upstream", u], env=self.base_env(env), stdout_path=self.replica_log(i))
 
     def stop_replicas(self):
         for i in range(REPLICAS):

@@ -17,6 +17,7 @@ public enum ConfigurationParser {
             if let value = environment[option.env] { try option.apply(&config, value) }
         }
         var probe = false
+        var fixturesUpstream: String?
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]
@@ -36,6 +37,15 @@ public enum ConfigurationParser {
                 }
                 continue
             }
+            if arg == "--fixtures-upstream" || arg.hasPrefix("--fixtures-upstream=") {
+                var url = arg.hasPrefix("--fixtures-upstream=") ? String(arg.dropFirst("--fixtures-upstream=".count)) : nil
+                if url == nil, i < arguments.count {
+                    url = arguments[i]
+                    i += 1
+                }
+                fixturesUpstream = try ValueParser<String>.checkedURL("--fixtures-upstream", url ?? "")
+                continue
+            }
             var name = arg
             var value: String?
             if let eq = arg.firstIndex(of: "=") {
@@ -52,6 +62,8 @@ public enum ConfigurationParser {
             }
             try option.apply(&config, value ?? "")
         }
+        // Last, so that it wins over every endpoint setting given.
+        if let fixturesUpstream { config.pointUpstreams(atFixtures: fixturesUpstream) }
         try validateCombinations(config)
         return probe ? .healthcheck(config) : .run(config)
     }
@@ -97,6 +109,9 @@ public enum ConfigurationParser {
         lines.append(
             "  " + "--fixtures [DIR]".paddedRight(to: width)
                 + "  serve recorded payloads from DIR (default ./Fixtures) through a loopback upstream: no internet needed")
+        lines.append(
+            "  " + "--fixtures-upstream URL".paddedRight(to: width)
+                + "  every upstream at the fixture upstream another process serves at URL (a --fixtures replica logs it as fixtures_upstream)")
         lines.append(
             "  " + "--healthcheck".paddedRight(to: width)
                 + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")

@@ -71,6 +71,24 @@ import Upstream
         #expect(SchemaFingerprint.compute(defaults) == SchemaFingerprint.compute(other))
     }
 
+    /// Replicas started beside a `--fixtures` one are pointed at its fixture upstream with
+    /// one flag (the scripts do), whatever endpoint settings they were given.
+    @Test func fixturesUpstreamPointsEveryEndpointAtAnotherProcesssFixtures() throws {
+        guard
+            case .run(let c) = try ConfigurationParser.parse(
+                arguments: ["--fixtures-upstream", "http://127.0.0.1:9"], environment: ["FLICKR_FEED_URL": "https://real.example/feed"])
+        else { throw ConfigurationError(description: "not a run") }
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) where !endpoint.isOptional {
+            #expect(endpoint.value(c) == "http://127.0.0.1:9" + endpoint.fixturePath)
+        }
+        var fixtures = Configuration()
+        fixtures.pointUpstreams(atFixtures: "http://127.0.0.1:10")
+        // The same fingerprint as the --fixtures replica whose upstream it uses: they share Redis entries.
+        #expect(SchemaFingerprint.compute(c) == SchemaFingerprint.compute(fixtures))
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--fixtures-upstream", "ftp://x"], environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--fixtures-upstream"], environment: [:]) }
+    }
+
     @Test func everyRateLimitReachesTheUpstreamClientsBudget() throws {
         let limited = UpstreamCatalog.all.filter { $0.rateLimit != nil }
         #expect(!limited.isEmpty)
