@@ -27,7 +27,7 @@ public final class App: Sendable {
         let statistics = ServerStatistics()
         let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
         var router = Router()
-        for (route, handler) in try Self.handlers(services, operational: operational) { router.get(route.rawValue, handler) }
+        for served in try Self.handlers(services, operational: operational) { router.get(served.route.rawValue, served.handler) }
         let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver, spanSink: services.tracing)
         server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics, shutdown: shutdownPhase)
     }
@@ -53,25 +53,32 @@ public final class App: Sendable {
 
 extension App {
     /// Every enabled route's handler, in `RouteName` order: an upstream's routes from its
-    /// declaration (nil there: the configuration turns it off), the others operational. A
-    /// route declared twice, or enabled and served by nothing, stops startup.
-    static func handlers(_ services: Services, operational: OperationalRoutes) throws -> [(RouteName, Handler)] {
+    /// declaration, the others operational. A route declared twice, or enabled and served by
+    /// nothing, stops startup.
+    static func handlers(_ services: Services, operational: OperationalRoutes) throws -> [ServedRoute] {
         var declared: [RouteName: FeedRouteDeclaration] = [:]
         for route in UpstreamCatalog.all.flatMap(\.routes) where declared.updateValue(route, forKey: route.name) != nil {
             throw RouteTableError(description: "\(route.name.rawValue) is declared by two upstreams")
         }
-        var handlers: [(RouteName, Handler)] = []
+        var handlers: [ServedRoute] = []
         for route in RouteName.allCases where route.isEnabled(services.configuration) {
             if let declaration = declared[route] {
-                if let handler = declaration.make(services) { handlers.append((route, handler)) }
+                handlers.append(ServedRoute(route: route, handler: declaration.make(services)))
             } else if let handler = operational.handler(for: route) {
-                handlers.append((route, handler))
+                handlers.append(ServedRoute(route: route, handler: handler))
             } else {
                 throw RouteTableError(description: "\(route.rawValue) is neither an upstream's route (Catalog/) nor an operational one")
             }
         }
         return handlers
     }
+}
+
+/// A route and its handler, in a struct: a function in a tuple in an Array would be called
+/// through reabstraction thunks on every request.
+struct ServedRoute {
+    let route: RouteName
+    let handler: Handler
 }
 
 struct RouteTableError: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Feeds
+import HTTPServer
 
 extension UpstreamDeclaration {
     /// Publishers' artwork, resized: `/images`, on when `IMAGE_PROXY_KEY` is set. Every host
@@ -27,7 +28,12 @@ extension UpstreamDeclaration {
         ],
         routes: [
             FeedRouteDeclaration(.images) { s in
-                s.images.map { images in ImageRoute(feeds: s.feedRoute(images.adapter(s.configuration), ttl: s.configuration.ttlImages)).handle }
+                guard let images = s.images else {
+                    // On only with a key, and a key always makes the image services: not reached.
+                    let off = Response.error(status: 404, code: "not_found", message: "the image proxy is off (IMAGE_PROXY_KEY)")
+                    return { _ in .response(off) }
+                }
+                return ImageRoute(feeds: s.feedRoute(images.adapter(s.configuration), ttl: s.configuration.ttlImages)).handle
             }
         ])
 }

@@ -22,12 +22,14 @@ struct UpstreamDeclaration: Sendable {
     var options: [Option] { endpoints.map(\.option) + settings + (rateLimit.map { [$0.option] } ?? []) }
 }
 
-/// A route of an upstream and how it is built; nil when the configuration turns it off.
+/// A route of an upstream and how it is built (when `RouteName.isEnabled` says it is on).
+/// Never an optional handler: a function stored in an Optional or any generic container is
+/// called through reabstraction thunks, about 1 % more instructions on every cache hit.
 struct FeedRouteDeclaration: Sendable {
     let name: RouteName
-    let make: @Sendable (Services) -> Handler?
+    let make: @Sendable (Services) -> Handler
 
-    init(_ name: RouteName, _ make: @escaping @Sendable (Services) -> Handler?) {
+    init(_ name: RouteName, _ make: @escaping @Sendable (Services) -> Handler) {
         self.name = name
         self.make = make
     }

@@ -30,7 +30,7 @@ import Upstream
             let isOperational = operational.handler(for: route) != nil
             #expect(declared.contains(route) != isOperational, "\(route.rawValue): served by \(isOperational ? "both" : "nothing")")
         }
-        #expect(try App.handlers(services, operational: operational).map(\.0) == RouteName.allCases)
+        #expect(try App.handlers(services, operational: operational).map(\.route) == RouteName.allCases)
     }
 
     @Test func everyUpstreamRouteIsInTheOpenAPIDocument() throws {
