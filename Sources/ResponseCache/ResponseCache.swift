@@ -78,11 +78,9 @@ public final class ResponseCache: Sendable {
     /// (16,384 × 512 B) whatever clients send.
     public static let maxAliasLength = 512
 
-    /// The hot path: a raw target seen before, resolved and looked up under one lock.
-    /// Only fresh entries are answered here; anything else goes the long way.
-    public func lookup(alias: String) -> CachedResponse? { lookup(alias: alias, now: clock()) }
-
-    /// The same at a time the caller read (`now`), so a hit reads the clock once.
+    /// The hot path: a raw target seen before, resolved and looked up under one lock, at a
+    /// time the caller read (`now`, so that a hit reads the clock once). Only fresh entries
+    /// are answered here; anything else goes the long way.
     public func lookup(alias: String, now: Double) -> CachedResponse? {
         state.withLock { s in
             // Touching a stale entry too is harmless: it is about to be used either way.
@@ -117,28 +115,13 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Loads through a single flight per key: concurrent callers share one upstream fetch.
-    /// On failure, a previous good entry inside its stale-if-error window is offered.
-    /// `revalidate` (a client's `no-cache`): a flight this call starts skips the shared tier
-    /// and asks the upstream; it still joins a flight already running.
-    public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
-        await fetch(key, revalidate: revalidate, refreshing: { _ in await loader() })
-    }
-
-    /// `fetch` with a loader that is told which entry it refreshes.
-    public func fetch(_ key: String, revalidate: Bool = false, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome {
-        let task = state.withLock { s in join(key, s.flights[key] ?? startFlight(key, revalidate: revalidate, loader: loader, in: &s), in: &s) }
-        return await outcome(of: task, key: key)
-    }
-
-    /// Like `fetch`, but a new upstream fetch starts only if `admit()` allows it. It is asked
-    /// under the same lock that finds a running flight, so joining one (which costs the
-    /// upstream nothing) is never charged, however many callers race. nil: not admitted.
-    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
-        await fetch(key, revalidate: revalidate, admit: admit, refreshing: { _ in await loader() })
-    }
-
-    /// The admitted `fetch` with a loader that is told which entry it refreshes.
+    /// Loads through a single flight per key: concurrent callers share one upstream fetch,
+    /// and `loader` is told which entry it refreshes. A new upstream fetch starts only if
+    /// `admit()` allows it; it is asked under the same lock that finds a running flight, so
+    /// joining one (which costs the upstream nothing) is never charged, however many callers
+    /// race. nil: not admitted. On failure, a previous good entry inside its stale-if-error
+    /// window is offered. `revalidate` (a client's `no-cache`): a flight this call starts
+    /// skips the shared tier and asks the upstream; it still joins a flight already running.
     public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome? {
         let task = state.withLock { s -> Task<FlightResult, Never>? in
             if let running = s.flights[key] { return join(key, running, in: &s) }
@@ -196,10 +179,6 @@ public final class ResponseCache: Sendable {
     }
 
     /// Starts a refresh unless one is already running for the key (stale-while-revalidate).
-    public func refreshInBackground(_ key: String, loader: @escaping Loader) {
-        refreshInBackground(key, refreshing: { _ in await loader() })
-    }
-
     public func refreshInBackground(_ key: String, refreshing loader: @escaping RefreshingLoader) {
         _ = flight(for: key, loader: loader)
     }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ResponseCache
 
 /// `fetch(admit:)`: only a caller that starts an upstream fetch is asked (and charged).

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TestSupport
 import Primitives
 @testable import ResponseCache
 

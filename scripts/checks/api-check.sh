@@ -17,7 +17,9 @@ OUT=.build/api-check
 mkdir -p "$OUT"
 # Generous upstream rate limits (the fixture upstream is local) and no per-client quota:
 # schemathesis is one client sending far more misses than any real one.
-RATE_LIMIT_ITUNES_PER_MIN=100000 RATE_LIMIT_KIVA_PER_MIN=100000 RATE_LIMIT_FLICKR_PER_MIN=100000 CLIENT_MISS_RATE_PER_MIN=0 LOG_LEVEL=warn IMAGE_PROXY_KEY=api-check \
+# Every upstream's limit, as --help lists them (one per declared upstream).
+for limit in $("$BIN" --help | grep -o 'RATE_LIMIT_[A-Z]*_PER_MIN' | sort -u); do export "$limit=100000"; done
+CLIENT_MISS_RATE_PER_MIN=0 LOG_LEVEL=warn IMAGE_PROXY_KEY=api-check \
   "$BIN" --fixtures Fixtures --port "$PORT" >"$OUT/feedproxy.log" 2>&1 &
 PID=$!
 trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true' EXIT

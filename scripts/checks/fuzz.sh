@@ -16,9 +16,10 @@ SCRATCH=.build/fuzz
 BIN=$("$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)/ParserFuzzer
 mkdir -p fuzz/out/corpus fuzz/out/crashes
 # Seeds are copied so the committed corpus stays small; discoveries go to fuzz/out. The real
-# fixtures join them, behind the byte (0x80 and up) that routes an input to the feed targets.
+# fixtures join them, behind the byte (0x80 and up) that routes an input to the feed targets:
+# every folder of recorded payloads (a new upstream's too), the artwork apart.
 cp Fuzz/corpus/* fuzz/out/corpus/
-for f in Fixtures/flickr/* Fixtures/itunes/* Fixtures/kiva/* Fixtures/rss/*.xml Fixtures/errors/* Fixtures/episode-files/*; do
+for f in $(find Fixtures -mindepth 2 -maxdepth 2 -type f ! -path 'Fixtures/artwork/*' | sort); do
   { printf '\x80'; head -c 60000 "$f"; } >"fuzz/out/corpus/fixture_$(echo "$f" | tr '/.' '__')"
 done
 # The image path's seeds (behind 0xF0): real artwork and the hostile files, and queries.

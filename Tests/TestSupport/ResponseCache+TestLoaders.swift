@@ -1,0 +1,29 @@
+import ResponseCache
+
+/// The shapes tests write loaders and lookups in. Production has one of each entry point:
+/// the admitted `fetch` and `refreshInBackground`, both with a loader told which entry it
+/// refreshes, and the alias lookup at a time it read.
+extension ResponseCache {
+    /// Always admitted, with a loader that ignores the entry it refreshes.
+    public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
+        await fetch(key, revalidate: revalidate, refreshing: { _ in await loader() })
+    }
+
+    /// Always admitted.
+    public func fetch(_ key: String, revalidate: Bool = false, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome {
+        guard let outcome = await fetch(key, revalidate: revalidate, admit: { true }, refreshing: loader) else {
+            preconditionFailure("a fetch that always admits was not admitted")
+        }
+        return outcome
+    }
+
+    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
+        await fetch(key, revalidate: revalidate, admit: admit, refreshing: { _ in await loader() })
+    }
+
+    public func lookup(alias: String) -> CachedResponse? { lookup(alias: alias, now: now) }
+
+    public func refreshInBackground(_ key: String, loader: @escaping Loader) {
+        refreshInBackground(key, refreshing: { _ in await loader() })
+    }
+}
