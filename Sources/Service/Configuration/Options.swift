@@ -151,6 +151,9 @@ struct Option: Sendable {
         self.env = env
         self.help = help
         defaultText = { parser.show($0[keyPath: keyPath]) }
-        apply = { configuration, text throws(ConfigurationError) in configuration[keyPath: keyPath] = try parser.parse(env, text) }
+        apply = { configuration, text throws(ConfigurationError) in
+            if text.isEmpty && parser.emptyLeavesValue { return }
+            configuration[keyPath: keyPath] = try parser.parse(env, text)
+        }
     }
 }

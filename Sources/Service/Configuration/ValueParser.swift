@@ -7,6 +7,9 @@ import RedisTier
 struct ValueParser<Value>: Sendable {
     let parse: @Sendable (_ name: String, _ text: String) throws(ConfigurationError) -> Value
     let show: @Sendable (Value) -> String
+    /// An empty value is no value: the setting keeps what another one gave it (an empty
+    /// `REDIS_PASSWORD_FILE` must not erase `REDIS_PASSWORD`).
+    var emptyLeavesValue = false
 }
 
 extension ValueParser where Value == Int {
@@ -196,7 +199,6 @@ extension ValueParser where Value == String? {
     /// A secret read from a file (a mounted Kubernetes Secret): its content, one trailing newline dropped.
     static let secretFile = Self(
         parse: { name, path throws(ConfigurationError) in
-            guard !path.isEmpty else { return nil }
             guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
                 throw ConfigurationError(description: "\(name): cannot read \(path)")
             }
@@ -205,7 +207,7 @@ extension ValueParser where Value == String? {
             if text.hasSuffix("\r") { text.removeLast() }
             guard !text.isEmpty, !text.contains("\n") else { throw ConfigurationError(description: "\(name): \(path) must hold one line") }
             return text
-        }, show: { $0 == nil ? "unset" : "set" })
+        }, show: { $0 == nil ? "unset" : "set" }, emptyLeavesValue: true)
 }
 
 extension ValueParser where Value == String {

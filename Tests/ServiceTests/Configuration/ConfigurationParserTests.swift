@@ -24,6 +24,16 @@ import Testing
         #expect(c.ttlPhotos == 90)
     }
 
+    /// A secret's `_FILE` variable left empty (a template's `${X_FILE:-}`) is no file: it
+    /// must not erase the secret given directly.
+    @Test func anEmptySecretFileLeavesTheSecretGiven() throws {
+        let c = try Self.parse([], ["IMAGE_PROXY_KEY": "k", "IMAGE_PROXY_KEY_FILE": "", "REDIS_PASSWORD": "p", "REDIS_PASSWORD_FILE": ""])
+        #expect(c.imageProxyKey == "k")
+        #expect(c.redisPassword == "p")
+        #expect(try Self.parse(["--image-proxy-key-file="], ["IMAGE_PROXY_KEY": "k"]).imageProxyKey == "k")
+        #expect(try Self.parse([], ["IMAGE_PROXY_KEY_FILE": ""]).imageProxyKey == nil)
+    }
+
     /// Unset, the body deadline is the head's: a whole request gets at most twice HEADER_TIMEOUT_S.
     @Test func bodyTimeoutFollowsTheHeaderTimeoutUnlessSet() throws {
         #expect(ServerConfiguration(try Self.parse([], ["HEADER_TIMEOUT_S": "3"])).bodyTimeout == 3)
