@@ -140,8 +140,8 @@ static int box_then_lanczos(const void *bytes, size_t length, int width, int max
     if (out_w < 1) out_w = 1;
     if (out_h < 1) out_h = 1;
     int factor = (int)(1 / scale);
-    // Less than half the size: nothing to box, and a copy as large as the image would be
-    // kept; libvips' own thumbnail streams it (1 asks the caller for it).
+    // More than half the size: nothing to box, and the copy would be as large as the image;
+    // libvips' own thumbnail streams it instead (1 asks the caller for it).
     if (factor < 2) {
         g_object_unref(image);
         return 1;
