@@ -39,11 +39,13 @@ final class FixtureState: Sendable {
     func setFeedURL(_ url: String?, id: String) { feedOverrides.withLock { $0[id] = .some(url) } }
 
     /// Counts the request and applies the current fault mode before answering.
-    func serve(_ upstream: String, _ request: Request, _ answer: @escaping @Sendable () -> Response) -> HandlerResult {
+    /// `answer` gets the request and its `:name` path parameter.
+    func serve(_ upstream: String, _ context: RequestContext, _ answer: @escaping @Sendable (Request, String) -> Response) -> HandlerResult {
+        let request = context.request, name = context.pathParameters["name"] ?? ""
         counts.withLock { $0[upstream, default: 0] += 1 }
         switch mode.withLock({ $0 }) {
         case .normal:
-            let response = answer()
+            let response = answer(request, name)
             sentBytes.withLock { $0[upstream, default: 0] += response.body.count }
             return .response(response)
         case .fail:
@@ -60,9 +62,9 @@ final class FixtureState: Sendable {
             r.headers.add("Content-Type", "application/json")
             return .response(r)
         case .slow:
-            return .deferred {
+            return .deferred { _ in
                 try? await Task.sleep(for: .seconds(3))
-                return answer()
+                return answer(request, name)
             }
         }
     }

@@ -16,28 +16,28 @@ public final class FixtureUpstream: Sendable {
         let state = try FixtureState(directory: directory)
         self.state = state
         var router = Router()
-        router.get("/services/feeds/photos_public.gne") { req in state.serve("flickr", req) { state.flickr(req) } }
-        router.get("/search") { req in state.serve("itunes", req) { state.itunesSearch(req) } }
-        router.get("/lookup") { req in state.serve("itunes-lookup", req) { state.itunesLookup(req) } }
-        router.add("POST", "/graphql") { req in state.serve("kiva", req) { state.kivaGraphQL(req) } }
-        router.get("/v1/loans/:name") { req in state.serve("kiva-rest", req) { state.kivaREST(req.pathParameters["name"] ?? "", req) } }
+        router.get("/services/feeds/photos_public.gne") { ctx in state.serve("flickr", ctx) { request, _ in state.flickr(request) } }
+        router.get("/search") { ctx in state.serve("itunes", ctx) { request, _ in state.itunesSearch(request) } }
+        router.get("/lookup") { ctx in state.serve("itunes-lookup", ctx) { request, _ in state.itunesLookup(request) } }
+        router.add("POST", "/graphql") { ctx in state.serve("kiva", ctx) { request, _ in state.kivaGraphQL(request) } }
+        router.get("/v1/loans/:name") { ctx in state.serve("kiva-rest", ctx) { state.kivaREST($1, $0) } }
         // Feeds answer as podcast hosts do: ETag and Last-Modified, 304 to a matching validator.
-        router.get("/rss/:name") { req in state.serve("rss", req) { state.rss(req.pathParameters["name"] ?? "", req) } }
+        router.get("/rss/:name") { ctx in state.serve("rss", ctx) { state.rss($1, $0) } }
         // Chapters and transcript files, served as publishers' hosts do (validators, 304s).
-        router.get("/episode-files/:name") { req in state.serve("episode-files", req) { state.episodeFile(req.pathParameters["name"] ?? "", req) } }
+        router.get("/episode-files/:name") { ctx in state.serve("episode-files", ctx) { state.episodeFile($1, $0) } }
         // Artwork, served as publishers' hosts do (validators, 304s).
-        router.get("/artwork/:name") { req in state.serve("artwork", req) { state.artwork(req.pathParameters["name"] ?? "", req) } }
+        router.get("/artwork/:name") { ctx in state.serve("artwork", ctx) { state.artwork($1, $0) } }
         // A feed that moved for good: 301 to its address under /rss/.
-        router.get("/moved/:name") { req in
-            state.serve("rss-moved", req) {
+        router.get("/moved/:name") { ctx in
+            state.serve("rss-moved", ctx) { _, name in
                 var r = Response(status: 301)
-                r.headers.add("Location", "/rss/" + (req.pathParameters["name"] ?? ""))
+                r.headers.add("Location", "/rss/" + name)
                 return r
             }
         }
-        router.get("/redirect") { req in
+        router.get("/redirect") { ctx in
             var r = Response(status: 302)
-            r.headers.add("Location", req.query("to") ?? "/")
+            r.headers.add("Location", ctx.request.query("to") ?? "/")
             return .response(r)
         }
         router.get("/__fixture/requests") { _ in .response(.json(Array("{\"requests\":\(state.requests)}".utf8))) }
@@ -45,8 +45,8 @@ public final class FixtureUpstream: Sendable {
         // upstream, and the fault mode switched over HTTP.
         router.get("/__fixture/counts") { _ in .response(.json(Array(state.countsJSON.utf8))) }
         router.get("/__fixture/bytes") { _ in .response(.json(Array(state.bytesJSON.utf8))) }
-        router.add("POST", "/__fixture/mode/:mode") { req in
-            guard let mode = Mode(rawValue: req.pathParameters["mode"] ?? "") else {
+        router.add("POST", "/__fixture/mode/:mode") { ctx in
+            guard let mode = Mode(rawValue: ctx.pathParameters["mode"] ?? "") else {
                 return .response(.error(status: 400, code: "bad_mode", message: "mode is normal, fail, slow, garbage or notfound"))
             }
             state.setMode(mode)
@@ -57,7 +57,6 @@ public final class FixtureUpstream: Sendable {
         config.port = port
         config.threads = 1
         config.drainTimeout = 1
-        config.cors.origin = nil
         config.serverName = "FixtureUpstream"
         server = Server(configuration: config, router: router)
         try server.start()

@@ -4,15 +4,15 @@ import Primitives
 /// for that replica's result (bounded), then fetch themselves. Any tier failure
 /// falls back to this process's own behaviour.
 extension ResponseCache {
-    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool) async -> FlightResult {
-        guard let shared else { return await loader(peek(key)).map { ($0, .upstream) } }
+    /// `own`: this process's entry for the key when the flight started.
+    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, own: CachedResponse?) async -> FlightResult {
+        guard let shared else { return await loader(own).map { ($0, .upstream) } }
         // Revalidation asks the upstream and still publishes the answer for the other replicas;
         // if the upstream fails, the tier's last good answer still stands (stale-if-error).
         // Without a copy here, the tier's (read once) gives the refresh its validators and
         // stands if the upstream fails.
         guard consultShared else {
             var tierCopy: CachedResponse?
-            let own = peek(key)
             if own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
             let result = await fetchHere(key, loader, previous: own ?? tierCopy)
             if case .failure = result {
@@ -21,7 +21,6 @@ extension ResponseCache {
             }
             return result
         }
-        let own = peek(key)
         var stale = usableStale(own)
         var sharedCopy: CachedResponse?
         // Refreshing our own stale copy: ask first whether the tier has a fresh one at all,

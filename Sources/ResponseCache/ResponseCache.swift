@@ -93,19 +93,17 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Remembers that `alias` (a raw target) means `key`.
-    public func remember(alias: String, for key: String) {
-        guard alias.utf8.count <= Self.maxAliasLength else { return }
-        state.withLock { s in
-            if s.aliases.count >= Self.maxAliases { s.aliases.removeAll(keepingCapacity: true) }
-            s.aliases[alias] = Alias(key: key, slot: s.slots.slot(of: key) ?? -1)
-        }
-    }
-
-    /// Lookup by canonical key: fresh, stale (inside stale-while-revalidate) or miss.
-    public func lookup(_ key: String) -> Lookup {
+    /// Lookup by canonical key: fresh, stale (inside stale-while-revalidate) or miss. With an
+    /// `alias` (the raw target that led here), remembers it means `key`, under the same lock:
+    /// the next request for that target takes the hot path.
+    public func lookup(_ key: String, alias: String? = nil) -> Lookup {
         let now = clock()
+        let alias = alias.flatMap { $0.utf8.count <= Self.maxAliasLength ? $0 : nil }
         return state.withLock { s in
+            if let alias {
+                if s.aliases.count >= Self.maxAliases { s.aliases.removeAll(keepingCapacity: true) }
+                s.aliases[alias] = Alias(key: key, slot: s.slots.slot(of: key) ?? -1)
+            }
             guard let response = s.slots.touch(key) else { return .miss }
             let age = response.age(at: now)
             let policy = response.policy
@@ -200,8 +198,10 @@ public final class ResponseCache: Sendable {
     ) -> Task<FlightResult, Never> {
         s.nextFlight &+= 1
         let number = s.nextFlight
+        // The entry it replaces, read under the lock that starts it: no second visit.
+        let own = s.slots.peek(key)
         let task = Task<FlightResult, Never> { [self] in
-            let result = await load(key, loader, consultShared: !revalidate)
+            let result = await load(key, loader, consultShared: !revalidate, own: own)
             finish(key, number, result.map { $0.0 })
             return result
         }

@@ -19,9 +19,10 @@ import TestSupport
     }
 
     /// What each request's loop was, in order.
-    final class LoopLog: ServerObserver {
+    final class LoopLog: Middleware {
+        let phases: MiddlewarePhases = .completed
         let loops = Locked<[Int]>([])
-        func requestCompleted(_ record: RequestRecord) { loops.withLock { $0.append(record.loop) } }
+        func completed(_ record: RequestRecord) { loops.withLock { $0.append(record.loop) } }
         func take() -> [Int] {
             loops.withLock { taken in
                 defer { taken = [] }; return taken
@@ -43,7 +44,7 @@ import TestSupport
         router.get("/hello") { _ in .response(.json(Array("{}".utf8))) }
         // The scheduling policy of the loop that serves the request.
         router.get("/policy") { _ in .response(.json(Array("\(sched_getscheduler(0))".utf8))) }
-        let server = Server(configuration: configuration(affinity: affinity), router: router, observer: log)
+        let server = Server(configuration: configuration(affinity: affinity), router: router, middleware: [log])
         try server.start()
         return server
     }
@@ -126,8 +127,8 @@ import TestSupport
         let log = LoopLog()
         var router = Router()
         // Each handler reports the CPUs its pool thread may use and its scheduling policy.
-        router.get("/cpus") { _ in .deferred { .json(Array("\(NativeThread.currentThreadCPUCount) \(sched_getscheduler(0))".utf8)) } }
-        let server = Server(configuration: Self.configuration(), router: router, observer: log)
+        router.get("/cpus") { _ in .deferred { _ in .json(Array("\(NativeThread.currentThreadCPUCount) \(sched_getscheduler(0))".utf8)) } }
+        let server = Server(configuration: Self.configuration(), router: router, middleware: [log])
         try server.start()
         defer { server.shutdown() }
         let placement = try #require(server.placement)

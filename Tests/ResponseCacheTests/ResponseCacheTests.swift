@@ -176,10 +176,10 @@ final class Counter: Sendable {
     @Test func aliasesResolveFreshEntriesOnlyAndStayBounded() {
         let c = cache()
         c.store(entry("a"), for: "key")
-        c.remember(alias: "/photos?tags=A", for: "key")
+        _ = c.lookup("key", alias: "/photos?tags=A")
         #expect(c.lookup(alias: "/photos?tags=A").map { String(decoding: $0.body, as: UTF8.self) } == "a")
         #expect(c.lookup(alias: "/unknown") == nil)
-        c.remember(alias: "/" + String(repeating: "x", count: 600), for: "key")
+        _ = c.lookup("key", alias: "/" + String(repeating: "x", count: 600))
         #expect(c.lookup(alias: "/" + String(repeating: "x", count: 600)) == nil)
         clock.advance(61)
         #expect(c.lookup(alias: "/photos?tags=A") == nil)  // stale goes the long way (refresh logic)
@@ -189,7 +189,7 @@ final class Counter: Sendable {
     /// eviction (and the slot's reuse by other keys) it never answers another entry's body.
     @Test func anAliasFollowsItsEntryThroughEvictionAndSlotReuse() {
         let c = cache(maxBytes: 4000)
-        c.remember(alias: "/a", for: "key-a")  // as a first miss does: before the entry exists
+        _ = c.lookup("key-a", alias: "/a")  // as a first miss does: before the entry exists
         #expect(c.lookup(alias: "/a") == nil)
         c.store(entry("a"), for: "key-a")
         #expect(aliased(c, "/a") == "a")

@@ -15,26 +15,26 @@ public final class FaultUpstream: Sendable {
             box.increment(); return .response(.json(Array("{\"ok\":true}".utf8)))
         }
         router.add("POST", "/echo") { req in
-            box.increment(); return .response(.json(req.body))
+            box.increment(); return .response(.json(req.request.body))
         }
         router.get("/headers") { req in
             box.increment()
-            let ua = req.headers["user-agent"] ?? ""
-            let custom = req.headers["x-custom"] ?? ""
-            let trace = req.headers["traceparent"] ?? "", state = req.headers["tracestate"] ?? ""
+            let ua = req.request.headers["user-agent"] ?? ""
+            let custom = req.request.headers["x-custom"] ?? ""
+            let trace = req.request.headers["traceparent"] ?? "", state = req.request.headers["tracestate"] ?? ""
             return .response(.json(Array("{\"ua\":\"\(ua)\",\"custom\":\"\(custom)\",\"traceparent\":\"\(trace)\",\"tracestate\":\"\(state)\"}".utf8)))
         }
         router.get("/slow") { req in
             box.increment()
-            let ms = Int(req.query("ms") ?? "") ?? 500
-            return .deferred {
+            let ms = Int(req.request.query("ms") ?? "") ?? 500
+            return .deferred { _ in
                 try? await Task.sleep(for: .milliseconds(ms))
                 return .json(Array("{\"slow\":true}".utf8))
             }
         }
         router.get("/hang") { _ in
             box.increment()
-            return .deferred {
+            return .deferred { _ in
                 try? await Task.sleep(for: .seconds(30))
                 return .json(Array("{}".utf8))
             }
@@ -48,7 +48,7 @@ public final class FaultUpstream: Sendable {
         }
         router.get("/big") { req in
             box.increment()
-            let n = Int(req.query("bytes") ?? "") ?? 1000
+            let n = Int(req.request.query("bytes") ?? "") ?? 1000
             return .response(.json(Array(repeating: UInt8(ascii: "x"), count: n)))
         }
         router.get("/redirect-loop") { _ in
@@ -60,7 +60,7 @@ public final class FaultUpstream: Sendable {
         router.get("/redirect") { req in
             box.increment()
             var r = Response(status: 302)
-            r.headers.add("Location", req.query("to") ?? "/ok")
+            r.headers.add("Location", req.request.query("to") ?? "/ok")
             return .response(r)
         }
         var config = ServerConfiguration()

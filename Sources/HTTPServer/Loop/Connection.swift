@@ -22,9 +22,6 @@ final class Connection {
     var parser: RequestHeadParser
     /// The request being read or handled.
     var current: RequestHead?
-    var startedAt: Double = 0
-    /// Route pattern of the request awaiting its handler (for the record).
-    var route = ""
     /// Unparsed bytes kept between reads (empty for idle connections: they own no buffer).
     var pending: [UInt8] = []
     var output = OutputQueue()

@@ -119,7 +119,7 @@ extension EventLoop {
                     conn.parser.reset()
                     let (expectContinue, framing) = (head.expectContinue, head.framing)
                     conn.current = consume head
-                    conn.startedAt = wakeTime  // when the loop learned of it: queueing in this wake-up counts
+                    conn.current?.context.receivedAt = wakeTime  // when the loop learned of it: queueing in this wake-up counts
                     if expectContinue { conn.output.append(literal: "HTTP/1.1 100 Continue\r\n\r\n") }
                     switch framing {
                     case .none: dispatch(conn)
@@ -134,7 +134,7 @@ extension EventLoop {
                 }
             case .body(let remaining):
                 let take = min(remaining, rest.count)
-                conn.current?.request.body.append(contentsOf: UnsafeBufferPointer(rebasing: rest[0..<take]))
+                conn.current?.context.request.body.append(contentsOf: UnsafeBufferPointer(rebasing: rest[0..<take]))
                 offset += take
                 if take == remaining { dispatch(conn) } else { conn.phase = .body(remaining: remaining - take) }
             case .chunked(var decoder):
@@ -167,70 +167,65 @@ extension EventLoop {
     func reject(_ conn: Connection, _ error: ClientError) {
         let version = conn.current?.request.version ?? .http11
         // The client's own id when a head was parsed (a body that failed), else a new one.
-        var requestID = context.generatedRequestID()
-        if var request = conn.current?.request {
-            context.assignRequestID(&request)
-            requestID = request.requestID
+        var context: RequestContext
+        if let parsed = conn.current?.context {
+            context = parsed
+            context.route = "(invalid)"
+            self.context.assignRequestID(&context)
+        } else {
+            context = .unparsed(requestID: self.context.generatedRequestID())
         }
         let sent = writer.append(
-            Response.error(error), requestID: requestID, gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
+            Response.error(error), to: context, gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
             into: &conn.output)
         conn.closeAfterWrite = true
         conn.phase = .head
         conn.current = nil
-        context.observer.requestCompleted(
-            RequestRecord(
-                method: "", target: "", route: "(invalid)", status: error.status, bodyBytes: sent, durationSeconds: 0, requestID: requestID, logFields: [],
-                loop: index
-            ))
+        self.context.middleware.completed(RequestRecord(context: context, status: error.status, bodyBytes: sent, durationSeconds: 0, loop: index))
     }
 
     private func dispatch(_ conn: Connection) {
         // Taken, not copied: a request answered at once never goes back into the connection.
         guard var head = conn.current.take() else { return }
         if context.isDraining { head.keepAlive = false }
-        context.assignRequestID(&head.request)
-        head.request.trace = TraceContext.continuing(
+        context.assignRequestID(&head.context)
+        head.context.trace = TraceContext.continuing(
             traceparent: head.request.headers.single("traceparent"), tracestate: head.request.headers["tracestate"], ids: &traceIDs)
-        if let spanSink = context.spanSink { head.request.trace = spanSink.decide(head.request.trace) }
-        head.request.peer = conn.peer
-        let (result, route) = context.handle(head.request)
+        head.context.peer = conn.peer
+        let result = context.handle(&head.context)
         switch consume result {  // the response moves out; the enum is not copied and destroyed
         case .response(let response):
             conn.phase = .head
-            write(response, for: head, route: route, on: conn)
+            write(response, for: head.context, keepAlive: head.keepAlive, on: conn)
         case .deferred(let work):
             conn.current = head
             conn.phase = .awaitingHandler
-            conn.route = route
             conn.deadlineKind = .none
             let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
-            let scope = TraceScope.sampled(head.request.trace, sink: context.spanSink)
+            let handed = head.context
             conn.handler = Task { [self] in
+                var context = handed
                 // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
                 if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
                 // Everything the request's work records is a child of its server span.
-                let response = await TraceScope.$current.withValue(scope) { await work() }
-                complete(fd: fd, connectionID: id, response: response)
+                let scope = TraceScope.sampled(context.trace, sink: context.spanSink)
+                let response = await TraceScope.$current.withValue(scope) { await work(&context) }
+                complete(fd: fd, connectionID: id, response: response, context: context)
             }
         }
     }
 
     /// Serialises a handler's response into the output buffer and records it.
-    func write(_ response: Response, for head: RequestHead, route: String, on conn: Connection) {
-        let request = head.request
-        let keepAlive = head.keepAlive && !context.isDraining
+    func write(_ response: Response, for context: RequestContext, keepAlive requested: Bool, on conn: Connection) {
+        let request = context.request
+        let keepAlive = requested && !self.context.isDraining
         conn.served &+= 1
         let sent = writer.append(
-            response, requestID: request.requestID, gzip: request.acceptsGzip, headOnly: request.method == "HEAD",
-            keepAlive: keepAlive, version: request.version, date: dateCache.current(), into: &conn.output)
+            response, to: context, gzip: request.acceptsGzip, headOnly: request.method == "HEAD", keepAlive: keepAlive, version: request.version,
+            date: dateCache.current(), into: &conn.output)
         if !keepAlive { conn.closeAfterWrite = true }
-        let duration = NativeThread.monotonicSeconds() - conn.startedAt
-        context.observer.requestCompleted(
-            RequestRecord(
-                method: request.method, target: request.target, route: route, status: response.status,
-                bodyBytes: sent, durationSeconds: duration, requestID: request.requestID, logFields: response.logFields, loop: index,
-                peer: request.peer, client: response.client, requestHeaders: request.headers, trace: request.trace))
+        let duration = NativeThread.monotonicSeconds() - context.receivedAt
+        self.context.middleware.completed(RequestRecord(context: context, status: response.status, bodyBytes: sent, durationSeconds: duration, loop: index))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).
@@ -295,12 +290,9 @@ extension EventLoop {
     private func abandon(_ conn: Connection, _ head: RequestHead) {
         conn.handler?.cancel()
         conn.handler = nil
-        let request = head.request
-        context.observer.requestCompleted(
+        context.middleware.completed(
             RequestRecord(
-                method: request.method, target: request.target, route: conn.route, status: 499, bodyBytes: 0,
-                durationSeconds: NativeThread.monotonicSeconds() - conn.startedAt, requestID: request.requestID, logFields: [], loop: index,
-                peer: request.peer, requestHeaders: request.headers, trace: request.trace))
+                context: head.context, status: 499, bodyBytes: 0, durationSeconds: NativeThread.monotonicSeconds() - head.context.receivedAt, loop: index))
     }
 
     /// Drops connections past their deadline: slowloris heads, idle keep-alives, stalled readers.

@@ -11,6 +11,8 @@ final class EventLoop: @unchecked Sendable {
         let fd: Int32
         let connectionID: UInt64
         let response: Response
+        /// The context as the deferred work left it (client, log fields).
+        let context: RequestContext
     }
 
     /// A connection another loop hands over: just accepted (to keep the loops balanced),
@@ -84,7 +86,7 @@ final class EventLoop: @unchecked Sendable {
         self.listenFD = listenFD
         self.context = context
         readBuffer = .allocate(capacity: 64 * 1024)
-        writer = ResponseWriter(serverName: context.configuration.serverName, cors: context.configuration.cors)
+        writer = ResponseWriter(serverName: context.configuration.serverName, middleware: context.middleware)
         _ = csys_epoll_add(epfd, wakeFD, UInt32(EPOLLIN.rawValue))
         _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
     }
@@ -98,8 +100,8 @@ final class EventLoop: @unchecked Sendable {
     // MARK: cross-thread entry points
 
     /// Hands a deferred handler's response back to the loop that owns the connection.
-    func complete(fd: Int32, connectionID: UInt64, response: Response) {
-        inbox.withLock { $0.completions.append(Completion(fd: fd, connectionID: connectionID, response: response)) }
+    func complete(fd: Int32, connectionID: UInt64, response: Response, context: RequestContext) {
+        inbox.withLock { $0.completions.append(Completion(fd: fd, connectionID: connectionID, response: response, context: context)) }
         wake()
     }
 
@@ -178,7 +180,7 @@ final class EventLoop: @unchecked Sendable {
             conn.phase = .head
             conn.current = nil
             conn.handler = nil
-            write(item.response, for: head, route: conn.route, on: conn)
+            write(item.response, for: item.context, keepAlive: head.keepAlive, on: conn)
             resumePending(conn)
             flush(conn)
         }
@@ -220,7 +222,8 @@ final class EventLoop: @unchecked Sendable {
     private func refuse(_ fd: Int32) {
         var out = OutputQueue()
         _ = writer.append(
-            .error(.tooManyConnections), requestID: context.generatedRequestID(), gzip: false, headOnly: false, keepAlive: false, version: .http11,
+            .error(.tooManyConnections), to: .unparsed(requestID: context.generatedRequestID()), gzip: false, headOnly: false, keepAlive: false,
+            version: .http11,
             date: dateCache.current(), into: &out)
         _ = out.send(to: fd)
         close(fd)

@@ -6,7 +6,8 @@ public enum HTTPVersion: Sendable, Equatable {
     case http11
 }
 
-/// One parsed request. Built by `RequestParser`; handlers only read it.
+/// One parsed request: what the client sent, nothing else (what the server and the
+/// application learn of it is in its `RequestContext`). Handlers only read it.
 public struct Request: Sendable {
     public let method: String
     /// The request-target as sent (origin-form, or the path of an absolute-form).
@@ -18,15 +19,6 @@ public struct Request: Sendable {
     public let version: HTTPVersion
     public let headers: RequestHeaders
     public internal(set) var body: [UInt8]
-    /// Values captured by `:name` segments of the matched route.
-    public internal(set) var pathParameters: [String: String] = [:]
-    /// `X-Request-ID` from the client when valid, otherwise generated.
-    public internal(set) var requestID: String = ""
-    /// The W3C trace this request belongs to and its span here (see `TraceContext`).
-    public internal(set) var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
-    /// The address of the connection's peer (a proxy, when there is one); nil for
-    /// in-process requests. A compact value: nothing is parsed or formatted here.
-    public internal(set) var peer: IPAddress?
     /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3). Worked out
     /// once here: both the handler (to pick the validator) and the writer ask.
     public let acceptsGzip: Bool
@@ -55,10 +47,8 @@ public struct Request: Sendable {
     }
 
     /// Builds a request directly (tests and in-process callers).
-    public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = [], peer: IPAddress? = nil) -> Request {
-        var request = Request(method: method, target: target, version: .http11, headers: RequestHeaders(headers), body: body)
-        request.peer = peer
-        return request
+    public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Request {
+        Request(method: method, target: target, version: .http11, headers: RequestHeaders(headers), body: body)
     }
 
     /// Query items in order, `+` decoded as space, repeated keys kept.

@@ -10,8 +10,6 @@ public struct Response: Sendable {
     public var gzippedBody: [UInt8]?
     /// Whether the server may gzip `body` on the fly when there is no pre-compressed variant.
     public var compressible: Bool
-    /// Extra fields for the access log (not sent to the client), e.g. cache status.
-    public var logFields: [(String, String)]
     /// Header lines already rendered (`Name: value\r\n` …), written after `headers` as
     /// they are: what a cached answer sends every time is rendered once, not per request.
     public var renderedHeaders: [UInt8]
@@ -19,22 +17,18 @@ public struct Response: Sendable {
     public var constantHeaders: [UInt8]
     /// `Age` in seconds (RFC 9111 §5.1), written from the number: a cache hit makes no String for it.
     public var age: Int?
-    /// Who the application resolved the client to, when it did (a miss): the access log
-    /// takes it from here instead of resolving it a second time.
-    public var client: IPAddress? = nil
 
     /// Every field at once, inlinable: a cache hit's response is built in place in the
     /// caller's storage (an opaque init here cost a copy and a destroy of the whole value).
     @inlinable public init(
         status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false,
-        logFields: [(String, String)] = [], renderedHeaders: [UInt8] = [], constantHeaders: [UInt8] = [], age: Int? = nil
+        renderedHeaders: [UInt8] = [], constantHeaders: [UInt8] = [], age: Int? = nil
     ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.gzippedBody = gzippedBody
         self.compressible = compressible
-        self.logFields = logFields
         self.renderedHeaders = renderedHeaders
         self.constantHeaders = constantHeaders
         self.age = age

@@ -4,20 +4,20 @@ import Primitives
 /// head and body leave in one `send` (no split writes, no Nagle stalls).
 struct ResponseWriter {
     let serverHeader: [UInt8]
-    let corsHeader: [UInt8]?
+    /// Where the application's header lines come from (CORS …).
+    let middleware: MiddlewareChain
 
-    init(serverName: String, cors: CORSPolicy) {
+    init(serverName: String, middleware: MiddlewareChain) {
         serverHeader = Array("Server: \(serverName)\r\n".utf8)
-        // Page scripts may read only safelisted headers unless exposed; the application names its own.
-        corsHeader = cors.origin.map {
-            Array("Access-Control-Allow-Origin: \($0)\r\nAccess-Control-Expose-Headers: \(cors.exposedHeaders.joined(separator: ", "))\r\n".utf8)
-        }
+        self.middleware = middleware
     }
 
-    /// Appends the response; returns the number of body bytes it carries.
+    /// Appends the response to `context`'s request; returns the number of body bytes it carries.
     func append(
-        _ response: Response, requestID: String, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8], into out: inout OutputQueue
+        _ response: Response, to context: RequestContext, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8],
+        into out: inout OutputQueue
     ) -> Int {
+        let requestID = context.requestID
         let status = response.status
         var body = response.body
         var encoded = false
@@ -51,7 +51,7 @@ struct ResponseWriter {
         } else if version == .http10 {
             out.append(literal: "Connection: keep-alive\r\n")
         }
-        if let corsHeader { out.append(contentsOf: corsHeader) }
+        middleware.appendHeaderLines(for: response, in: context, into: &out)
         if !requestID.isEmpty {
             out.append(literal: "X-Request-ID: ")
             out.append(utf8: requestID)

@@ -1,13 +1,13 @@
 import Glibc
 
 /// A handler's answer: ready now (a cache hit stays on the event loop, no Task),
-/// or later (awaiting an upstream, off the loop).
+/// or later (awaiting an upstream, off the loop), given the request's context back to fill in.
 public enum HandlerResult: Sendable {
     case response(Response)
-    case deferred(@Sendable () async -> Response)
+    case deferred(@Sendable (inout RequestContext) async -> Response)
 }
 
-public typealias Handler = @Sendable (Request) -> HandlerResult
+public typealias Handler = @Sendable (inout RequestContext) -> HandlerResult
 
 /// Method + path routing with `:name` parameters.
 public struct Router: Sendable {

@@ -12,10 +12,10 @@ public final class Server: Sendable {
     private let placed = Locked<CPUPlacement?>(nil)
 
     public init(
-        configuration: ServerConfiguration, router: Router, observer: any ServerObserver = NoObserver(), statistics: ServerStatistics = ServerStatistics(),
+        configuration: ServerConfiguration, router: Router, middleware: [any Middleware] = [], statistics: ServerStatistics = ServerStatistics(),
         shutdown: ShutdownPhase = ShutdownPhase()
     ) {
-        context = ServerContext(configuration: configuration, router: router, observer: observer, statistics: statistics, shutdown: shutdown)
+        context = ServerContext(configuration: configuration, router: router, middleware: middleware, statistics: statistics, shutdown: shutdown)
     }
 
     /// Connection counts, as handed in (or made) at init.

@@ -17,12 +17,7 @@ public struct ServerConfiguration: Sendable {
     public var drainTimeout: Double = 10
     public var maxConnections = 16_384
     public var limits = ParseLimits()
-    /// Cross-origin headers; the application says which of its headers scripts may read.
-    public var cors = CORSPolicy()
     public var serverName = "FeedProxy"
-    /// Where spans go (nil: tracing off). Decides each request's sampled flag, and gives a
-    /// sampled request's deferred work its `TraceScope`.
-    public var spanSink: (any SpanSink)?
     /// Unsent response bytes after which a connection stops reading requests.
     public var maxPendingOutputBytes = 1 << 20
 

@@ -1,24 +1,21 @@
 import Primitives
 import Synchronization
 
-/// State shared by all event loops: configuration, routes, counters, the shutdown phase.
+/// State shared by all event loops: configuration, routes, middleware, counters, the shutdown phase.
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let router: Router
-    let observer: any ServerObserver
+    let middleware: MiddlewareChain
     let statistics: ServerStatistics
     let shutdown: ShutdownPhase
-    /// `configuration.spanSink`, read once: the hit path does not copy the configuration.
-    let spanSink: (any SpanSink)?
     private let requestIDs = RequestIDGenerator()
 
-    init(configuration: ServerConfiguration, router: Router, observer: any ServerObserver, statistics: ServerStatistics, shutdown: ShutdownPhase) {
+    init(configuration: ServerConfiguration, router: Router, middleware: [any Middleware], statistics: ServerStatistics, shutdown: ShutdownPhase) {
         self.statistics = statistics
         self.shutdown = shutdown
         self.configuration = configuration
-        spanSink = configuration.spanSink
         self.router = router
-        self.observer = observer
+        self.middleware = MiddlewareChain(middleware)
     }
 
     var isDraining: Bool { shutdown.isDraining }
@@ -26,42 +23,50 @@ final class ServerContext: Sendable {
     /// An id for an answer given before (or without) a parsed request: refusals and rejections.
     func generatedRequestID() -> String { requestIDs.next() }
 
-    func assignRequestID(_ request: inout Request) {
-        if let given = request.headers["x-request-id"], RequestIDGenerator.isValid(given) {
-            request.requestID = given
+    func assignRequestID(_ context: inout RequestContext) {
+        if let given = context.request.headers["x-request-id"], RequestIDGenerator.isValid(given) {
+            context.requestID = given
         } else {
-            request.requestID = requestIDs.next()
+            context.requestID = requestIDs.next()
         }
     }
 
-    /// Routes a request: handler, 404, 405 with `Allow`, or a CORS preflight for OPTIONS.
-    func handle(_ request: Request) -> (HandlerResult, route: String) {
-        if request.method == "OPTIONS" && request.target == "*" {
-            return (.response(preflight(allow: ["GET", "HEAD", "OPTIONS"])), "*")
+    /// Routes a request (handler, 404, 405 with `Allow`, or `204` with `Allow` for OPTIONS),
+    /// then runs the middleware's `prepare` phase, then the handler.
+    func handle(_ context: inout RequestContext) -> HandlerResult {
+        let method = context.request.method
+        let answer: Response
+        if method == "OPTIONS" && context.request.target == "*" {
+            context.route = "*"
+            answer = Self.options(allow: ["GET", "HEAD", "OPTIONS"])
+        } else {
+            switch router.match(method: method, rawPath: context.request.rawPath) {
+            case .found(let handler, let parameters, let pattern):
+                context.route = pattern
+                if !parameters.isEmpty { context.pathParameters = parameters }
+                if let refused = middleware.prepare(&context) { return .response(refused) }
+                return handler(&context)
+            case .methodNotAllowed(let allow, let pattern):
+                context.route = pattern
+                if method == "OPTIONS" {
+                    answer = Self.options(allow: allow)
+                } else {
+                    var response = Response.error(status: 405, code: "method_not_allowed", message: "\(method) is not allowed on this path")
+                    response.headers.add("Allow", allow.joined(separator: ", "))
+                    answer = response
+                }
+            case .notFound:
+                context.route = "(unmatched)"
+                answer = .error(status: 404, code: "not_found", message: "no route for this path")
+            }
         }
-        switch router.match(method: request.method, rawPath: request.rawPath) {
-        case .found(let handler, let parameters, let pattern):
-            if parameters.isEmpty { return (handler(request), pattern) }
-            var routed = request
-            routed.pathParameters = parameters
-            return (handler(routed), pattern)
-        case .methodNotAllowed(let allow, let pattern):
-            if request.method == "OPTIONS" { return (.response(preflight(allow: allow)), pattern) }
-            var response = Response.error(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on this path")
-            response.headers.add("Allow", allow.joined(separator: ", "))
-            return (.response(response), pattern)
-        case .notFound:
-            return (.response(.error(status: 404, code: "not_found", message: "no route for this path")), "(unmatched)")
-        }
+        return .response(middleware.prepare(&context) ?? answer)
     }
 
-    private func preflight(allow: [String]) -> Response {
+    /// RFC 9110 §9.3.7: what the target allows (a CORS middleware adds its preflight fields).
+    private static func options(allow: [String]) -> Response {
         var response = Response(status: 204)
-        let methods = allow.joined(separator: ", ")
-        response.headers.add("Allow", methods)
-        response.headers.add("Access-Control-Allow-Methods", methods)
-        response.headers.add("Access-Control-Allow-Headers", configuration.cors.allowedRequestHeaders.joined(separator: ", "))
-        response.headers.add("Access-Control-Max-Age", String(configuration.cors.maxAge))
+        response.headers.add("Allow", allow.joined(separator: ", "))
         return response
     }
 }

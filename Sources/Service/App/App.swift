@@ -16,20 +16,18 @@ public final class App: Sendable {
 
     public init(configuration c: Configuration) throws {
         configuration = c
-        var serverConfig = ServerConfiguration(c)
+        let serverConfig = ServerConfiguration(c)
         // One log lane per event loop, plus one for every other thread.
         let services = try Services(c, logLanes: serverConfig.resolvedThreads + 1)
         logger = services.logger
         redis = services.redis
         tracing = services.tracing
-        serverConfig.spanSink = services.tracing
 
         let statistics = ServerStatistics()
         let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
         var router = Router()
         for served in try Self.handlers(services, operational: operational) { router.get(served.route.rawValue, served.handler) }
-        let observer = RequestObserver(metrics: services.metrics, logger: logger, clients: services.clients.resolver, spanSink: services.tracing)
-        server = Server(configuration: serverConfig, router: router, observer: observer, statistics: statistics, shutdown: shutdownPhase)
+        server = Server(configuration: serverConfig, router: router, middleware: services.middleware, statistics: statistics, shutdown: shutdownPhase)
     }
 
     /// Binds and starts serving; returns the port.
@@ -62,13 +60,8 @@ extension App {
         }
         var handlers: [ServedRoute] = []
         for route in RouteName.allCases where route.isEnabled(services.configuration) {
-            if let declaration = declared[route] {
-                handlers.append(ServedRoute(route: route, handler: declaration.make(services)))
-            } else if let handler = operational.handler(for: route) {
-                handlers.append(ServedRoute(route: route, handler: handler))
-            } else {
-                throw RouteTableError(description: "\(route.rawValue) is neither an upstream's route (Catalog/) nor an operational one")
-            }
+            let handler = try declared[route].map { $0.make(services) } ?? operational.handler(for: route)
+            handlers.append(ServedRoute(route: route, handler: handler))
         }
         return handlers
     }

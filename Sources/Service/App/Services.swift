@@ -1,4 +1,5 @@
 import Feeds
+import HTTPServer
 import Primitives
 import RedisTier
 import ResponseCache
@@ -13,7 +14,10 @@ struct Services: Sendable {
     let redis: RedisConnection?
     let upstream: UpstreamClient
     let cache: ResponseCache
-    let clients: ClientPolicy
+    /// Who the client is (behind `TRUSTED_PROXIES`), for the access log and spans.
+    let clientResolver: ClientResolver
+    /// Client identity, on misses, and the miss quota.
+    let clients: ClientIdentityMiddleware
     /// Where spans go, when trace export is configured.
     let tracing: SpanExporter?
     /// The image proxy's signer and decoders, when `IMAGE_PROXY_KEY` is set.
@@ -51,11 +55,25 @@ struct Services: Sendable {
             },
             sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
+        let resolver = ClientResolver(trusted: c.trustedProxies)
+        clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0
-        clients = ClientPolicy(
-            resolver: ClientResolver(trusted: c.trustedProxies),
-            limiter: quota ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil,
-            untrustedForwarding: quota ? UntrustedForwarding(logger: logger) : nil)
+        clients = ClientIdentityMiddleware(
+            resolver: resolver, limiter: quota ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil,
+            untrustedForwarding: quota ? UntrustedForwarding(logger: logger) : nil, clock: { NativeThread.monotonicSeconds() })
+    }
+
+    /// The cross-cutting work around every request, in order: tracing decides sampling before
+    /// anything records a span; client identity and quota are put on the context; CORS lines go on every answer;
+    /// once written, a request is counted, then logged.
+    var middleware: [any Middleware] {
+        var chain: [any Middleware] = []
+        if let tracing { chain.append(TracingMiddleware(sink: tracing, clients: clientResolver)) }
+        chain.append(clients)
+        if let cors = CORSMiddleware(origin: configuration.corsOrigin) { chain.append(cors) }
+        chain.append(MetricsMiddleware(metrics: metrics))
+        chain.append(AccessLogMiddleware(logger: logger, clients: clientResolver))
+        return chain
     }
 
     /// A feed route over these services, with the route's TTL.
@@ -64,7 +82,7 @@ struct Services: Sendable {
         return FeedRoute(
             adapter: adapter, policy: FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError),
             negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, stats: metrics.caches[adapter.source], logger: logger,
-            clients: clients, spanSink: tracing)
+            spanSink: tracing)
     }
 
     /// The one Redis connection of this process; its failures are counted and logged

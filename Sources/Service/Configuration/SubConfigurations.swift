@@ -18,8 +18,6 @@ extension ServerConfiguration {
         writeTimeout = c.writeTimeout
         drainTimeout = c.drainTimeout
         maxConnections = c.maxConnections
-        // X-Cache and Link (paging) are this application's headers; the server exposes only its own by default.
-        cors = CORSPolicy(origin: c.corsOrigin.isEmpty ? nil : c.corsOrigin, alsoExposing: ["X-Cache", "Link"])
     }
 }
 

@@ -50,12 +50,14 @@ enum CachedRendering {
         }
     }
 
-    static func response(_ entry: CachedResponse, for request: Request, cacheStatus: CacheStatus, now: Double) -> Response {
-        let gzip = entry.gzippedBody != nil && request.acceptsGzip
+    /// The answer from `entry`; the cache status goes into the context's log fields.
+    static func response(_ entry: CachedResponse, for context: inout RequestContext, cacheStatus: CacheStatus, now: Double) -> Response {
+        context.logFields = cacheStatus.logFields
+        let gzip = entry.gzippedBody != nil && context.request.acceptsGzip
         let etag = gzip ? entry.gzipETag : entry.etag
         // Nothing is formatted here: the entry's own lines were rendered once, X-Cache is a
         // constant, and the writer renders Age from the number.
-        if entry.status == 200, let condition = request.headers["if-none-match"], matches(condition, selectedTag: etag) {
+        if entry.status == 200, let condition = context.request.headers["if-none-match"], matches(condition, selectedTag: etag) {
             var headers = HTTPHeaders()
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
             // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.
@@ -64,12 +66,12 @@ enum CachedRendering {
             if let link = entry.link { headers.add("Link", link) }
             if !entry.isJSON { headers.add("Vary", "Accept") }
             return Response(
-                status: 304, headers: headers, compressible: entry.isJSON, logFields: cacheStatus.logFields, constantHeaders: cacheStatus.headerLine,
+                status: 304, headers: headers, compressible: entry.isJSON, constantHeaders: cacheStatus.headerLine,
                 age: age(entry, now))
         }
         // Built in place and returned as is: a copy would retain every byte array again.
         return Response(
-            status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: entry.isJSON, logFields: cacheStatus.logFields,
+            status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: entry.isJSON,
             renderedHeaders: gzip ? entry.gzipHeaderLines : entry.headerLines, constantHeaders: cacheStatus.headerLine, age: age(entry, now))
     }
 

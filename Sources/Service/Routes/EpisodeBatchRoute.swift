@@ -28,14 +28,14 @@ struct EpisodeBatchRoute: Sendable {
         case pending
     }
 
-    func handle(_ request: Request) -> HandlerResult {
+    func handle(_ context: inout RequestContext) -> HandlerResult {
         let batch: EpisodeBatch
         do {
-            batch = try EpisodeBatch(QueryParameters(request.queryItems))
+            batch = try EpisodeBatch(QueryParameters(context.request.queryItems))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(request)
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request)
         var slots = [Slot](repeating: .pending, count: batch.ids.count)
         var uncached: [Int] = []
         for (i, id) in batch.ids.enumerated() {
@@ -45,22 +45,17 @@ struct EpisodeBatchRoute: Sendable {
                 slots[i] = .cached(data)
             case .stale(let data):
                 slots[i] = .cached(data)
-                cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id), refreshFor: request.trace))
+                cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id), refreshFor: context.trace))
             case .miss:
                 uncached.append(i)
             }
         }
         if uncached.isEmpty {
             feeds.stats?.hits.add()
-            return .response(Self.answer(batch, slots, for: request, status: .hit, now: cache.now, retryAfter: nil))
+            return .response(Self.answer(batch, slots, for: &context, status: .hit, retryAfter: nil))
         }
         feeds.stats?.misses.add()
-        let clients = feeds.clients
-        let address = clients.resolver.client(peer: request.peer, headers: request.headers)
-        let client = address.map(ClientResolver.key)
-        clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
-        let admission = BatchAdmission(limiter: client == nil ? nil : clients.limiter, client: client, clock: { cache.now })
-        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, upstream = feeds.upstream, trace = request.trace
+        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, upstream = feeds.upstream
         // Podcasts looked up before (`/podcasts/{id}` cached) name their feeds: not looked up again.
         var known: [Int: EpisodesAdapter.ListedFeed] = [:]
         for i in uncached {
@@ -71,11 +66,14 @@ struct EpisodeBatchRoute: Sendable {
             }
         }
         let missing = uncached, cachedSlots = slots, knownFeeds = known
-        return .deferred {
+        return .deferred { context in
+            context.identifyClient()
+            let admission = BatchAdmission(identity: context.identity, client: context.client)
+            let client = context.client.map(ClientResolver.key), trace = context.trace
             var slots = cachedSlots
             let ids = missing.map { batch.ids[$0] }
             let unknown = ids.filter { knownFeeds[$0] == nil }
-            let context: @Sendable (inout UpstreamRequestContext) -> Void = {
+            let upstreamContext: @Sendable (inout UpstreamRequestContext) -> Void = {
                 $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
                 $0.requester = client
                 $0.trace = trace
@@ -86,7 +84,9 @@ struct EpisodeBatchRoute: Sendable {
             let lookup: Task<[Int: EpisodesAdapter.ListedFeed], Never>? =
                 unknown.count >= 2 && admission.admit()
                 ? Task {
-                    guard let found = try? await UpstreamRequestContext.with(context, { try await adapter.lookUp(unknown, with: upstream) }) else { return [:] }
+                    guard let found = try? await UpstreamRequestContext.with(upstreamContext, { try await adapter.lookUp(unknown, with: upstream) }) else {
+                        return [:]
+                    }
                     for (key, body) in found.podcasts {
                         cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy), for: key)
                     }
@@ -100,7 +100,7 @@ struct EpisodeBatchRoute: Sendable {
                     var listed = knownFeeds[ids[n]]
                     if listed == nil { listed = await lookup?.value[ids[n]] }
                     let key = EpisodesAdapter.dataKey(ids[n])
-                    let outcome = await UpstreamRequestContext.with(context) {
+                    let outcome = await UpstreamRequestContext.with(upstreamContext) {
                         await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
                             var started = false
                             let outcome = await cache.fetch(
@@ -132,15 +132,10 @@ struct EpisodeBatchRoute: Sendable {
             for i in missing {
                 if let outcome = loaded[i] { slots[i] = .loaded(outcome) } else { pending = true }
             }
-            if admission.charged, lookup == nil, loaded.count == missing.count,
-                loaded.values.allSatisfy({ $0.map { !FeedRoute.costTheUpstream($0) } ?? true }), let client
-            {
-                clients.limiter?.refund(client)
+            if lookup == nil, loaded.count == missing.count, loaded.values.allSatisfy({ $0.map { !FeedRoute.costTheUpstream($0) } ?? true }) {
+                admission.refund()
             }
-            var response = Self.answer(
-                batch, slots, for: request, status: .miss, now: cache.now, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
-            response.client = address
-            return response
+            return Self.answer(batch, slots, for: &context, status: .miss, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
         }
     }
 
@@ -148,23 +143,24 @@ struct EpisodeBatchRoute: Sendable {
     /// answer is made of (the query, and each podcast's data by its own ETag, or its error),
     /// so an unchanged library is recognised without merging or encoding anything.
     static func answer(
-        _ batch: EpisodeBatch, _ slots: [Slot], for request: Request, status: CachedRendering.CacheStatus, now: Double, retryAfter: Double?
+        _ batch: EpisodeBatch, _ slots: [Slot], for context: inout RequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
     ) -> Response {
+        context.logFields = status.logFields
         let tag = etag(batch, slots)
-        let gzip = request.acceptsGzip
+        let gzip = context.request.acceptsGzip
         var headers = HTTPHeaders()
         headers.add("Cache-Control", "public, max-age=0")
         headers.add("ETag", gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"")
         if let retryAfter { headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter))) }
-        if let condition = request.headers["if-none-match"], CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"") {
-            return Response(status: 304, headers: headers, compressible: true, logFields: status.logFields, constantHeaders: status.headerLine)
+        if let condition = context.request.headers["if-none-match"], CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"") {
+            return Response(status: 304, headers: headers, compressible: true, constantHeaders: status.headerLine)
         }
         let output = batch.render(slots.map(Self.status))
         headers.add("Content-Type", MediaType.json)
         if let link = output.link { headers.add("Link", link) }
         return Response(
             status: 200, headers: headers, body: output.body, gzippedBody: gzip ? Gzip.compress(output.body) : nil, compressible: true,
-            logFields: status.logFields, constantHeaders: status.headerLine, age: 0)
+            constantHeaders: status.headerLine, age: 0)
     }
 
     /// 16 hex digits over the query and every podcast's part of the answer.
@@ -208,28 +204,29 @@ struct EpisodeBatchRoute: Sendable {
 
 /// A batch's one quota decision: taken by its first upstream fetch, the same for the rest.
 final class BatchAdmission: Sendable {
-    private let limiter: ClientLimiter?
-    private let client: ClientKey?
-    private let clock: @Sendable () -> Double
+    private let identity: (any ClientIdentity)?
+    private let client: IPAddress?
     /// nil: not decided yet; then the seconds until a retry (0: admitted).
     private let decision = Locked<Double?>(nil)
 
-    init(limiter: ClientLimiter?, client: ClientKey?, clock: @escaping @Sendable () -> Double) {
-        self.limiter = limiter
+    init(identity: (any ClientIdentity)?, client: IPAddress?) {
+        self.identity = identity
         self.client = client
-        self.clock = clock
     }
 
     func admit() -> Bool {
-        guard let limiter, let client else { return true }
+        guard let identity, let client else { return true }
         return decision.withLock { d in
-            if d == nil { d = limiter.admit(client, now: clock()) ?? 0 }
+            if d == nil { d = identity.admit(client) ?? 0 }
             return d == 0
         }
     }
 
-    /// Whether the batch took its client's token (and may give it back).
-    var charged: Bool { limiter != nil && client != nil && decision.withLock { $0 } == 0 }
+    /// Gives the batch's unit back when it took one (its fetches cost the upstream nothing).
+    func refund() {
+        guard let identity, let client, decision.withLock({ $0 }) == 0 else { return }
+        identity.refund(client)
+    }
 
     /// Seconds until the client may retry, when the batch was refused its fetches.
     var refusedFor: Double? { decision.withLock { $0.flatMap { $0 > 0 ? $0 : nil } } }

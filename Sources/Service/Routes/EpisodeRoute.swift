@@ -22,28 +22,26 @@ struct EpisodeRoute: Sendable {
 
     static let episodeNotFound = ClientError(status: 404, code: "episode_not_found", message: "this podcast's feed has no episode with this id")
 
-    func handle(_ request: Request) -> HandlerResult {
+    func handle(_ context: inout RequestContext) -> HandlerResult {
         let query: EpisodeQuery
         do {
-            query = try EpisodeQuery(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems))
+            query = try EpisodeQuery(QueryParameters(context.pathParameters.map { ($0.key, $0.value) } + context.request.queryItems))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(request)
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request)
         if !bypass, case .fresh(let answer) = cache.lookup(query.answerKey) {
             feeds.stats?.hits.add()
-            return .response(CachedRendering.response(answer, for: request, cacheStatus: .hit, now: cache.now))
+            return .response(CachedRendering.response(answer, for: &context, cacheStatus: .hit, now: cache.now))
         }
-        let clients = feeds.clients
-        let address = clients.resolver.client(peer: request.peer, headers: request.headers)
-        let client = address.map(ClientResolver.key)
-        let admission = BatchAdmission(limiter: client == nil ? nil : clients.limiter, client: client, clock: { cache.now })
-        let loads = Loads(route: self, bypass: bypass, client: client, trace: request.trace, admission: admission)
-        return .deferred {
-            var response = await loads.answer(query, for: request)
-            if admission.charged, !loads.costTheUpstream, let client { clients.limiter?.refund(client) }
-            (loads.fetched ? feeds.stats?.misses : feeds.stats?.hits)?.add()
-            response.client = address
+        let route = self
+        return .deferred { context in
+            context.identifyClient()
+            let admission = BatchAdmission(identity: context.identity, client: context.client)
+            let loads = Loads(route: route, bypass: bypass, client: context.client.map(ClientResolver.key), trace: context.trace, admission: admission)
+            let response = await loads.answer(query, for: &context)
+            if !loads.costTheUpstream { admission.refund() }
+            (loads.fetched ? route.feeds.stats?.misses : route.feeds.stats?.hits)?.add()
             return response
         }
     }
@@ -71,7 +69,7 @@ struct EpisodeRoute: Sendable {
         var fetched: Bool { state.withLock { $0.fetched } }
         var costTheUpstream: Bool { state.withLock { $0.cost } }
 
-        func answer(_ query: EpisodeQuery, for request: Request) async -> Response {
+        func answer(_ query: EpisodeQuery, for context: inout RequestContext) async -> Response {
             let cache = route.feeds.cache, adapter = route.adapter, id = query.podcastID
             var prepared = adapter.dataFeed(id)
             // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
@@ -85,7 +83,7 @@ struct EpisodeRoute: Sendable {
             case .success(let (entry, loaded)): (data, status) = (entry, loaded)
             case .failure(let error): return .error(error)
             }
-            guard data.status == 200 else { return CachedRendering.response(data, for: request, cacheStatus: status, now: cache.now) }
+            guard data.status == 200 else { return CachedRendering.response(data, for: &context, cacheStatus: status, now: cache.now) }
             guard let feed = EpisodeFeedData(data.body) else { return .error(.unreadableCachedData(SourceName.episodes)) }
             guard let detail = EpisodeDetail(in: feed, id: query.episodeID) else { return .error(EpisodeRoute.episodeNotFound) }
             var problems: [EpisodeAnswer.Problem] = []
@@ -119,7 +117,7 @@ struct EpisodeRoute: Sendable {
             // Kept until its first part expires, when complete (a problem may pass).
             let answer = CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: expiresFirst.storedAt, policy: expiresFirst.policy)
             if problems.isEmpty { cache.store(answer, for: query.answerKey) }
-            return CachedRendering.response(answer, for: request, cacheStatus: status, now: cache.now)
+            return CachedRendering.response(answer, for: &context, cacheStatus: status, now: cache.now)
         }
 
         /// A chapters or transcript file's entry (its JSON), or why it is absent.

@@ -16,65 +16,69 @@ struct FeedRoute: Sendable {
     /// This source's hit/miss counters, looked up once here rather than per request.
     let stats: CacheStats?
     let logger: Logger
-    /// Who the client is and its miss quota; consulted on misses only.
-    var clients = ClientPolicy()
     /// Where a background refresh's own trace goes.
     var spanSink: (any SpanSink)?
 
-    func handle(_ request: Request) -> HandlerResult { handle(request, alias: request.target) }
+    func handle(_ context: inout RequestContext) -> HandlerResult {
+        let target = context.request.target
+        return handle(&context, alias: target)
+    }
 
     /// `alias`: what the fast path knows this request by (its target, plus what else selects
     /// the answer: an image's negotiated encoding); `adding`: parameters the route derived.
-    func handle(_ request: Request, alias: String, adding derived: [(name: String, value: String)] = []) -> HandlerResult {
-        let bypass = Self.bypassesCache(request)
+    func handle(_ context: inout RequestContext, alias: String, adding derived: [(name: String, value: String)] = []) -> HandlerResult {
+        let bypass = Self.bypassesCache(context.request)
         // Fast path: this exact target was validated before and its entry is fresh.
         let now = cache.now  // one clock read: freshness and Age from the same instant
         if !bypass, let entry = cache.lookup(alias: alias, now: now) {
             stats?.hits.add()
-            return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: now))
+            return .response(CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: now))
         }
         let prepared: PreparedFeed
         do {
-            prepared = try adapter.prepare(QueryParameters(request.pathParameters.map { ($0.key, $0.value) } + request.queryItems + derived))
+            prepared = try adapter.prepare(QueryParameters(context.pathParameters.map { ($0.key, $0.value) } + context.request.queryItems + derived))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        cache.remember(alias: alias, for: prepared.cacheKey)
-        if let view = prepared.view { return handle(request, prepared, cutFrom: view, bypass: bypass) }
+        if let view = prepared.view { return handle(&context, prepared, cutFrom: view, alias: alias, bypass: bypass) }
+        // The alias is remembered under the lock that looks the key up.
+        let found = cache.lookup(prepared.cacheKey, alias: alias)
         if !bypass {
-            switch cache.lookup(prepared.cacheKey) {
+            switch found {
             case .fresh(let entry):
                 stats?.hits.add()
-                return .response(CachedRendering.response(entry, for: request, cacheStatus: .hit, now: cache.now))
+                return .response(CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: now))
             case .stale(let entry):
                 stats?.stale.add()
-                cache.refreshInBackground(prepared.cacheKey, refreshing: loader(prepared, refreshFor: request.trace))
-                return .response(CachedRendering.response(entry, for: request, cacheStatus: .stale, now: cache.now))
+                cache.refreshInBackground(prepared.cacheKey, refreshing: loader(prepared, refreshFor: context.trace))
+                return .response(CachedRendering.response(entry, for: &context, cacheStatus: .stale, now: now))
             case .miss:
                 break
             }
         }
-        return miss(request, prepared, bypass: bypass) { entry, status, now in CachedRendering.response(entry, for: request, cacheStatus: status, now: now) }
+        return miss(prepared, bypass: bypass) { entry, status, context, now in CachedRendering.response(entry, for: &context, cacheStatus: status, now: now) }
     }
 
     /// An answer cut from cached data (a page of a podcast's episodes): its own entry when
     /// this page was cut before and is fresh, else cut now from the data (fresh, or stale and
     /// refreshed in the background), else the data is loaded like any miss and then cut.
-    func handle(_ request: Request, _ prepared: PreparedFeed, cutFrom view: FeedView, bypass: Bool) -> HandlerResult {
-        let cut = cutter(prepared, view, for: request)
+    func handle(_ context: inout RequestContext, _ prepared: PreparedFeed, cutFrom view: FeedView, alias: String, bypass: Bool) -> HandlerResult {
+        let cut = cutter(prepared, view)
+        let page = cache.lookup(prepared.cacheKey, alias: alias)
         if !bypass {
-            if case .fresh(let page) = cache.lookup(prepared.cacheKey) {
+            let now = cache.now
+            if case .fresh(let page) = page {
                 stats?.hits.add()
-                return .response(CachedRendering.response(page, for: request, cacheStatus: .hit, now: cache.now))
+                return .response(CachedRendering.response(page, for: &context, cacheStatus: .hit, now: now))
             }
             switch cache.lookup(view.dataKey) {
             case .fresh(let data):
                 stats?.hits.add()
-                return .response(cut(data, .hit, cache.now))
+                return .response(cut(data, .hit, &context, now))
             case .stale(let data):
                 stats?.stale.add()
-                cache.refreshInBackground(view.dataKey, refreshing: loader(prepared, refreshFor: request.trace))
-                return .response(cut(data, .stale, cache.now))
+                cache.refreshInBackground(view.dataKey, refreshing: loader(prepared, refreshFor: context.trace))
+                return .response(cut(data, .stale, &context, now))
             case .miss:
                 break
             }
@@ -84,17 +88,19 @@ struct FeedRoute: Sendable {
         if let start = view.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200, let refresh = start.load(known.body) {
             load = prepared.loading(with: refresh)
         }
-        return miss(request, load, bypass: bypass, respond: cut)
+        return miss(load, bypass: bypass, respond: cut)
     }
+
+    /// How a loaded entry becomes the answer (the request's context gets its log fields).
+    typealias Respond = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout RequestContext, Double) -> Response
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
     /// data's time and policy (so it ages, and expires, with what it was cut from). A negative
     /// entry (no such podcast) is the answer of every page.
-    func cutter(_ prepared: PreparedFeed, _ view: FeedView, for request: Request) -> @Sendable (CachedResponse, CachedRendering.CacheStatus, Double) -> Response
-    {
+    func cutter(_ prepared: PreparedFeed, _ view: FeedView) -> Respond {
         let cache = self.cache, logger = self.logger
-        return { data, status, now in
-            guard data.status == 200 else { return CachedRendering.response(data, for: request, cacheStatus: status, now: now) }
+        return { data, status, context, now in
+            guard data.status == 200 else { return CachedRendering.response(data, for: &context, cacheStatus: status, now: now) }
             guard let output = view.cut(data.body) else {
                 logger.warn("cached data unreadable", [("key", .string(view.dataKey))])
                 return .error(.unreadableCachedData(prepared.source))
@@ -102,68 +108,60 @@ struct FeedRoute: Sendable {
             let page = CachedResponse(
                 body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: data.storedAt, policy: data.policy, link: output.link)
             cache.store(page, for: prepared.cacheKey)
-            return CachedRendering.response(page, for: request, cacheStatus: status, now: now)
+            return CachedRendering.response(page, for: &context, cacheStatus: status, now: now)
         }
     }
 
     /// A miss: the load (single-flight, shared tier, the client's quota), then `respond`.
-    func miss(
-        _ request: Request, _ prepared: PreparedFeed, bypass: Bool,
-        respond: @escaping @Sendable (CachedResponse, CachedRendering.CacheStatus, Double) -> Response
-    ) -> HandlerResult {
+    func miss(_ prepared: PreparedFeed, bypass: Bool, respond: @escaping Respond) -> HandlerResult {
         stats?.misses.add()
-        // Only a miss costs the upstream, so only here is the client worked out (and charged
-        // its quota if it starts a fetch; joining one already in flight is free).
-        let address = clients.resolver.client(peer: request.peer, headers: request.headers)
-        let client = address.map(ClientResolver.key)
-        clients.untrustedForwarding?.check(peer: request.peer, headers: request.headers, trusted: clients.resolver.trusted, now: cache.now)
-        let cache = self.cache, metrics = self.metrics, source = adapter.source
-        let limiter = client == nil ? nil : clients.limiter
-        let load = loader(prepared, client: client, trace: request.trace)
-        let upstream = self.upstream
-        return .deferred {
+        let route = self, cache = self.cache, metrics = self.metrics, source = adapter.source, upstream = self.upstream
+        return .deferred { context in
             let started = cache.now
+            // Only a miss costs the upstream, so only here is the client worked out (and charged
+            // its quota if it starts a fetch; joining one already in flight is free).
+            context.identifyClient()
+            let identity = context.identity, client = context.client
+            let load = route.loader(prepared, client: client.map(ClientResolver.key), trace: context.trace)
             var denied: Double?
             var charged = false
             // One upstream budget for the whole answer, waiting for another replica included:
             // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
-            let admitted = await UpstreamRequestContext.with({ $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds }) {
+            let admitted = await UpstreamRequestContext.with({ $0.deadline = started + upstream.budgetSeconds }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(prepared.loadKey))]) { notes in
-                    var started = false
+                    var startedFlight = false
                     let outcome = await cache.fetch(
                         prepared.loadKey, revalidate: bypass,
                         admit: {
                             // Asked only when no flight for the key is running: otherwise this joins one.
-                            started = true
-                            guard let client, let limiter else { return true }
-                            denied = limiter.admit(client, now: cache.now)
+                            startedFlight = true
+                            guard let identity, let client else { return true }
+                            denied = identity.admit(client)
                             charged = denied == nil
                             return charged
                         }, refreshing: load)
-                    Self.note(outcome, startedFlight: started, into: &notes)
+                    Self.note(outcome, startedFlight: startedFlight, into: &notes)
                     return outcome
                 }
             }
             guard let outcome = admitted else {
-                var refused = Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
-                refused.client = address
-                return refused
+                context.logFields = CachedRendering.CacheStatus.miss.logFields
+                return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
             }
-            if charged, let client, !Self.costTheUpstream(outcome) { limiter?.refund(client) }
-            let waited = cache.now - started
+            if charged, let client, !Self.costTheUpstream(outcome) { identity?.refund(client) }
+            let now = cache.now
             var response: Response
             switch outcome {
             case .loaded(let entry, let origin):
-                response = respond(entry, .init(origin), cache.now)
+                response = respond(entry, .init(origin), &context, now)
             case .staleAfterError(let entry, _):
-                response = respond(entry, .stale, cache.now)
+                response = respond(entry, .stale, &context, now)
             case .failed(let error):
                 response = .error(error.error)
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
-                response.logFields = CachedRendering.CacheStatus.miss.logFields
+                context.logFields = CachedRendering.CacheStatus.miss.logFields
             }
-            response.logFields.append(("upstream_ms", String(Saturating.milliseconds(waited))))
-            response.client = address
+            context.logFields.append(("upstream_ms", String(Saturating.milliseconds(now - started))))
             return response
         }
     }
@@ -180,12 +178,10 @@ struct FeedRoute: Sendable {
     /// `429`: this client started more upstream fetches than its quota allows.
     static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
         metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
-        var response = Response.error(
+        return Response.error(
             ClientError(
                 status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later",
                 retryAfter: retryAfter))
-        response.logFields = CachedRendering.CacheStatus.miss.logFields
-        return response
     }
 
     /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.
@@ -233,32 +229,32 @@ struct FeedRoute: Sendable {
                     $0.trace = trace
                     $0.completesOnceSent = true
                 }) { try await prepared.refresh(upstream, current?.revalidation) }
+                let now = cache.now  // one read: what is stored, and what the debug line says
                 let output: FeedOutput
                 switch loaded {
                 case .notModified(let validators):
                     guard let current else { throw UpstreamError.httpStatus(304) }  // cannot happen: no validators were sent
-                    logger.log(
-                        .debug, "cache renewed (304)",
-                        [("key", .string(prepared.loadKey)), ("upstream_ms", .double((cache.now - started) * 1000))])
-                    return .success(current.renewed(storedAt: cache.now, revalidation: validators))
+                    if logger.level <= .debug {
+                        logger.log(.debug, "cache renewed (304)", [("key", .string(prepared.loadKey)), ("upstream_ms", .double((now - started) * 1000))])
+                    }
+                    return .success(current.renewed(storedAt: now, revalidation: validators))
                 case .rendered(let rendered):
                     output = rendered
                 }
                 for (key, body) in output.related {
-                    cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy), for: key)
+                    cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: now, policy: policy), for: key)
                 }
-                logger.log(
-                    .debug, "cache fill",
-                    [
-                        ("key", .string(prepared.loadKey)), ("bytes", .int(output.body.count)),
-                        ("upstream_ms", .double((cache.now - started) * 1000)),
-                    ])
+                if logger.level <= .debug {
+                    logger.log(
+                        .debug, "cache fill",
+                        [("key", .string(prepared.loadKey)), ("bytes", .int(output.body.count)), ("upstream_ms", .double((now - started) * 1000))])
+                }
                 // Data answers are cut from is never sent as it is: no compressed copy.
                 // Nor is an image compressed again.
                 let compress = prepared.view == nil && output.contentType == MediaType.json
                 return .success(
                     CachedResponse(
-                        body: output.body, gzippedBody: compress ? Gzip.compress(output.body) : nil, storedAt: cache.now, policy: policy,
+                        body: output.body, gzippedBody: compress ? Gzip.compress(output.body) : nil, storedAt: now, policy: policy,
                         link: output.link, revalidation: output.revalidation, contentType: output.contentType))
             } catch let error as UpstreamError {
                 logger.warn(

@@ -8,8 +8,9 @@ import Images
 struct ImageRoute: Sendable {
     let feeds: FeedRoute
 
-    func handle(_ request: Request) -> HandlerResult {
-        let target = ImageTarget.negotiate(accept: request.headers["accept"])
-        return feeds.handle(request, alias: target.rawValue + " " + request.target, adding: [(ImageAdapter.negotiatedParameter, target.rawValue)])
+    func handle(_ context: inout RequestContext) -> HandlerResult {
+        let target = ImageTarget.negotiate(accept: context.request.headers["accept"])
+        let alias = target.rawValue + " " + context.request.target
+        return feeds.handle(&context, alias: alias, adding: [(ImageAdapter.negotiatedParameter, target.rawValue)])
     }
 }

@@ -10,8 +10,8 @@ struct OperationalRoutes: Sendable {
     let shutdown: ShutdownPhase
     let statistics: ServerStatistics
 
-    /// The handler of an operational route; nil for a feed route.
-    func handler(for route: RouteName) -> Handler? {
+    /// The handler of an operational route; a feed route is not one (its declaration serves it).
+    func handler(for route: RouteName) throws(RouteTableError) -> Handler {
         switch route {
         case .healthz:
             let healthy = Self.uncacheable(.json(Array("{\"status\":\"ok\"}".utf8)))
@@ -29,7 +29,7 @@ struct OperationalRoutes: Sendable {
         case .metrics:
             // Rendered and compressed on a pool thread: tens of KiB of text per scrape is
             // not the event loop's work.
-            return { [self] _ in .deferred { metricsResponse() } }
+            return { [self] _ in .deferred { _ in metricsResponse() } }
         case .openAPI:
             // A constant, so compressed once here instead of on the loop per request.
             let document = Array(OpenAPIDocument.json.utf8)
@@ -40,12 +40,12 @@ struct OperationalRoutes: Sendable {
             let index = Response.json(Array("{\"name\":\"FeedProxy\",\"version\":\"\(Configuration.version)\",\"routes\":[\(listed)]}".utf8))
             return { _ in .response(index) }
         case .demo:
-            return { request in .response(DemoAssets.page.answer(request)) }
+            return { context in .response(DemoAssets.page.answer(context.request)) }
         case .demoFile:
             let missing = Response.error(status: 404, code: "not_found", message: "no such file in the demo page")
-            return { request in .response(DemoAssets.file(request.pathParameters["file"] ?? "")?.answer(request) ?? missing) }
+            return { context in .response(DemoAssets.file(context.pathParameters["file"] ?? "")?.answer(context.request) ?? missing) }
         case .photos, .podcasts, .podcast, .episodes, .episode, .episodeBatch, .loans, .loan, .images:
-            return nil
+            throw RouteTableError(description: "\(route.rawValue) is neither an upstream's route (Catalog/) nor an operational one")
         }
     }
 

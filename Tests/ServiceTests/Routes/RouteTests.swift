@@ -9,8 +9,20 @@ import Upstream
 
 /// The feed route and the rendering of cached entries, as units: no socket, no binary.
 @Suite struct FeedRouteTests {
-    static func request(_ target: String, headers: [(String, String)] = []) -> Request {
-        Request(method: "GET", target: target, version: .http11, headers: RequestHeaders(headers))
+    static func request(_ target: String, headers: [(String, String)] = []) -> RequestContext {
+        .make(target: target, headers: headers)
+    }
+
+    static func handle(_ route: FeedRoute, _ target: String, headers: [(String, String)] = []) -> HandlerResult {
+        var context = request(target, headers: headers)
+        return route.handle(&context)
+    }
+
+    static func render(_ entry: CachedResponse, _ target: String, headers: [(String, String)] = [], _ status: CachedRendering.CacheStatus, now: Double)
+        -> Response
+    {
+        var context = request(target, headers: headers)
+        return CachedRendering.response(entry, for: &context, cacheStatus: status, now: now)
     }
 
     static func route() throws -> (FeedRoute, ResponseCache) {
@@ -27,7 +39,7 @@ import Upstream
 
     @Test func anInvalidParameterIsA400WithTheOneErrorShape() throws {
         let (route, _) = try Self.route()
-        let r = try #require(Self.response(route.handle(Self.request("/photos?limit=500"))))
+        let r = try #require(Self.response(Self.handle(route, "/photos?limit=500")))
         #expect(r.status == 400)
         let json = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: [String: Any]]
         #expect(json?["error"]?["code"] as? String == "invalid_parameter")
@@ -42,7 +54,7 @@ import Upstream
             body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 0))
         let prepared = try FlickrAdapter(feedURL: "http://127.0.0.1:9/feed").prepare(QueryParameters([("limit", "5")]))
         cache.store(entry, for: prepared.cacheKey)
-        let r = try #require(Self.response(route.handle(Self.request("/photos?limit=5"))))
+        let r = try #require(Self.response(Self.handle(route, "/photos?limit=5")))
         #expect(r.status == 200)
         #expect(r.body == body)
         #expect(r.constantHeaders == Array("X-Cache: HIT\r\n".utf8))
@@ -51,7 +63,7 @@ import Upstream
         #expect(lines.contains("ETag: \(entry.etag)\r\n"))
         #expect(lines.contains("Cache-Control: public, max-age=60, stale-while-revalidate=600, stale-if-error=0\r\n"))
         // The same entry, asked for with its ETag: a 304 with the validator and no body.
-        let again = try #require(Self.response(route.handle(Self.request("/photos?limit=5", headers: [("If-None-Match", entry.etag)]))))
+        let again = try #require(Self.response(Self.handle(route, "/photos?limit=5", headers: [("If-None-Match", entry.etag)])))
         #expect(again.status == 304)
         #expect(again.body.isEmpty)
         #expect(again.headers["etag"] == entry.etag)
@@ -79,21 +91,19 @@ import Upstream
         body: body, gzippedBody: Gzip.compress(body), storedAt: 100, policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 0, staleIfError: 0))
 
     @Test func ageCountsFromTheFetchAndTheVariantPicksItsOwnETag() {
-        let plain = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 130.9)
+        let plain = FeedRouteTests.render(Self.entry, "/x", .hit, now: 130.9)
         #expect(plain.age == 30)
         #expect(String(decoding: plain.renderedHeaders, as: UTF8.self).contains("ETag: \(Self.entry.etag)\r\n"))
-        let gzip = CachedRendering.response(
-            Self.entry, for: FeedRouteTests.request("/x", headers: [("Accept-Encoding", "gzip")]), cacheStatus: .stale, now: 130)
+        let gzip = FeedRouteTests.render(Self.entry, "/x", headers: [("Accept-Encoding", "gzip")], .stale, now: 130)
         #expect(String(decoding: gzip.renderedHeaders, as: UTF8.self).contains("ETag: \(Self.entry.gzipETag)\r\n"))
         #expect(gzip.constantHeaders == Array("X-Cache: STALE\r\n".utf8))
         // The other representation's tag does not match this one.
-        let mismatched = CachedRendering.response(
-            Self.entry, for: FeedRouteTests.request("/x", headers: [("If-None-Match", Self.entry.gzipETag)]), cacheStatus: .hit, now: 130)
+        let mismatched = FeedRouteTests.render(Self.entry, "/x", headers: [("If-None-Match", Self.entry.gzipETag)], .hit, now: 130)
         #expect(mismatched.status == 200)
     }
 
     @Test func anAbsurdClockGivesABoundedAge() {
-        let r = CachedRendering.response(Self.entry, for: FeedRouteTests.request("/x"), cacheStatus: .hit, now: 1e300)
+        let r = FeedRouteTests.render(Self.entry, "/x", .hit, now: 1e300)
         #expect(r.age == Int(Int32.max))
     }
 }

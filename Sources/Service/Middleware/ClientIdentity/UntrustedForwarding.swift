@@ -5,8 +5,8 @@ import Synchronization
 /// Makes a forgotten `TRUSTED_PROXIES` visible on day one: with the per-client quota on,
 /// a request carrying `X-Forwarded-For` from a peer that is not a trusted proxy means a
 /// proxy in front that FeedProxy does not trust, so every user behind it shares one quota.
-/// Counted in `/metrics` and logged once a minute at most. Checked on misses only (the
-/// only requests the quota charges), so the hit path never reads the header.
+/// Counted in `/metrics` and logged once a minute at most. Checked when a request is about
+/// to cost the upstream (the only requests the quota charges), so the hit path never reads the header.
 final class UntrustedForwarding: Sendable {
     static let logInterval = 60.0
 
@@ -18,9 +18,10 @@ final class UntrustedForwarding: Sendable {
 
     var count: Int { seen.current }
 
-    func check(peer: IPAddress?, headers: RequestHeaders, trusted: TrustedProxies, now: Double) {
+    func check(peer: IPAddress?, headers: RequestHeaders, trusted: TrustedProxies, now: @autoclosure () -> Double) {
         guard let peer, headers.contains("x-forwarded-for"), !trusted.contains(peer) else { return }
         seen.add()
+        let now = now()
         let due = lastLogged.withLock { last -> Bool in
             guard now - last >= Self.logInterval else { return false }
             last = now

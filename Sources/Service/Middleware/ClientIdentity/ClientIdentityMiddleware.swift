@@ -1,0 +1,38 @@
+import HTTPServer
+import Primitives
+
+/// Client identity (`TRUSTED_PROXIES`) and the miss quota (`CLIENT_MISS_RATE_PER_MIN`): put on
+/// every request's context, asked by a route only when the request is about to cost the
+/// upstream. Who the client is then decides its place in the upstream's fair queue and, with
+/// the quota on, charges it (starting a fetch; joining one in flight is free). A cached answer
+/// never resolves its client.
+final class ClientIdentityMiddleware: Middleware, ClientIdentity {
+    let phases: MiddlewarePhases = .prepare
+    let resolver: ClientResolver
+    /// nil when `CLIENT_MISS_RATE_PER_MIN` is 0.
+    let limiter: ClientLimiter?
+    /// With the quota on: counts and logs forwarded requests from peers outside `TRUSTED_PROXIES`.
+    let untrustedForwarding: UntrustedForwarding?
+    private let clock: @Sendable () -> Double
+
+    init(resolver: ClientResolver, limiter: ClientLimiter?, untrustedForwarding: UntrustedForwarding?, clock: @escaping @Sendable () -> Double) {
+        self.resolver = resolver
+        self.limiter = limiter
+        self.untrustedForwarding = untrustedForwarding
+        self.clock = clock
+    }
+
+    func prepare(_ context: inout RequestContext) -> Response? {
+        context.identity = self
+        return nil
+    }
+
+    func client(of context: RequestContext) -> IPAddress? {
+        untrustedForwarding?.check(peer: context.peer, headers: context.request.headers, trusted: resolver.trusted, now: clock())
+        return resolver.client(peer: context.peer, headers: context.request.headers)
+    }
+
+    func admit(_ client: IPAddress) -> Double? { limiter?.admit(ClientResolver.key(client), now: clock()) }
+
+    func refund(_ client: IPAddress) { limiter?.refund(ClientResolver.key(client)) }
+}
