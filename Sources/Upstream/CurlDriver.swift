@@ -68,7 +68,7 @@ final class CurlDriver: @unchecked Sendable {
     private func configure(_ t: CurlTransfer, timeoutMs: Int) throws {
         let h = t.handle
         let r = t.request
-        guard r.url.lowercased().hasPrefix("http://") || r.url.lowercased().hasPrefix("https://") else { throw UpstreamError.protocolNotAllowed }
+        guard r.target.isHTTP else { throw UpstreamError.protocolNotAllowed }
         var ok = ccurl_setopt_string(h, CURLOPT_URL, r.url) == CURLE_OK
         ok = ok && ccurl_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
         ok = ok && ccurl_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK

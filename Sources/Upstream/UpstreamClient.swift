@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Primitives
 
 /// Observes each upstream attempt (for metrics); called from any thread.
@@ -60,10 +59,10 @@ public final class UpstreamClient: Sendable {
         breakers.breaker(.init(name: host, perFeed: false))
     }
 
-    /// The breaker a request goes through: its API host's, or its own feed URL's.
+    /// The breaker a request goes through: its API host's, or its own feed URL's (a URL
+    /// without a host is its own key).
     func breaker(for request: UpstreamRequest) -> CircuitBreaker {
-        let host = URLComponents(string: request.url)?.host ?? request.url
-        return breakers.breaker(BreakerTable.key(for: request, host: host))
+        breakers.breaker(BreakerTable.key(for: request, host: request.target.host ?? request.url))
     }
 
     /// Breaker states by API host, for metrics.
@@ -125,7 +124,7 @@ public final class UpstreamClient: Sendable {
             let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
             let timeoutMs = max(remainingMs, 1), completesOnceSent = context.completesOnceSent, fallbackTrace = context.trace
             // Each attempt is a client span (OpenTelemetry's HTTP client conventions); the
-            // upstream sees it as its parent.
+            // upstream sees it as its parent. Its attributes are built only when it is recorded.
             let result = await TraceScope.span(request.method.rawValue, kind: .client, UpstreamSpan.attributes(request, attempt: attempt)) {
                 notes -> Result<UpstreamResponse, UpstreamError> in
                 let traced = Self.traced(request, in: TraceScope.current?.trace ?? fallbackTrace, parent: TraceScope.current?.trace.spanID)

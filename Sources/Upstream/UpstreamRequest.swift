@@ -6,7 +6,13 @@ public struct UpstreamRequest: Sendable {
 
     public var upstream: String
     public var method: Method
-    public var url: String
+    /// The URL, parsed again whenever it is set.
+    public var url: String {
+        get { target.string }
+        set { target = UpstreamURL(newValue) }
+    }
+    /// `url` parsed: its scheme check and host, for the send path.
+    private(set) var target: UpstreamURL
     public var headers: [(String, String)]
     public var body: [UInt8]?
     /// Total time budget (all attempts); nil uses the client's default.
@@ -31,7 +37,7 @@ public struct UpstreamRequest: Sendable {
     ) {
         self.upstream = upstream
         self.method = method
-        self.url = url
+        self.target = UpstreamURL(url)
         self.headers = headers
         self.body = body
         self.timeoutSeconds = timeoutSeconds

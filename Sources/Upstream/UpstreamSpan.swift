@@ -8,7 +8,7 @@ enum UpstreamSpan {
             ("http.request.method", .string(request.method.rawValue)), ("url.full", .string(redacted(request.url))),
             ("feedproxy.upstream", .string(request.upstream)),
         ]
-        if let host = host(request.url) { out.append(("server.address", .string(host))) }
+        if let host = request.target.host { out.append(("server.address", .string(host))) }
         if attempt > 1 { out.append(("http.request.resend_count", .int(Int64(attempt - 1)))) }
         if request.revalidation != nil { out.append(("feedproxy.conditional", .bool(true))) }
         return out
@@ -35,19 +35,8 @@ enum UpstreamSpan {
         }
     }
 
-    static func host(_ url: String) -> String? {
-        guard let scheme = url.firstRange(of: "://") else { return nil }
-        let rest = url[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostPort: Substring = authority.split(separator: "@").last ?? authority
-        let host: String
-        if hostPort.hasPrefix("[") {
-            host = String(hostPort.prefix { $0 != "]" }) + "]"
-        } else {
-            host = String(hostPort.prefix { $0 != ":" })
-        }
-        return host.isEmpty ? nil : host
-    }
+    /// The host `server.address` names (see `UpstreamURL.host`).
+    static func host(_ url: String) -> String? { UpstreamURL.host(url) }
 
     /// Query parameter names whose values are secrets (API keys, tokens, signatures).
     static let secretNames: Set<String> = [

@@ -29,13 +29,17 @@ public struct TraceScope: Sendable {
     }
 
     /// Runs `body` as a child span of the current scope (its own scope while it runs), then
-    /// records it with the attributes `body` set; without a scope, just runs it.
+    /// records it with `attributes` and those `body` set; without a scope, just runs it
+    /// (`attributes` is then never evaluated, and `body`'s notes go nowhere).
     public static func span<T>(
-        _ name: String, kind: Span.Kind = .internal, _ attributes: [(String, Span.Value)] = [],
+        _ name: String, kind: Span.Kind = .internal, _ attributes: @autoclosure () -> [(String, Span.Value)] = [],
         _ body: (inout SpanNotes) async throws -> T
     ) async rethrows -> T {
-        var notes = SpanNotes(attributes)
-        guard let scope = current else { return try await body(&notes) }
+        guard let scope = current else {
+            var ignored = SpanNotes([])
+            return try await body(&ignored)
+        }
+        var notes = SpanNotes(attributes())
         let child = scope.child()
         let start = Span.now()
         do {
@@ -50,9 +54,14 @@ public struct TraceScope: Sendable {
     }
 
     /// The same for synchronous work (a parse).
-    public static func syncSpan<T>(_ name: String, _ attributes: [(String, Span.Value)] = [], _ body: (inout SpanNotes) throws -> T) rethrows -> T {
-        var notes = SpanNotes(attributes)
-        guard let scope = current else { return try body(&notes) }
+    public static func syncSpan<T>(
+        _ name: String, _ attributes: @autoclosure () -> [(String, Span.Value)] = [], _ body: (inout SpanNotes) throws -> T
+    ) rethrows -> T {
+        guard let scope = current else {
+            var ignored = SpanNotes([])
+            return try body(&ignored)
+        }
+        var notes = SpanNotes(attributes())
         let child = scope.child()
         let start = Span.now()
         defer { scope.sink.record(notes.span(child.trace, name, .internal, start)) }
@@ -66,14 +75,17 @@ public struct TraceScope: Sendable {
 
     /// Runs `body` as the root span of a new trace linked to `request` (work a request
     /// started but does not wait for: a background refresh), when the sampler records it;
-    /// never under the scope of the task that started it.
+    /// never under the scope of the task that started it. `attributes` is evaluated only
+    /// when the span is to be recorded.
     public static func root<T>(
-        _ name: String, linkedTo request: TraceContext, sink: (any SpanSink)?, _ attributes: [(String, Span.Value)] = [], _ body: () async -> T
+        _ name: String, linkedTo request: TraceContext, sink: (any SpanSink)?, _ attributes: @autoclosure () -> [(String, Span.Value)] = [],
+        _ body: () async -> T
     ) async -> T {
         var ids = TraceIDs()
         guard let sink else { return await $current.withValue(nil) { await body() } }
         let trace = sink.decide(TraceContext(traceHigh: ids.next(), traceLow: ids.next(), spanID: ids.next()))
         guard trace.isSampled else { return await $current.withValue(nil) { await body() } }
+        let attributes = attributes()
         let start = Span.now()
         let value = await $current.withValue(TraceScope(trace: trace, sink: sink)) { await body() }
         var span = Span(trace: trace, name: name, kind: .internal, start: start, end: Span.now(), attributes: attributes)
