@@ -22,7 +22,7 @@ import TestSupport
     final class LoopLog: Middleware {
         let phases: MiddlewarePhases = .completed
         let loops = Locked<[Int]>([])
-        func completed(_ record: RequestRecord) { loops.withLock { $0.append(record.loop) } }
+        func completed(_ context: RequestContext, _ outcome: RequestOutcome) { loops.withLock { $0.append(outcome.loop) } }
         func take() -> [Int] {
             loops.withLock { taken in
                 defer { taken = [] }; return taken

@@ -12,7 +12,7 @@ import TestSupport
     /// Refuses requests carrying `X-Refuse`, tags the context, adds a header line, keeps the records.
     final class Recorder: Middleware {
         let phases: MiddlewarePhases = [.prepare, .headerLines, .completed]
-        let records = Mutex<[RequestRecord]>([])
+        let records = Mutex<[Record]>([])
         let line = Array("X-Middleware: on\r\n".utf8)
 
         func prepare(_ context: inout RequestContext) -> Response? {
@@ -25,9 +25,9 @@ import TestSupport
 
         func headerLines(for response: Response, in context: RequestContext) -> [UInt8] { line }
 
-        func completed(_ record: RequestRecord) { records.withLock { $0.append(record) } }
+        func completed(_ context: RequestContext, _ outcome: RequestOutcome) { records.withLock { $0.append(Record(context: context, outcome: outcome)) } }
 
-        func waitForRecords(_ n: Int) -> [RequestRecord] {
+        func waitForRecords(_ n: Int) -> [Record] {
             for _ in 0..<500 {
                 let taken = records.withLock { $0 }
                 if taken.count >= n { return taken }
@@ -37,8 +37,14 @@ import TestSupport
         }
     }
 
+    struct Record: Sendable {
+        let context: RequestContext
+        let outcome: RequestOutcome
+        var status: Int { outcome.status }
+    }
+
     /// Takes no part in any phase: never called.
-    struct Idle: Middleware {
+    final class Idle: Middleware {
         let phases: MiddlewarePhases = []
         func prepare(_ context: inout RequestContext) -> Response? { .error(status: 500, code: "idle_called", message: "an idle middleware ran") }
     }

@@ -20,8 +20,11 @@ final class Connection {
     let id: UInt64
     var phase = Phase.head
     var parser: RequestHeadParser
-    /// The request being read or handled.
+    /// The request being read (already its context, which the server fills in at dispatch).
     var current: RequestHead?
+    /// The request awaiting its deferred handler, and whether its connection stays open.
+    var handling: RequestContext?
+    var handlingKeepAlive = false
     /// Unparsed bytes kept between reads (empty for idle connections: they own no buffer).
     var pending: [UInt8] = []
     var output = OutputQueue()

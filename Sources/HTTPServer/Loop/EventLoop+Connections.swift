@@ -181,7 +181,7 @@ extension EventLoop {
         conn.closeAfterWrite = true
         conn.phase = .head
         conn.current = nil
-        self.context.middleware.completed(RequestRecord(context: context, status: error.status, bodyBytes: sent, durationSeconds: 0, loop: index))
+        self.context.middleware.completed(context, RequestOutcome(status: error.status, bodyBytes: sent, durationSeconds: 0, loop: index))
     }
 
     private func dispatch(_ conn: Connection) {
@@ -196,9 +196,11 @@ extension EventLoop {
         switch consume result {  // the response moves out; the enum is not copied and destroyed
         case .response(let response):
             conn.phase = .head
-            write(response, for: head.context, keepAlive: head.keepAlive, on: conn)
+            let keepAlive = head.keepAlive
+            write(response, for: head.context, keepAlive: keepAlive, on: conn)
         case .deferred(let work):
-            conn.current = head
+            conn.handling = head.context
+            conn.handlingKeepAlive = head.keepAlive
             conn.phase = .awaitingHandler
             conn.deadlineKind = .none
             let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
@@ -217,15 +219,14 @@ extension EventLoop {
 
     /// Serialises a handler's response into the output buffer and records it.
     func write(_ response: Response, for context: RequestContext, keepAlive requested: Bool, on conn: Connection) {
-        let request = context.request
         let keepAlive = requested && !self.context.isDraining
         conn.served &+= 1
         let sent = writer.append(
-            response, to: context, gzip: request.acceptsGzip, headOnly: request.method == "HEAD", keepAlive: keepAlive, version: request.version,
-            date: dateCache.current(), into: &conn.output)
+            response, to: context, gzip: context.request.acceptsGzip, headOnly: context.request.method == "HEAD", keepAlive: keepAlive,
+            version: context.request.version, date: dateCache.current(), into: &conn.output)
         if !keepAlive { conn.closeAfterWrite = true }
         let duration = NativeThread.monotonicSeconds() - context.receivedAt
-        self.context.middleware.completed(RequestRecord(context: context, status: response.status, bodyBytes: sent, durationSeconds: duration, loop: index))
+        self.context.middleware.completed(context, RequestOutcome(status: response.status, bodyBytes: sent, durationSeconds: duration, loop: index))
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).
@@ -277,7 +278,7 @@ extension EventLoop {
 
     func closeConnection(_ conn: Connection) {
         guard connections[conn.fd] === conn else { return }
-        if conn.awaiting, let head = conn.current { abandon(conn, head) }
+        if conn.awaiting, let handling = conn.handling { abandon(conn, handling) }
         connections[conn.fd] = nil
         _ = csys_epoll_del(epfd, conn.fd)
         close(conn.fd)
@@ -287,12 +288,13 @@ extension EventLoop {
 
     /// A request whose client left before its answer: the handler is cancelled and the
     /// request recorded as nginx does, `499` (client closed request).
-    private func abandon(_ conn: Connection, _ head: RequestHead) {
+    private func abandon(_ conn: Connection, _ handling: RequestContext) {
         conn.handler?.cancel()
         conn.handler = nil
+        conn.handling = nil
         context.middleware.completed(
-            RequestRecord(
-                context: head.context, status: 499, bodyBytes: 0, durationSeconds: NativeThread.monotonicSeconds() - head.context.receivedAt, loop: index))
+            handling,
+            RequestOutcome(status: 499, bodyBytes: 0, durationSeconds: NativeThread.monotonicSeconds() - handling.receivedAt, loop: index))
     }
 
     /// Drops connections past their deadline: slowloris heads, idle keep-alives, stalled readers.

@@ -11,19 +11,32 @@ struct MiddlewareChain: Sendable {
         completing = middleware.filter { $0.phases.contains(.completed) }
     }
 
+    // By index in a while loop, not `for m in` (a retain and a release of each middleware per
+    // request) nor `indices` (generic stride code, not specialised here).
+
     /// In order; the first answer stops the chain.
     func prepare(_ context: inout RequestContext) -> Response? {
-        for m in preparing {
-            if let answer = m.prepare(&context) { return answer }
+        var i = 0
+        while i < preparing.count {
+            if let answer = preparing[i].prepare(&context) { return answer }
+            i += 1
         }
         return nil
     }
 
     func appendHeaderLines(for response: Response, in context: RequestContext, into out: inout OutputQueue) {
-        for m in headerWriters { out.append(contentsOf: m.headerLines(for: response, in: context)) }
+        var i = 0
+        while i < headerWriters.count {
+            out.append(contentsOf: headerWriters[i].headerLines(for: response, in: context))
+            i += 1
+        }
     }
 
-    func completed(_ record: RequestRecord) {
-        for m in completing { m.completed(record) }
+    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
+        var i = 0
+        while i < completing.count {
+            completing[i].completed(context, outcome)
+            i += 1
+        }
     }
 }

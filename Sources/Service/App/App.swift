@@ -60,7 +60,14 @@ extension App {
         }
         var handlers: [ServedRoute] = []
         for route in RouteName.allCases where route.isEnabled(services.configuration) {
-            let handler = try declared[route].map { $0.make(services) } ?? operational.handler(for: route)
+            // No `Optional.map` or `??` here: through a generic, the handler would be called via
+            // reabstraction thunks on every request.
+            let handler: Handler
+            if let declaration = declared[route] {
+                handler = declaration.make(services)
+            } else {
+                handler = try operational.handler(for: route)
+            }
             handlers.append(ServedRoute(route: route, handler: handler))
         }
         return handlers

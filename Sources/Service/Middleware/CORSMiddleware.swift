@@ -3,7 +3,7 @@ import HTTPServer
 /// Cross-origin reading (`CORS_ORIGIN`): who may read responses, which response headers page
 /// scripts may read beyond the safelisted ones, and a preflight's answer. The lines every
 /// response carries are rendered once here.
-struct CORSMiddleware: Middleware {
+final class CORSMiddleware: Middleware {
     /// Every header a script of the demo page or an app reads: the server's own and this application's.
     static let exposedHeaders = ["ETag", "Age", "X-Request-ID", "Retry-After", "X-Cache", "Link"]
     /// What a preflight allows a request to carry.

@@ -1,11 +1,13 @@
 import HTTPServer
 
 /// Every answered request into `feedproxy_requests_total` and the duration histogram, by route and status.
-struct MetricsMiddleware: Middleware {
+final class MetricsMiddleware: Middleware {
     let phases: MiddlewarePhases = .completed
     let metrics: Metrics
 
-    func completed(_ r: RequestRecord) {
-        metrics.recordRequest(route: r.context.route, status: r.status, seconds: r.durationSeconds)
+    init(metrics: Metrics) { self.metrics = metrics }
+
+    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
+        metrics.recordRequest(route: context.route, status: outcome.status, seconds: outcome.durationSeconds)
     }
 }

@@ -5,11 +5,16 @@ import Primitives
 /// gives a sampled request's work its span sink (so the cache, the upstream client, Redis and
 /// the parse record under it), and records the request as a server span by OpenTelemetry's
 /// HTTP server conventions once it is answered.
-struct TracingMiddleware: Middleware {
+final class TracingMiddleware: Middleware {
     let phases: MiddlewarePhases = [.prepare, .completed]
     let sink: any SpanSink
     /// Resolves the client for `client.address` when the request did not.
     let clients: ClientResolver
+
+    init(sink: any SpanSink, clients: ClientResolver) {
+        self.sink = sink
+        self.clients = clients
+    }
 
     func prepare(_ context: inout RequestContext) -> Response? {
         context.trace = sink.decide(context.trace)
@@ -17,13 +22,12 @@ struct TracingMiddleware: Middleware {
         return nil
     }
 
-    func completed(_ record: RequestRecord) {
-        guard record.context.trace.isSampled else { return }
-        sink.record(serverSpan(record))
+    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
+        guard context.trace.isSampled else { return }
+        sink.record(serverSpan(context, outcome))
     }
 
-    func serverSpan(_ r: RequestRecord) -> Span {
-        let c = r.context
+    func serverSpan(_ c: RequestContext, _ r: RequestOutcome) -> Span {
         let route = c.route.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
             .joined(separator: "/")
         let method = c.request.method
