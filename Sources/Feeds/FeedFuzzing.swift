@@ -7,17 +7,32 @@ import Primitives
 /// value or a thrown error, never a trap; the date parsers must also keep their range,
 /// which `run` reports rather than traps on: the fuzzer decides what a finding is.
 public enum FeedFuzzing {
+    /// Each upstream's bodies end to end, by its source name (`SourceName`). A test checks
+    /// that every upstream the service declares has its entry here, so a new adapter cannot be
+    /// left out of `make fuzz` unnoticed. Images are fuzzed through their own first byte
+    /// (`ImageFuzzing`, which also checks its promises), not from `run`.
+    public static let bodies: [String: @Sendable ([UInt8]) -> Void] = [
+        SourceName.flickr: { _ = try? FeedJSON.encode(try FlickrAdapter.normalise($0, limit: 20)) },
+        SourceName.itunes: { bytes in
+            _ = try? FeedJSON.encode(try ITunesAdapter.normalise(bytes))
+            _ = try? EpisodesAdapter.feedURL(fromLookup: bytes)
+        },
+        SourceName.kiva: { bytes in
+            _ = try? FeedJSON.encode(try KivaGraphQL.normalise(bytes, page: 1, limit: 20))
+            _ = try? FeedJSON.encode(try KivaREST.normalise(bytes))
+        },
+        SourceName.episodes: { bytes in
+            _ = try? EpisodesAdapter.render(feed: bytes, contentType: nil, lookupTitle: nil, limit: 50, base: "https://feeds.example/podcast/rss")
+            // The same bytes through the unknown-encoding handler, as a Content-Type charset would.
+            _ = try? EpisodesAdapter.render(feed: bytes, contentType: "application/rss+xml; charset=windows-1252", lookupTitle: nil, limit: 50)
+        },
+        SourceName.images: { _ = ImageFuzzing.run($0) },
+    ]
+
     /// Returns a description of a date parsed outside `Timestamp.range`, or nil.
     public static func run(_ bytes: [UInt8]) -> String? {
         _ = try? JSONParser.parse(bytes)
-        _ = try? FeedJSON.encode(try FlickrAdapter.normalise(bytes, limit: 20))
-        _ = try? FeedJSON.encode(try ITunesAdapter.normalise(bytes))
-        _ = try? FeedJSON.encode(try KivaGraphQL.normalise(bytes, page: 1, limit: 20))
-        _ = try? FeedJSON.encode(try KivaREST.normalise(bytes))
-        _ = try? EpisodesAdapter.feedURL(fromLookup: bytes)
-        _ = try? EpisodesAdapter.render(feed: bytes, contentType: nil, lookupTitle: nil, limit: 50, base: "https://feeds.example/podcast/rss")
-        // The same bytes through the unknown-encoding handler, as a Content-Type charset would.
-        _ = try? EpisodesAdapter.render(feed: bytes, contentType: "application/rss+xml; charset=windows-1252", lookupTitle: nil, limit: 50)
+        for source in bodies.keys.sorted() where source != SourceName.images { bodies[source]?(bytes) }
         // Chapters and transcripts: every reader, with and without the episode's length.
         for duration in [nil, 600] {
             let chapters = try? EpisodePart(.chapters, url: "https://cdn.example/c.json", duration: duration).read(bytes)

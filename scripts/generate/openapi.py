@@ -371,17 +371,22 @@ doc = {
     "LoanItem": item_envelope("Loan", "kiva"),
   }},
 }
-# Every operation's id and tag: what a generated client names its calls and groups them by.
-operations = {
-    "/photos": ("listPhotos", "Photos"),
-    "/podcasts": ("searchPodcasts", "Podcasts"), "/podcasts/{id}": ("getPodcast", "Podcasts"),
-    "/podcasts/{id}/episodes": ("listPodcastEpisodes", "Podcasts"), "/podcasts/{id}/episodes/{episodeId}": ("getPodcastEpisode", "Podcasts"),
-    "/episodes": ("listLibraryEpisodes", "Podcasts"),
-    "/loans": ("listLoans", "Loans"), "/loans/{id}": ("getLoan", "Loans"),
-    "/images": ("getImage", "Images"),
-    "/": ("getIndex", "Operations"), "/healthz": ("getHealth", "Operations"), "/readyz": ("getReadiness", "Operations"),
-    "/metrics": ("getMetrics", "Operations"), "/openapi.json": ("getOpenAPIDocument", "Operations"), "/demo": ("getDemoPage", "Operations"),
-}
+# Every operation's id and tag (what a generated client names its calls and groups them by),
+# read from where the routes are declared: Sources/Service/Catalog/ (each upstream's
+# route declarations, with their operation and tag) and OperationalRoutes.operations.
+import re
+service = root / "Sources" / "Service"
+route_paths = {case: re.sub(r":(\w+)", r"{\1}", path)
+               for case, path in re.findall(r'case (\w+) = "([^"]+)"', (service / "Routes" / "RouteName.swift").read_text())}
+tag_names = dict(re.findall(r'(\w+) = "(\w+)"', re.search(r"enum OperationTag[^{]*\{([^}]*)\}", (service / "Catalog" / "UpstreamDeclaration.swift").read_text()).group(1)))
+declared = []
+for source in sorted(service.rglob("*.swift")):
+    text = source.read_text()
+    declared += re.findall(r'FeedRouteDeclaration\(\s*\.(\w+),\s*operation:\s*"(\w+)",\s*tag:\s*\.(\w+)\s*\)', text)
+    declared += re.findall(r'RouteOperation\(\s*\.(\w+),\s*"(\w+)",\s*\.(\w+)\s*\)', text)
+operations = {route_paths[route]: (operation_id, tag_names[tag]) for route, operation_id, tag in declared}
+assert len(operations) == len(declared), "a route has two operations: " + str(declared)
+assert len({i for i, _ in operations.values()}) == len(operations), "two routes share an operationId"
 assert set(operations) == set(doc["paths"]), "every path needs an operationId and a tag: " + str(set(doc["paths"]) ^ set(operations))
 for path, (operation_id, tag) in operations.items():
     doc["paths"][path]["get"].update(operationId=operation_id, tags=[tag])

@@ -19,11 +19,11 @@ extension UpstreamDeclaration {
                 "shortest /podcasts search term accepted (shorter: 400; a keystroke, not a search)"),
         ],
         routes: [
-            FeedRouteDeclaration(.podcasts) { s in
+            FeedRouteDeclaration(.podcasts, operation: "searchPodcasts", tag: .podcasts) { s in
                 let c = s.configuration
                 return s.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
             },
-            FeedRouteDeclaration(.podcast) { s in
+            FeedRouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts) { s in
                 s.feedRoute(PodcastAdapter(lookupURL: s.configuration.itunesLookupURL), ttl: s.configuration.ttlPodcasts).handle
             },
         ])

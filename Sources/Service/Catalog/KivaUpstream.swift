@@ -14,8 +14,12 @@ extension UpstreamDeclaration {
         rateLimit: RateLimitSetting("--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.rateKivaPerMinute, "Kiva requests per minute (60 unregistered)"),
         settings: [Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.ttlLoans, .seconds(), "seconds /loans stays fresh")],
         routes: [
-            FeedRouteDeclaration(.loans) { s in s.feedRoute(KivaAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle },
-            FeedRouteDeclaration(.loan) { s in s.feedRoute(KivaLoanAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle },
+            FeedRouteDeclaration(.loans, operation: "listLoans", tag: .loans) { s in
+                s.feedRoute(KivaAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle
+            },
+            FeedRouteDeclaration(.loan, operation: "getLoan", tag: .loans) { s in
+                s.feedRoute(KivaLoanAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle
+            },
         ])
 
     private static func kivaAPI(_ c: Configuration) -> KivaAdapter.API {

@@ -21,8 +21,10 @@ extension UpstreamDeclaration {
                 "largest chapters or transcript file accepted"),
         ],
         routes: [
-            FeedRouteDeclaration(.episodes) { s in s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration.ttlEpisodes).handle },
-            FeedRouteDeclaration(.episode) { s in
+            FeedRouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts) { s in
+                s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration.ttlEpisodes).handle
+            },
+            FeedRouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c)
                 return EpisodeRoute(
@@ -31,7 +33,7 @@ extension UpstreamDeclaration {
                     chapterLoads: s.feedRoute(adapter, ttl: c.ttlChapters), transcriptLoads: s.feedRoute(adapter, ttl: c.ttlTranscripts)
                 ).handle
             },
-            FeedRouteDeclaration(.episodeBatch) { s in
+            FeedRouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c)
                 return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle

@@ -10,6 +10,13 @@ struct OperationalRoutes: Sendable {
     let shutdown: ShutdownPhase
     let statistics: ServerStatistics
 
+    /// The operational routes' OpenAPI operations (the demo page's files are not in the document).
+    static let operations = [
+        RouteOperation(.index, "getIndex", .operations), RouteOperation(.healthz, "getHealth", .operations),
+        RouteOperation(.readyz, "getReadiness", .operations), RouteOperation(.metrics, "getMetrics", .operations),
+        RouteOperation(.openAPI, "getOpenAPIDocument", .operations), RouteOperation(.demo, "getDemoPage", .operations),
+    ]
+
     /// The handler of an operational route; a feed route is not one (its declaration serves it).
     func handler(for route: RouteName) throws(RouteTableError) -> Handler {
         switch route {

@@ -1,3 +1,4 @@
+import Feeds
 import Foundation
 import Testing
 import Upstream
@@ -33,12 +34,46 @@ import Upstream
         #expect(try App.handlers(services, operational: operational).map(\.route) == RouteName.allCases)
     }
 
-    @Test func everyUpstreamRouteIsInTheOpenAPIDocument() throws {
+    /// Every route's operation id and tag come from where it is declared (an upstream's
+    /// declaration, or the operational routes' list), and every path in the document has one.
+    @Test func theOpenAPIDocumentsOperationsAreTheDeclaredOnes() throws {
         let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
-        let paths = Set((document?["paths"] as? [String: Any])?.keys.map { $0 } ?? [])
-        for route in UpstreamCatalog.all.flatMap(\.routes).map(\.name) {
-            let path = route.rawValue.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
-            #expect(paths.contains("/" + path), "\(route.rawValue) is not in the OpenAPI document (scripts/generate/openapi.py)")
+        let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
+        let declared = UpstreamCatalog.all.flatMap(\.routes).map(\.operation) + OperationalRoutes.operations
+        for operation in declared {
+            let get = paths[operation.path]?["get"]
+            #expect(get != nil, "\(operation.route.rawValue) is not in the OpenAPI document (python3 scripts/generate/openapi.py)")
+            #expect(get?["operationId"] as? String == operation.id, "\(operation.path): operationId")
+            #expect(get?["tags"] as? [String] == [operation.tag.rawValue], "\(operation.path): tags")
+        }
+        #expect(Set(paths.keys) == Set(declared.map(\.path)), "a documented path no route declares, or the reverse")
+        #expect(Set(declared.map(\.id)).count == declared.count, "two routes share an operationId")
+        let tags = (document?["tags"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(tags == OperationTag.allCases.map(\.rawValue))
+    }
+
+    /// docs/adding-an-upstream.md tells what catches each part left out by naming tests: each
+    /// of them exists (a renamed test would leave the walk-through pointing at nothing).
+    @Test func theWalkThroughNamesOnlyTestsThatExist() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/adding-an-upstream.md"), encoding: .utf8)
+        // What is between backticks (split on them, the odd pieces).
+        let named = Set(page.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        var sources = ""
+        for case let file as URL in FileManager.default.enumerator(at: root.appendingPathComponent("Tests"), includingPropertiesForKeys: nil) ?? .init()
+        where file.pathExtension == "swift" {
+            sources += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        }
+        let tests = named.filter { $0.first?.isLowercase == true && $0.allSatisfy { $0.isLetter || $0.isNumber } && $0.count > 20 }
+        #expect(tests.count >= 8, "the walk-through names its tests: \(tests.sorted())")
+        for name in tests { #expect(sources.contains("func \(name)("), "docs/adding-an-upstream.md names \(name), which no test defines") }
+    }
+
+    /// `make fuzz` runs every upstream's bodies through its adapter end to end.
+    @Test func everyUpstreamIsFuzzed() {
+        for source in UpstreamCatalog.sources {
+            #expect(FeedFuzzing.bodies[source] != nil, "\(source) has no entry in FeedFuzzing.bodies (Sources/Feeds/FeedFuzzing.swift)")
         }
     }
 
