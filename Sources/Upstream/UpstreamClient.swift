@@ -156,13 +156,22 @@ public final class UpstreamClient: Sendable {
         }
     }
 
+    /// `traceparent` or `tracestate` in any case; only a name of their length is lowercased.
+    private static func isTraceField(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 11: return name.lowercased() == "traceparent"
+        case 10: return name.lowercased() == "tracestate"
+        default: return false
+        }
+    }
+
     /// The request with `traceparent` (and `tracestate`) for one attempt: the caller's trace,
     /// or a new one, with a new span id as the parent the upstream sees.
     static func traced(_ request: UpstreamRequest, in trace: TraceContext?, parent: UInt64? = nil) -> UpstreamRequest {
         var ids = TraceIDs()
         let trace = trace ?? TraceContext(traceHigh: ids.next(), traceLow: ids.next(), spanID: 0)
         var r = request
-        r.headers.removeAll { $0.0.lowercased() == "traceparent" || $0.0.lowercased() == "tracestate" }
+        r.headers.removeAll { isTraceField($0.0) }
         r.headers.append(("traceparent", trace.traceparent(parent: parent ?? ids.next())))
         if let state = trace.state { r.headers.append(("tracestate", state)) }
         return r

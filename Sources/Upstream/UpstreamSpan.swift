@@ -35,9 +35,6 @@ enum UpstreamSpan {
         }
     }
 
-    /// The host `server.address` names (see `UpstreamURL.host`).
-    static func host(_ url: String) -> String? { UpstreamURL.host(url) }
-
     /// Query parameter names whose values are secrets (API keys, tokens, signatures).
     static let secretNames: Set<String> = [
         "key", "apikey", "api_key", "token", "access_token", "auth", "password", "secret", "sig", "signature", "x-amz-signature", "awsaccesskeyid",

@@ -45,6 +45,6 @@ import Testing
                 == "https://REDACTED:REDACTED@feeds.example/rss?token=REDACTED&page=2#x")
         #expect(UpstreamSpan.redacted("https://itunes.apple.com/search?term=swift&key=") == "https://itunes.apple.com/search?term=swift&key=REDACTED")
         #expect(UpstreamSpan.redacted("http://h/p?Signature=1&sig") == "http://h/p?Signature=REDACTED&sig")
-        #expect(UpstreamSpan.host("https://user@[::1]:8443/x") == "[::1]" && UpstreamSpan.host("http://a.example:80") == "a.example")
+        #expect(UpstreamURL.host("https://user@[::1]:8443/x") == "[::1]" && UpstreamURL.host("http://a.example:80") == "a.example")
     }
 }
