@@ -68,11 +68,3 @@ public protocol ClientIdentity: Sendable {
     /// Gives back a unit `admit` took for work that turned out to cost nothing.
     func refund(_ client: IPAddress)
 }
-
-extension RequestContext {
-    /// Works out who the client is, once (a request about to cost the upstream): the access
-    /// log then takes it from here instead of resolving it again.
-    public mutating func identifyClient() {
-        if client == nil, let identity { client = identity.client(of: self) }
-    }
-}

@@ -77,6 +77,7 @@ struct EpisodeBatchRoute: Sendable {
                 $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
                 $0.requester = client
                 $0.trace = trace
+                $0.completesOnceSent = true
             }
             // One iTunes lookup finds every missing podcast's feed (iTunes takes up to 200 ids).
             // Each podcast it finds is also `/podcasts/{id}`'s answer, kept for that route.
@@ -108,7 +109,7 @@ struct EpisodeBatchRoute: Sendable {
                                 admit: {
                                     started = true
                                     return admission.admit()
-                                }, refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), client: client, trace: trace))
+                                }, refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed)))
                             FeedRoute.note(outcome, startedFlight: started, into: &notes)
                             return outcome
                         }

@@ -148,7 +148,13 @@ struct EpisodeRoute: Sendable {
             }
             state.withLock { $0.fetched = true }
             let client = self.client, trace = self.trace, deadline = self.deadline, bypass = self.bypass, admission = self.admission
-            let outcome = await UpstreamRequestContext.with({ $0.deadline = deadline }) {
+            // The flight this may start inherits it (see `FeedRoute.miss`).
+            let outcome = await UpstreamRequestContext.with({
+                $0.deadline = deadline
+                $0.requester = client
+                $0.trace = trace
+                $0.completesOnceSent = true
+            }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
                     var started = false
                     let outcome = await cache.fetch(
@@ -156,7 +162,7 @@ struct EpisodeRoute: Sendable {
                         admit: {
                             started = true
                             return admission.admit()
-                        }, refreshing: loads.loader(prepared, client: client, trace: trace))
+                        }, refreshing: loads.loader(prepared))
                     FeedRoute.note(outcome, startedFlight: started, into: &notes)
                     return outcome
                 }

@@ -121,13 +121,22 @@ struct FeedRoute: Sendable {
             // Only a miss costs the upstream, so only here is the client worked out (and charged
             // its quota if it starts a fetch; joining one already in flight is free).
             context.identifyClient()
-            let identity = context.identity, client = context.client
-            let load = route.loader(prepared, client: client.map(ClientResolver.key), trace: context.trace)
+            let identity = context.identity, client = context.client, trace = context.trace
+            let load = route.loader(prepared)
             var denied: Double?
             var charged = false
-            // One upstream budget for the whole answer, waiting for another replica included:
-            // the bound the front proxy's read timeout must exceed (see deploy/nginx/nginx.conf).
-            let admitted = await UpstreamRequestContext.with({ $0.deadline = started + upstream.budgetSeconds }) {
+            // What the upstream client is told, once for the flight this may start (its Task
+            // inherits it): one budget for the whole answer, waiting for another replica
+            // included (the bound the front proxy's read timeout must exceed, see
+            // deploy/nginx/nginx.conf); whose fair-queue turn it is; the trace. The answer is
+            // shared and cached: once a request has left, it completes even if every client
+            // waiting for it has gone (a cancelled one only leaves the queue).
+            let admitted = await UpstreamRequestContext.with({
+                $0.deadline = started + upstream.budgetSeconds
+                $0.requester = client.map(ClientResolver.key)
+                $0.trace = trace
+                $0.completesOnceSent = true
+            }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(prepared.loadKey))]) { notes in
                     var startedFlight = false
                     let outcome = await cache.fetch(
@@ -191,15 +200,13 @@ struct FeedRoute: Sendable {
         return false
     }
 
-    /// Fetch, normalise and encode once; the result is shared by every waiter.
-    /// `client` is who the upstream wait is queued under (nil: background refresh, never waits).
-    /// A refresh is conditional on the validators of the entry it replaces (ours or another
+    /// Fetch, normalise and encode once; the result is shared by every waiter. Who the upstream
+    /// wait is queued under, the trace and the deadline are the caller's `UpstreamRequestContext`
+    /// (none for a background refresh, which never waits). A refresh is conditional on the validators of the entry it replaces (ours or another
     /// replica's): a `304` renews that entry's bytes without downloading or parsing again.
     /// `refreshFor`: a background refresh, its own trace linked to the request that found the entry stale.
-    func loader(_ prepared: PreparedFeed, client: ClientKey? = nil, trace: TraceContext? = nil, refreshFor: TraceContext? = nil)
-        -> ResponseCache.RefreshingLoader
-    {
-        let load = fill(prepared, client: client, trace: trace), spanSink = self.spanSink
+    func loader(_ prepared: PreparedFeed, refreshFor: TraceContext? = nil) -> ResponseCache.RefreshingLoader {
+        let load = fill(prepared), spanSink = self.spanSink
         let attributes: [(String, Span.Value)] = [("feedproxy.source", .string(prepared.source)), ("feedproxy.cache.key", .string(prepared.loadKey))]
         guard let refreshFor else {
             return { previous in
@@ -216,19 +223,13 @@ struct FeedRoute: Sendable {
     }
 
     /// Fetch, normalise and encode once.
-    private func fill(_ prepared: PreparedFeed, client: ClientKey?, trace: TraceContext?) -> ResponseCache.RefreshingLoader {
+    private func fill(_ prepared: PreparedFeed) -> ResponseCache.RefreshingLoader {
         let upstream = self.upstream, cache = self.cache, policy = self.policy, negativeTTL = self.negativeTTL, logger = self.logger
         return { previous in
             let started = cache.now
             let current = previous.flatMap { $0.status == 200 ? $0 : nil }
             do {
-                // The answer is shared and cached: once a request has left, it completes even if
-                // every client waiting for it has gone (a cancelled one only leaves the queue).
-                let loaded = try await UpstreamRequestContext.with({
-                    $0.requester = client
-                    $0.trace = trace
-                    $0.completesOnceSent = true
-                }) { try await prepared.refresh(upstream, current?.revalidation) }
+                let loaded = try await prepared.refresh(upstream, current?.revalidation)
                 let now = cache.now  // one read: what is stored, and what the debug line says
                 let output: FeedOutput
                 switch loaded {

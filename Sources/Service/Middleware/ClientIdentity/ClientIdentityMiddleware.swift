@@ -36,3 +36,11 @@ final class ClientIdentityMiddleware: Middleware, ClientIdentity {
 
     func refund(_ client: IPAddress) { limiter?.refund(ClientResolver.key(client)) }
 }
+
+extension RequestContext {
+    /// Works out who the client is, once (a request about to cost the upstream): the access
+    /// log then takes it from here instead of resolving it again.
+    mutating func identifyClient() {
+        if client == nil, let identity { client = identity.client(of: self) }
+    }
+}
