@@ -95,9 +95,9 @@ public final class UpstreamClient: Sendable {
             if let queue = queues[request.upstream] {
                 let leftMs = budgetMs - Saturating.milliseconds(now - start)
                 let maxWait = Double(min(configuration.queueWaitMs, max(leftMs, 0))) / 1000
-                let turn = await TraceScope.span("upstream queue", [("feedproxy.upstream", .string(request.upstream))]) { _ in
-                    await queue.acquire(client: context.requester, maxWait: maxWait)
-                }
+                let waiting = LeafSpan.start()
+                let turn = await queue.acquire(client: context.requester, maxWait: maxWait)
+                waiting?.end("upstream queue", [("feedproxy.upstream", .string(request.upstream))])
                 switch turn {
                 case .granted(let waited):
                     if waited > 0 { sent = clock() }

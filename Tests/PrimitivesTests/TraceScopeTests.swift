@@ -64,4 +64,21 @@ import Testing
         #expect(first.attributes.map(\.0) == ["built", "k"])
         #expect(spans.allSatisfy { $0.attributes.first?.0 == "built" })
     }
+
+    /// A leaf span (a parse, a queue wait) takes no closure and no scope of its own: without a
+    /// scope there is nothing to end; with one it is recorded as its child, error included.
+    @Test func aLeafSpanIsAChildOfTheScopeItStartedIn() async throws {
+        let counter = Counter()
+        #expect(LeafSpan.start() == nil)
+        let sink = Sink()
+        let scope = TraceScope(trace: Self.trace, sink: sink)
+        TraceScope.$current.withValue(scope) {
+            let leaf = LeafSpan.start()
+            #expect(TraceScope.current?.trace.spanID == Self.trace.spanID)  // no scope of its own
+            leaf?.end("parse", counter.attributes(), error: "bad body")
+        }
+        let span = try #require(sink.recorded.first)
+        #expect(span.name == "parse" && span.error == "bad body" && counter.value == 1)
+        #expect(span.trace.parentID == Self.trace.spanID && span.trace.traceLow == Self.trace.traceLow)
+    }
 }

@@ -42,6 +42,11 @@ public struct PreparedFeed: Sendable {
         self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, _ in .rendered(try await load(client)) }
     }
 
+    /// The parse span's attributes (built only when it is recorded).
+    static func parseAttributes(_ source: String, _ response: UpstreamResponse) -> [(String, Span.Value)] {
+        [("feedproxy.source", .string(source)), ("http.response.body.size", .int(Int64(response.body.count)))]
+    }
+
     /// The common case: one request, then render its body; a GET refresh is conditional on
     /// the validators the upstream sent last time.
     public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, render: @escaping @Sendable ([UInt8]) throws(ClientError) -> FeedOutput) {
@@ -54,11 +59,15 @@ public struct PreparedFeed: Sendable {
             let validators = Revalidation(
                 listedURL: upstreamRequest.url, url: upstreamRequest.url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
             if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
-            var output = try TraceScope.syncSpan(
-                "parse", [("feedproxy.source", .string(source)), ("http.response.body.size", .int(Int64(response.body.count)))]
-            ) {
-                _ throws(ClientError) in try render(response.body)
+            let parsing = LeafSpan.start()
+            var output: FeedOutput
+            do {
+                output = try render(response.body)
+            } catch {
+                parsing?.end("parse", Self.parseAttributes(source, response), error: String(describing: error))
+                throw error
             }
+            parsing?.end("parse", Self.parseAttributes(source, response))
             if request.method == .get, validators.isUseful { output.revalidation = validators }
             return .rendered(output)
         }

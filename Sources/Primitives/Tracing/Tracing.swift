@@ -104,6 +104,24 @@ public struct TraceScope: Sendable {
     }
 }
 
+/// A span nothing records under (a parse, a queue wait), timed around the work by its caller:
+/// no closure and no task-local scope of its own. `start()` is nil without a scope, so
+/// untraced work pays one task-local read.
+public struct LeafSpan: Sendable {
+    let scope: TraceScope
+    let start: UInt64
+
+    public static func start() -> LeafSpan? { TraceScope.current.map { LeafSpan(scope: $0, start: Span.now()) } }
+
+    /// Records it as a child of the scope it started in; `attributes` is evaluated only here.
+    public func end(_ name: String, kind: Span.Kind = .internal, _ attributes: @autoclosure () -> [(String, Span.Value)], error: String? = nil) {
+        var notes = SpanNotes(attributes())
+        notes.error = error
+        let child = scope.child()
+        scope.sink.record(notes.span(child.trace, name, kind, start))
+    }
+}
+
 /// What a span's body adds to it: attributes, an error, links.
 public struct SpanNotes: Sendable {
     public var attributes: [(String, Span.Value)]

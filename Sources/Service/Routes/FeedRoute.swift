@@ -56,7 +56,7 @@ struct FeedRoute: Sendable {
                 break
             }
         }
-        return miss(prepared, bypass: bypass) { entry, status, context, now in CachedRendering.response(entry, for: &context, cacheStatus: status, now: now) }
+        return miss(prepared, bypass: bypass, cutting: nil)
     }
 
     /// An answer cut from cached data (a page of a podcast's episodes): its own entry when
@@ -88,10 +88,10 @@ struct FeedRoute: Sendable {
         if let start = view.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200, let refresh = start.load(known.body) {
             load = prepared.loading(with: refresh)
         }
-        return miss(load, bypass: bypass, respond: cut)
+        return miss(load, bypass: bypass, cutting: cut)
     }
 
-    /// How a loaded entry becomes the answer (the request's context gets its log fields).
+    /// An answer cut from a loaded entry (the request's context gets its log fields).
     typealias Respond = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout RequestContext, Double) -> Response
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
@@ -112,8 +112,9 @@ struct FeedRoute: Sendable {
         }
     }
 
-    /// A miss: the load (single-flight, shared tier, the client's quota), then `respond`.
-    func miss(_ prepared: PreparedFeed, bypass: Bool, respond: @escaping Respond) -> HandlerResult {
+    /// A miss: the load (single-flight, shared tier, the client's quota), then the entry is the
+    /// answer, or what `cutting` cuts from it.
+    func miss(_ prepared: PreparedFeed, bypass: Bool, cutting cut: Respond?) -> HandlerResult {
         stats?.misses.add()
         let route = self, cache = self.cache, metrics = self.metrics, source = adapter.source, upstream = self.upstream
         return .deferred { context in
@@ -162,9 +163,17 @@ struct FeedRoute: Sendable {
             var response: Response
             switch outcome {
             case .loaded(let entry, let origin):
-                response = respond(entry, .init(origin), &context, now)
+                if let cut {
+                    response = cut(entry, .init(origin), &context, now)
+                } else {
+                    response = CachedRendering.response(entry, for: &context, cacheStatus: .init(origin), now: now)
+                }
             case .staleAfterError(let entry, _):
-                response = respond(entry, .stale, &context, now)
+                if let cut {
+                    response = cut(entry, .stale, &context, now)
+                } else {
+                    response = CachedRendering.response(entry, for: &context, cacheStatus: .stale, now: now)
+                }
             case .failed(let error):
                 response = .error(error.error)
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }

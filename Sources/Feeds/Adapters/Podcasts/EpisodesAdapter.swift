@@ -107,11 +107,17 @@ public struct EpisodesAdapter: FeedAdapter {
                 listedURL: found.feedURL, url: response.permanentRedirect ?? feed.url, etag: response.header("ETag"),
                 lastModified: response.header("Last-Modified"))
             if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
-            let data = try TraceScope.syncSpan("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))]) { _ throws(ClientError) in
-                try EpisodeFeedData.build(
+            let parsing = LeafSpan.start()
+            let data: [UInt8]
+            do {
+                data = try EpisodeFeedData.build(
                     feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
                     maxBytes: maxDataBytes, images: imageLinks)
+            } catch {
+                parsing?.end("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))], error: String(describing: error))
+                throw error
             }
+            parsing?.end("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))])
             var output = FeedOutput(data, revalidation: validators.isUseful ? validators : nil)
             if let podcast { output.related = [(PodcastAdapter.cacheKey(number), podcast)] }
             return .rendered(output)
