@@ -22,9 +22,9 @@ final class Connection {
     var parser: RequestHeadParser
     /// The request being read (already its context, which the server fills in at dispatch).
     var current: RequestHead?
-    /// The request awaiting its deferred handler, and whether its connection stays open.
-    var handling: RequestContext?
-    var handlingKeepAlive = false
+    /// The request awaiting its deferred handler. Boxed: an idle connection (most of them)
+    /// keeps one reference, not a whole request context.
+    var handling: AwaitedRequest?
     /// Unparsed bytes kept between reads (empty for idle connections: they own no buffer).
     var pending: [UInt8] = []
     var output = OutputQueue()
@@ -58,5 +58,17 @@ final class Connection {
     var isIdle: Bool {
         if case .head = phase, pending.isEmpty, unsentBytes == 0 { return true }
         return false
+    }
+}
+
+/// A request whose handler works off the loop: what the loop needs of it meanwhile (its
+/// record if the client leaves) and after (whether the connection stays open).
+final class AwaitedRequest {
+    let context: RequestContext
+    let keepAlive: Bool
+
+    init(_ context: RequestContext, keepAlive: Bool) {
+        self.context = context
+        self.keepAlive = keepAlive
     }
 }

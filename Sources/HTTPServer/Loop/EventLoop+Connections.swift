@@ -199,8 +199,7 @@ extension EventLoop {
             let keepAlive = head.keepAlive
             write(response, for: head.context, keepAlive: keepAlive, on: conn)
         case .deferred(let work):
-            conn.handling = head.context
-            conn.handlingKeepAlive = head.keepAlive
+            conn.handling = AwaitedRequest(head.context, keepAlive: head.keepAlive)
             conn.phase = .awaitingHandler
             conn.deadlineKind = .none
             let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
@@ -278,7 +277,7 @@ extension EventLoop {
 
     func closeConnection(_ conn: Connection) {
         guard connections[conn.fd] === conn else { return }
-        if conn.awaiting, let handling = conn.handling { abandon(conn, handling) }
+        if conn.awaiting, let handling = conn.handling { abandon(conn, handling.context) }
         connections[conn.fd] = nil
         _ = csys_epoll_del(epfd, conn.fd)
         close(conn.fd)

@@ -176,11 +176,11 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         for item in items {
-            guard let conn = connections[item.fd], conn.id == item.connectionID, conn.awaiting, conn.handling != nil else { continue }
+            guard let conn = connections[item.fd], conn.id == item.connectionID, conn.awaiting, let awaited = conn.handling else { continue }
             conn.phase = .head
             conn.handling = nil
             conn.handler = nil
-            write(item.response, for: item.context, keepAlive: conn.handlingKeepAlive, on: conn)
+            write(item.response, for: item.context, keepAlive: awaited.keepAlive, on: conn)
             resumePending(conn)
             flush(conn)
         }
