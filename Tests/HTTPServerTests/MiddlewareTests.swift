@@ -28,7 +28,7 @@ import TestSupport
         func completed(_ context: RequestContext, _ outcome: RequestOutcome) { records.withLock { $0.append(Record(context: context, outcome: outcome)) } }
 
         func waitForRecords(_ n: Int) -> [Record] {
-            for _ in 0..<500 {
+            for _ in 0..<6000 {
                 let taken = records.withLock { $0 }
                 if taken.count >= n { return taken }
                 usleep(10_000)
@@ -48,6 +48,10 @@ import TestSupport
         let phases: MiddlewarePhases = []
         func prepare(_ context: inout RequestContext) -> Response? { .error(status: 500, code: "idle_called", message: "an idle middleware ran") }
     }
+
+    /// How long a client waits for an answer: only a broken server takes this long. The
+    /// deferred handler runs on the shared task pool, which a loaded test run can keep busy.
+    static let patience = 60.0
 
     static func router(handled: Locked<Int>) -> Router {
         var r = Router()
@@ -69,15 +73,15 @@ import TestSupport
             let recorder = Recorder()
             let server = try startTestServer(Self.router(handled: handled), middleware: [Idle(), recorder])
             defer { server.shutdown() }
-            let ok = try RawClient.get(port: server.port, "/items/7")
+            let ok = try RawClient.get(port: server.port, "/items/7", timeout: Self.patience)
             #expect(ok.status == 200)
             #expect(ok.header("X-Middleware") == "on")
-            let refused = try RawClient.get(port: server.port, "/items/8", headers: ["X-Refuse: yes"])
+            let refused = try RawClient.get(port: server.port, "/items/8", headers: ["X-Refuse: yes"], timeout: Self.patience)
             #expect(refused.status == 429)
             #expect(refused.header("Retry-After") == "2")
             #expect(refused.header("X-Middleware") == "on")
             #expect(handled.withLock { $0 } == 1, "the refused request never reached its handler")
-            let missing = try RawClient.get(port: server.port, "/nope")
+            let missing = try RawClient.get(port: server.port, "/nope", timeout: Self.patience)
             #expect(missing.status == 404)
             #expect(missing.header("X-Middleware") == "on")
             let records = recorder.waitForRecords(3)
@@ -96,7 +100,7 @@ import TestSupport
             let recorder = Recorder()
             let server = try startTestServer(Self.router(handled: Locked(0)), middleware: [recorder])
             defer { server.shutdown() }
-            let c = try RawClient(port: server.port)
+            let c = try RawClient(port: server.port, timeout: Self.patience)
             try c.send("GET /items/1 HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
             let r = try c.readResponse()
             #expect(r.status == 400)

@@ -143,9 +143,10 @@ public final class RawClient: @unchecked Sendable {
         return nil
     }
 
-    /// One request, one response, on a fresh connection.
-    public static func get(port: Int, _ target: String, headers: [String] = []) throws -> Response {
-        let c = try RawClient(port: port)
+    /// One request, one response, on a fresh connection. `timeout` only keeps a broken server
+    /// from hanging the test: a loaded machine must never reach it.
+    public static func get(port: Int, _ target: String, headers: [String] = [], timeout: Double = 5) throws -> Response {
+        let c = try RawClient(port: port, timeout: timeout)
         let extra = headers.map { $0 + "\r\n" }.joined()
         try c.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\(extra)\r\n")
         return try c.readResponse()

@@ -21,6 +21,9 @@ public struct RequestContext: Sendable {
     public internal(set) var pathParameters: [String: String] = [:]
     /// When the loop learned of the request (monotonic seconds): queueing in its wake-up counts.
     public internal(set) var receivedAt = 0.0
+    /// When the answer is due (monotonic seconds), once the handler set one: everything done
+    /// for the request (the upstream's budget, queue waits included) fits before it.
+    public var deadline: Double?
     /// Who the client is, once the application worked it out (on requests that cost the upstream).
     public var client: IPAddress?
     /// How the application tells clients apart and meters their costly work, when a middleware set it.
@@ -43,6 +46,7 @@ public struct RequestContext: Sendable {
         var context = RequestContext(request: .make(method: method, target: target, headers: headers, body: body))
         context.peer = peer
         context.pathParameters = pathParameters
+        context.receivedAt = NativeThread.monotonicSeconds()
         return context
     }
 

@@ -68,6 +68,8 @@ struct EpisodeBatchRoute: Sendable {
         let missing = uncached, cachedSlots = slots, knownFeeds = known
         return .deferred { context in
             context.identifyClient()
+            // The batch answers by then, whatever is still loading (which goes on).
+            context.deadline = context.receivedAt + deadline
             let admission = BatchAdmission(identity: context.identity, client: context.client)
             let client = context.client.map(ClientResolver.key), trace = context.trace
             var slots = cachedSlots

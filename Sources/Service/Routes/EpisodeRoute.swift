@@ -38,7 +38,11 @@ struct EpisodeRoute: Sendable {
         return .deferred { context in
             context.identifyClient()
             let admission = BatchAdmission(identity: context.identity, client: context.client)
-            let loads = Loads(route: route, bypass: bypass, client: context.client.map(ClientResolver.key), trace: context.trace, admission: admission)
+            let deadline = context.receivedAt + route.feeds.upstream.budgetSeconds
+            context.deadline = deadline
+            let loads = Loads(
+                route: route, bypass: bypass, client: context.client.map(ClientResolver.key), trace: context.trace, admission: admission,
+                deadline: deadline)
             let response = await loads.answer(query, for: &context)
             if !loads.costTheUpstream { admission.refund() }
             (loads.fetched ? route.feeds.stats?.misses : route.feeds.stats?.hits)?.add()
@@ -57,13 +61,13 @@ struct EpisodeRoute: Sendable {
         let deadline: Double
         private let state = Mutex((fetched: false, cost: false))
 
-        init(route: EpisodeRoute, bypass: Bool, client: ClientKey?, trace: TraceContext?, admission: BatchAdmission) {
+        init(route: EpisodeRoute, bypass: Bool, client: ClientKey?, trace: TraceContext?, admission: BatchAdmission, deadline: Double) {
             self.route = route
             self.bypass = bypass
             self.client = client
             self.trace = trace
             self.admission = admission
-            deadline = NativeThread.monotonicSeconds() + route.feeds.upstream.budgetSeconds
+            self.deadline = deadline
         }
 
         var fetched: Bool { state.withLock { $0.fetched } }

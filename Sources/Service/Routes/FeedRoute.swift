@@ -122,6 +122,9 @@ struct FeedRoute: Sendable {
             // Only a miss costs the upstream, so only here is the client worked out (and charged
             // its quota if it starts a fetch; joining one already in flight is free).
             context.identifyClient()
+            // One upstream budget for the whole answer, from when the request arrived.
+            let deadline = context.receivedAt + upstream.budgetSeconds
+            context.deadline = deadline
             let identity = context.identity, client = context.client, trace = context.trace
             let load = route.loader(prepared)
             var denied: Double?
@@ -133,7 +136,7 @@ struct FeedRoute: Sendable {
             // shared and cached: once a request has left, it completes even if every client
             // waiting for it has gone (a cancelled one only leaves the queue).
             let admitted = await UpstreamRequestContext.with({
-                $0.deadline = started + upstream.budgetSeconds
+                $0.deadline = deadline
                 $0.requester = client.map(ClientResolver.key)
                 $0.trace = trace
                 $0.completesOnceSent = true

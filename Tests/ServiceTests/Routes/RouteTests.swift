@@ -69,6 +69,23 @@ import Upstream
         #expect(again.headers["etag"] == entry.etag)
     }
 
+    /// Deferred work gets the request's context and hands it back: what a miss learned (its
+    /// deadline, from when the request arrived; its log fields) reaches the access log and
+    /// the span through it.
+    @Test func aMissFillsInTheRequestsContext() async throws {
+        let (route, _) = try Self.route()
+        var context = RequestContext.make(target: "/photos?limit=3", peer: IPAddress("192.0.2.7"))
+        guard case .deferred(let work) = route.handle(&context) else {
+            Issue.record("a miss answers off the loop")
+            return
+        }
+        #expect(context.deadline == nil)  // nothing decided on the loop
+        let response = await work(&context)
+        #expect(response.status >= 500)  // nothing listens on port 9
+        #expect(context.deadline == context.receivedAt + route.upstream.budgetSeconds)
+        #expect(context.logFields.map(\.0) == ["cache", "upstream_ms"])
+    }
+
     /// A client's quota token is given back only when nothing was sent: our own refusals,
     /// and a caller that left while it still waited for its upstream turn.
     /// Failures the upstream gave, or a fetch cancelled mid-way, were real upstream work.
