@@ -92,12 +92,12 @@ struct FeedRoute: Sendable {
     }
 
     /// An answer cut from a loaded entry (the request's context gets its log fields).
-    typealias Respond = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout RequestContext, Double) -> Response
+    typealias Cutter = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout RequestContext, Double) -> Response
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
     /// data's time and policy (so it ages, and expires, with what it was cut from). A negative
     /// entry (no such podcast) is the answer of every page.
-    func cutter(_ prepared: PreparedFeed, _ view: FeedView) -> Respond {
+    func cutter(_ prepared: PreparedFeed, _ view: FeedView) -> Cutter {
         let cache = self.cache, logger = self.logger
         return { data, status, context, now in
             guard data.status == 200 else { return CachedRendering.response(data, for: &context, cacheStatus: status, now: now) }
@@ -114,7 +114,7 @@ struct FeedRoute: Sendable {
 
     /// A miss: the load (single-flight, shared tier, the client's quota), then the entry is the
     /// answer, or what `cutting` cuts from it.
-    func miss(_ prepared: PreparedFeed, bypass: Bool, cutting cut: Respond?) -> HandlerResult {
+    func miss(_ prepared: PreparedFeed, bypass: Bool, cutting cut: Cutter?) -> HandlerResult {
         stats?.misses.add()
         let route = self, cache = self.cache, metrics = self.metrics, source = adapter.source, upstream = self.upstream
         return .deferred { context in

@@ -1,0 +1,15 @@
+import Primitives
+
+/// How the application tells clients apart (behind trusted proxies …) and meters each one's
+/// work that costs more than a cached answer (an upstream fetch). A middleware puts it on the
+/// context; a handler asks it only before such work, so a cached answer never pays for
+/// working out who the client is.
+public protocol ClientIdentity: Sendable {
+    /// Who the request's client is.
+    func client(of context: RequestContext) -> IPAddress?
+    /// Takes one unit of `client`'s allowance: nil when admitted (or unmetered), else seconds
+    /// until it may retry.
+    func admit(_ client: IPAddress) -> Double?
+    /// Gives back a unit `admit` took for work that turned out to cost nothing.
+    func refund(_ client: IPAddress)
+}
