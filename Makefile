@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev redis-server curl
 
-.PHONY: run build release test test-under-load test-tsan scaleout-test prometheus-check deps bench fuzz base-images image container-check api-check deploy-check lint format ci clean
+.PHONY: run build release test test-under-load test-tsan scaleout-test prometheus-check deps bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -78,6 +78,12 @@ container-check:
 api-check: deps
 	scripts/checks/api-check.sh
 
+# docs/adding-an-upstream.md done on a copy of the tree: a fourth upstream (/news, from
+# docs/examples/news/) built, tested and served, then each part left out in turn must fail
+# the generator, the build or a test (scripts/checks/add-upstream-check.py).
+add-upstream-check: deps
+	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --omissions
+
 # deploy/ offline: yamllint, kubernetes-validate --strict, check-jsonschema (compose-spec),
 # nginx -t, redis-server on both Redis configurations, scripts/checks/deploy-policy.py, and a
 # broken copy each must reject. No Swift build.
@@ -86,13 +92,13 @@ deploy-check:
 
 # swift format with the repository's .swift-format (4 spaces, 160 columns).
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 
 format:
-	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz Package.swift
+	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 
 # Everything CI runs (.ci/run, in its order): tests, the suite again with the cores busy, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
-ci: lint test test-under-load scaleout-test prometheus-check deploy-check test-tsan api-check container-check
+ci: lint test test-under-load scaleout-test prometheus-check deploy-check test-tsan api-check add-upstream-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

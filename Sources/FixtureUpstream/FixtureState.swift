@@ -150,25 +150,28 @@ final class FixtureState: Sendable {
 
     /// `Fixtures/episode-files/<name>`, typed by its extension.
     func episodeFile(_ name: String, _ request: Request) -> Response {
-        let file = directory.appendingPathComponent("episode-files").appendingPathComponent(name)
-        guard !name.contains("/"), !name.hasPrefix("."), let data = (try? Data(contentsOf: file)).map(Array.init) else {
-            return .error(status: 404, code: "not_found", message: "no such file")
-        }
         let types = ["json": "application/json", "vtt": "text/vtt", "srt": "application/x-subrip", "html": "text/html; charset=utf-8", "txt": "text/plain"]
         let type = name.split(separator: ".").last.flatMap { types[String($0)] } ?? "application/octet-stream"
-        return validated(data, type: type, request, counting: "episode-files-304")
+        return recorded("episode-files", name, type: type, request)
     }
 
     /// `Fixtures/artwork/<name>`: publishers' artwork (and the hostile files), typed by extension
     /// as a careless host would type them (an SVG as an image, a lying PNG as a PNG).
     func artwork(_ name: String, _ request: Request) -> Response {
-        let file = directory.appendingPathComponent("artwork").appendingPathComponent(name)
+        let types = ["jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif", "svg": "image/svg+xml"]
+        let type = name.split(separator: ".").last.flatMap { types[String($0)] } ?? "application/octet-stream"
+        return recorded("artwork", name, type: type, request)
+    }
+
+    /// `Fixtures/<folder>/<name>`, read when asked (so a new upstream's recorded answers need no
+    /// code here), with validators as a careful host sends them; its 304s are counted as
+    /// `<folder>-304`.
+    func recorded(_ folder: String, _ name: String, type: String, _ request: Request) -> Response {
+        let file = directory.appendingPathComponent(folder).appendingPathComponent(name)
         guard !name.contains("/"), !name.hasPrefix("."), let data = (try? Data(contentsOf: file)).map(Array.init) else {
             return .error(status: 404, code: "not_found", message: "no such file")
         }
-        let types = ["jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif", "svg": "image/svg+xml"]
-        let type = name.split(separator: ".").last.flatMap { types[String($0)] } ?? "application/octet-stream"
-        return validated(data, type: type, request, counting: "artwork-304")
+        return validated(data, type: type, request, counting: folder + "-304")
     }
 
     /// `data` with an ETag and Last-Modified, or a 304 when the request holds a matching validator.

@@ -372,34 +372,49 @@ doc = {
   }},
 }
 # Every operation's id and tag (what a generated client names its calls and groups them by),
-# read from where the routes are declared: Sources/Service/Catalog/ (each upstream's
-# route declarations, with their operation and tag) and OperationalRoutes.operations.
+# read from where the routes are declared: each upstream's declaration in
+# Sources/Service/Catalog/ and OperationalRoutes, as RouteDeclaration(.name, operation: "id", tag: .tag),
+# beside the RouteName each route's path is declared by.
 import re
 service = root / "Sources" / "Service"
-route_paths = {case: re.sub(r":(\w+)", r"{\1}", path)
-               for case, path in re.findall(r'case (\w+) = "([^"]+)"', (service / "Routes" / "RouteName.swift").read_text())}
-tag_names = dict(re.findall(r'(\w+) = "(\w+)"', re.search(r"enum OperationTag[^{]*\{([^}]*)\}", (service / "Catalog" / "UpstreamDeclaration.swift").read_text()).group(1)))
+route_paths = {}
+tag_names = dict(re.findall(r'(\w+) = "(\w+)"', re.search(r"enum OperationTag[^{]*\{([^}]*)\}", (service / "Routes" / "RouteDeclaration.swift").read_text()).group(1)))
 declared = []
 for source in sorted(service.rglob("*.swift")):
     text = source.read_text()
-    declared += re.findall(r'FeedRouteDeclaration\(\s*\.(\w+),\s*operation:\s*"(\w+)",\s*tag:\s*\.(\w+)\s*\)', text)
-    declared += re.findall(r'RouteOperation\(\s*\.(\w+),\s*"(\w+)",\s*\.(\w+)\s*\)', text)
+    for name, path in re.findall(r'static let (\w+) = RouteName\("([^"]+)"', text):
+        assert name not in route_paths, "two routes named " + name
+        route_paths[name] = re.sub(r":(\w+)", r"{\1}", path)
+    declared += re.findall(r'RouteDeclaration\(\s*\.(\w+),\s*operation:\s*"(\w+)",\s*tag:\s*\.(\w+)', text)
+unknown = {tag for _, _, tag in declared if tag not in tag_names} | {route for route, _, _ in declared if route not in route_paths}
+assert not unknown, "routes or tags declared nowhere: " + str(unknown)
 operations = {route_paths[route]: (operation_id, tag_names[tag]) for route, operation_id, tag in declared}
 assert len(operations) == len(declared), "a route has two operations: " + str(declared)
 assert len({i for i, _ in operations.values()}) == len(operations), "two routes share an operationId"
 assert set(operations) == set(doc["paths"]), "every path needs an operationId and a tag: " + str(set(doc["paths"]) ^ set(operations))
 for path, (operation_id, tag) in operations.items():
     doc["paths"][path]["get"].update(operationId=operation_id, tags=[tag])
-doc["tags"] = [{"name": "Photos", "description": "Flickr public photos"},
-               {"name": "Podcasts", "description": "iTunes search and lookup, each podcast's own feed, a library's episodes"},
-               {"name": "Loans", "description": "Kiva's fundraising loans"},
-               {"name": "Images", "description": "publishers' artwork, resized and cached behind signed URLs"},
-               {"name": "Operations", "description": "index, health, readiness, metrics, this document, the demo page"}]
+# The tags in OperationTag's order, each with its description here.
+tag_descriptions = {"Photos": "Flickr public photos",
+                    "Podcasts": "iTunes search and lookup, each podcast's own feed, a library's episodes",
+                    "Loans": "Kiva's fundraising loans",
+                    "Images": "publishers' artwork, resized and cached behind signed URLs",
+                    "Operations": "index, health, readiness, metrics, this document, the demo page"}
+assert set(tag_descriptions) == set(tag_names.values()), "every OperationTag needs a description: " + str(set(tag_descriptions) ^ set(tag_names.values()))
+doc["tags"] = [{"name": name, "description": tag_descriptions[name]} for name in tag_names.values()]
 
 # A batch's episode: the podcast it belongs to, then the fields of an Episode.
 schemas = doc["components"]["schemas"]
 schemas["BatchEpisode"] = dict(schemas["Episode"], required=["podcastId"] + schemas["Episode"]["required"],
                                properties=dict({"podcastId": {"type": "integer", "minimum": 1}}, **schemas["Episode"]["properties"]))
+def refs(node):
+    if isinstance(node, dict):
+        yield from ([node["$ref"]] if "$ref" in node else [])
+        for value in node.values(): yield from refs(value)
+    elif isinstance(node, list):
+        for value in node: yield from refs(value)
+dangling = {r for r in refs(doc) if r.rsplit("/", 1)[-1] not in doc["components"]["schemas"]}
+assert not dangling, "schemas referred to but not defined: " + str(dangling)
 text = json.dumps(doc, separators=(",", ":"), sort_keys=True)
 # The Swift file holds the text in a #"""…"""# raw string: nothing in it may end it or start an escape.
 assert '"""#' not in text and "\\#" not in text, "the document cannot be embedded in a Swift raw string"

@@ -5,12 +5,12 @@ import RedisTier
 import Upstream
 
 /// FeedProxy assembled in two steps: configure the services the routes stand on, then
-/// build every route of `RouteName` over them and serve.
+/// build every declared route over them and serve.
 public final class App: Sendable {
     public let configuration: Configuration
     public let logger: Logger
     private let server: Server
-    private let shutdownPhase = ShutdownPhase()
+    private let shutdownPhase: ShutdownPhase
     private let redis: RedisConnection?
     private let tracing: SpanExporter?
 
@@ -23,11 +23,11 @@ public final class App: Sendable {
         redis = services.redis
         tracing = services.tracing
 
-        let statistics = ServerStatistics()
-        let operational = OperationalRoutes(services: services, shutdown: shutdownPhase, statistics: statistics)
+        shutdownPhase = services.shutdown
         var router = Router()
-        for served in try Self.handlers(services, operational: operational) { router.get(served.route.rawValue, served.handler) }
-        server = Server(configuration: serverConfig, router: router, middleware: services.middleware, statistics: statistics, shutdown: shutdownPhase)
+        for served in try Self.handlers(services) { router.get(served.route.path, served.handler) }
+        server = Server(
+            configuration: serverConfig, router: router, middleware: services.middleware, statistics: services.statistics, shutdown: services.shutdown)
     }
 
     /// Binds and starts serving; returns the port.
@@ -50,25 +50,14 @@ public final class App: Sendable {
 }
 
 extension App {
-    /// Every enabled route's handler, in `RouteName` order: an upstream's routes from its
-    /// declaration, the others operational. A route declared twice, or enabled and served by
-    /// nothing, stops startup.
-    static func handlers(_ services: Services, operational: OperationalRoutes) throws -> [ServedRoute] {
-        var declared: [RouteName: FeedRouteDeclaration] = [:]
-        for route in UpstreamCatalog.all.flatMap(\.routes) where declared.updateValue(route, forKey: route.name) != nil {
-            throw RouteTableError(description: "\(route.name.rawValue) is declared by two upstreams")
-        }
+    /// Every enabled route's handler, in the order they are declared (`RouteDeclaration.all`).
+    /// A path declared twice stops startup.
+    static func handlers(_ services: Services) throws -> [ServedRoute] {
+        var seen = Set<String>()
         var handlers: [ServedRoute] = []
-        for route in RouteName.allCases where route.isEnabled(services.configuration) {
-            // No `Optional.map` or `??` here: through a generic, the handler would be called via
-            // reabstraction thunks on every request.
-            let handler: Handler
-            if let declaration = declared[route] {
-                handler = declaration.make(services)
-            } else {
-                handler = try operational.handler(for: route)
-            }
-            handlers.append(ServedRoute(route: route, handler: handler))
+        for route in RouteDeclaration.all {
+            guard seen.insert(route.name.path).inserted else { throw RouteTableError(description: "\(route.name.path) is declared twice") }
+            if route.isEnabled(services.configuration) { handlers.append(ServedRoute(route: route.name, handler: route.make(services))) }
         }
         return handlers
     }

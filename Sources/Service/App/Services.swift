@@ -22,6 +22,10 @@ struct Services: Sendable {
     let tracing: SpanExporter?
     /// The image proxy's signer and decoders, when `IMAGE_PROXY_KEY` is set.
     let images: ImageServices?
+    /// Announced when draining starts (`/readyz` turns 503); the server reads it too.
+    let shutdown = ShutdownPhase()
+    /// The server's connection counts, for `/metrics`.
+    let statistics = ServerStatistics()
 
     init(_ c: Configuration, logLanes: Int) throws {
         configuration = c
@@ -31,7 +35,7 @@ struct Services: Sendable {
         let images = ImageServices(c)
         self.images = images
         let metrics = Metrics(
-            routes: RouteName.allCases.map(\.rawValue),
+            routes: RouteDeclaration.all.map(\.name.path),
             sources: UpstreamCatalog.sources,
             tracing: traceMetrics, images: images?.metrics)
         tracing = export.flatMap { settings in traceMetrics.map { SpanExporter(settings: settings, metrics: $0, logger: logger) } }

@@ -11,8 +11,12 @@ extension UpstreamDeclaration {
         rateLimit: RateLimitSetting("--rate-limit-flickr", "RATE_LIMIT_FLICKR_PER_MIN", \.rateFlickrPerMinute, "Flickr feed requests per minute"),
         settings: [Option("--cache-ttl-photos", "CACHE_TTL_PHOTOS", \.ttlPhotos, .seconds(), "seconds /photos stays fresh")],
         routes: [
-            FeedRouteDeclaration(.photos, operation: "listPhotos", tag: .photos) { s in
+            RouteDeclaration(.photos, operation: "listPhotos", tag: .photos) { s in
                 s.feedRoute(FlickrAdapter(feedURL: s.configuration.flickrFeedURL), ttl: s.configuration.ttlPhotos).handle
             }
         ])
+}
+
+extension RouteName {
+    static let photos = RouteName("/photos")
 }

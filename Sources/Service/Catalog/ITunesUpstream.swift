@@ -19,12 +19,17 @@ extension UpstreamDeclaration {
                 "shortest /podcasts search term accepted (shorter: 400; a keystroke, not a search)"),
         ],
         routes: [
-            FeedRouteDeclaration(.podcasts, operation: "searchPodcasts", tag: .podcasts) { s in
+            RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: .podcasts) { s in
                 let c = s.configuration
                 return s.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
             },
-            FeedRouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts) { s in
+            RouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts) { s in
                 s.feedRoute(PodcastAdapter(lookupURL: s.configuration.itunesLookupURL), ttl: s.configuration.ttlPodcasts).handle
             },
         ])
+}
+
+extension RouteName {
+    static let podcasts = RouteName("/podcasts", listedAs: "/podcasts?term=")
+    static let podcast = RouteName("/podcasts/:id", listedAs: "/podcasts/{id}")
 }

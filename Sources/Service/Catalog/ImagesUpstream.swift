@@ -27,7 +27,7 @@ extension UpstreamDeclaration {
             Option("--image-timeout-ms", "IMAGE_TIMEOUT_MS", \.imageTimeoutMs, .integer(1...600_000), "longest one image's decode and encode may take"),
         ],
         routes: [
-            FeedRouteDeclaration(.images, operation: "getImage", tag: .images) { s in
+            RouteDeclaration(.images, operation: "getImage", tag: .images, when: { $0.imageProxyKey != nil }) { s in
                 guard let images = s.images else {
                     // On only with a key, and a key always makes the image services: not reached.
                     let off = Response.error(status: 404, code: "not_found", message: "the image proxy is off (IMAGE_PROXY_KEY)")
@@ -36,4 +36,8 @@ extension UpstreamDeclaration {
                 return ImageRoute(feeds: s.feedRoute(images.adapter(s.configuration), ttl: s.configuration.ttlImages)).handle
             }
         ])
+}
+
+extension RouteName {
+    static let images = RouteName("/images", listedAs: "/images?url=&w=&sig=")
 }

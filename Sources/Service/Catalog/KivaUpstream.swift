@@ -14,10 +14,10 @@ extension UpstreamDeclaration {
         rateLimit: RateLimitSetting("--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.rateKivaPerMinute, "Kiva requests per minute (60 unregistered)"),
         settings: [Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.ttlLoans, .seconds(), "seconds /loans stays fresh")],
         routes: [
-            FeedRouteDeclaration(.loans, operation: "listLoans", tag: .loans) { s in
+            RouteDeclaration(.loans, operation: "listLoans", tag: .loans) { s in
                 s.feedRoute(KivaAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle
             },
-            FeedRouteDeclaration(.loan, operation: "getLoan", tag: .loans) { s in
+            RouteDeclaration(.loan, operation: "getLoan", tag: .loans) { s in
                 s.feedRoute(KivaLoanAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle
             },
         ])
@@ -25,4 +25,9 @@ extension UpstreamDeclaration {
     private static func kivaAPI(_ c: Configuration) -> KivaAdapter.API {
         c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)
     }
+}
+
+extension RouteName {
+    static let loans = RouteName("/loans")
+    static let loan = RouteName("/loans/:id", listedAs: "/loans/{id}")
 }

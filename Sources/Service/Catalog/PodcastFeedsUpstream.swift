@@ -21,10 +21,10 @@ extension UpstreamDeclaration {
                 "largest chapters or transcript file accepted"),
         ],
         routes: [
-            FeedRouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts) { s in
+            RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts) { s in
                 s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration.ttlEpisodes).handle
             },
-            FeedRouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts) { s in
+            RouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c)
                 return EpisodeRoute(
@@ -33,7 +33,7 @@ extension UpstreamDeclaration {
                     chapterLoads: s.feedRoute(adapter, ttl: c.ttlChapters), transcriptLoads: s.feedRoute(adapter, ttl: c.ttlTranscripts)
                 ).handle
             },
-            FeedRouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts) { s in
+            RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c)
                 return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
@@ -50,4 +50,10 @@ extension EpisodesAdapter {
             maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
             imageLinks: c.imageProxyKey.flatMap { ImageProxyLinks(key: $0, publicBaseURL: c.publicBaseURL) })
     }
+}
+
+extension RouteName {
+    static let episodes = RouteName("/podcasts/:id/episodes", listedAs: "/podcasts/{id}/episodes")
+    static let episode = RouteName("/podcasts/:id/episodes/:episodeId", listedAs: "/podcasts/{id}/episodes/{episodeId}")
+    static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
 }

@@ -1,7 +1,7 @@
-/// Every upstream FeedProxy fetches from. A new one is a declaration added here (and its
-/// `RouteName` cases); everything that lists upstreams reads this list.
+/// Every upstream FeedProxy fetches from. A new one is a declaration added here; everything
+/// that lists upstreams or their routes reads this list, in this order (the index's, `--help`'s).
 public enum UpstreamCatalog {
-    static let all: [UpstreamDeclaration] = [.flickr, .itunes, .kiva, .podcastFeeds, .images]
+    static let all: [UpstreamDeclaration] = [.flickr, .itunes, .podcastFeeds, .kiva, .images]
 
     /// The metrics' source labels.
     static var sources: [String] { all.map(\.source) }

@@ -16,53 +16,10 @@ struct UpstreamDeclaration: Sendable {
     /// Its other settings (freshness, bounds), in `--help` order after its endpoints.
     let settings: [Option]
     /// Its routes, each built over the services.
-    let routes: [FeedRouteDeclaration]
+    let routes: [RouteDeclaration]
 
     /// Its settings as the parser, `--help` and docs/configuration.md list them.
     var options: [Option] { endpoints.map(\.option) + settings + (rateLimit.map { [$0.option] } ?? []) }
-}
-
-/// A route of an upstream, its OpenAPI operation, and how it is built (when
-/// `RouteName.isEnabled` says it is on). Never an optional handler: a function stored in an
-/// Optional or any generic container is called through reabstraction thunks, about 1 % more
-/// instructions on every cache hit.
-struct FeedRouteDeclaration: Sendable {
-    let name: RouteName
-    /// Its `operationId` and tag in the OpenAPI document (scripts/generate/openapi.py reads them
-    /// from this declaration): what a generated client names the call and groups it under.
-    let operation: RouteOperation
-    let make: @Sendable (Services) -> Handler
-
-    init(_ name: RouteName, operation id: String, tag: OperationTag, _ make: @escaping @Sendable (Services) -> Handler) {
-        self.name = name
-        operation = RouteOperation(name, id, tag)
-        self.make = make
-    }
-}
-
-/// A route's operation in the OpenAPI document, written as a `RouteOperation` of a route case,
-/// an id literal and a tag case, or as a `FeedRouteDeclaration`'s arguments: the generator reads these forms.
-struct RouteOperation: Sendable, Equatable {
-    let route: RouteName
-    let id: String
-    let tag: OperationTag
-
-    init(_ route: RouteName, _ id: String, _ tag: OperationTag) {
-        self.route = route
-        self.id = id
-        self.tag = tag
-    }
-
-    /// The route's path as OpenAPI writes it (`/podcasts/{id}`).
-    var path: String {
-        route.rawValue.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            .joined(separator: "/")
-    }
-}
-
-/// The OpenAPI tags operations are grouped under (a generated client's modules).
-enum OperationTag: String, Sendable, CaseIterable {
-    case photos = "Photos", podcasts = "Podcasts", loans = "Loans", images = "Images", operations = "Operations"
 }
 
 /// A setting naming an upstream URL, and the path the fixture upstream serves it at.

@@ -1,44 +1,21 @@
-/// Every route FeedProxy serves, declared once: the router registers each, `/metrics`
-/// labels requests by them, and the index document lists them in this order.
-enum RouteName: String, CaseIterable, Sendable {
-    case photos = "/photos"
-    case podcasts = "/podcasts"
-    case podcast = "/podcasts/:id"
-    case episodes = "/podcasts/:id/episodes"
-    case episode = "/podcasts/:id/episodes/:episodeId"
-    case episodeBatch = "/episodes"
-    case loans = "/loans"
-    case loan = "/loans/:id"
-    case images = "/images"
-    case healthz = "/healthz"
-    case readyz = "/readyz"
-    case metrics = "/metrics"
-    case openAPI = "/openapi.json"
-    case demo = "/demo"
-    case demoFile = "/demo/:file"
-    case index = "/"
-
-    /// Served only when the configuration turns it on (`DEMO_PAGE`).
-    func isEnabled(_ c: Configuration) -> Bool {
-        switch self {
-        case .demo, .demoFile: return c.demoPage
-        case .images: return c.imageProxyKey != nil
-        default: return true
-        }
-    }
-
+/// A route's path as the router matches it (`/podcasts/:id`), declared beside what serves it:
+/// an upstream's routes in its declaration (`Catalog/`), the others in `OperationalRoutes`.
+/// Not an enum, so a new upstream adds its routes in its own file.
+struct RouteName: Hashable, Sendable {
+    let path: String
     /// How the index document (`GET /`) shows it; nil: not listed.
-    var listedAs: String? {
-        switch self {
-        case .podcasts: return "/podcasts?term="
-        case .podcast: return "/podcasts/{id}"
-        case .episodes: return "/podcasts/{id}/episodes"
-        case .episode: return "/podcasts/{id}/episodes/{episodeId}"
-        case .episodeBatch: return "/episodes?podcasts="
-        case .loan: return "/loans/{id}"
-        case .images: return "/images?url=&w=&sig="
-        case .index, .demoFile: return nil
-        default: return rawValue
-        }
+    let listedAs: String?
+
+    /// Listed in the index as its path.
+    init(_ path: String) {
+        self.init(path, listedAs: path)
     }
+
+    init(_ path: String, listedAs: String?) {
+        self.path = path
+        self.listedAs = listedAs
+    }
+
+    static func == (a: RouteName, b: RouteName) -> Bool { a.path == b.path }
+    func hash(into hasher: inout Hasher) { hasher.combine(path) }
 }

@@ -22,16 +22,17 @@ import Upstream
         return try Services(c, logLanes: 1)
     }
 
-    @Test func everyRouteIsServedOnceByItsUpstreamOrAsAnOperationalRoute() throws {
-        let services = try Self.services()
-        let operational = OperationalRoutes(services: services, shutdown: ShutdownPhase(), statistics: ServerStatistics())
-        let declared = UpstreamCatalog.all.flatMap(\.routes).map(\.name)
-        #expect(Set(declared).count == declared.count, "a route declared by two upstreams")
-        for route in RouteName.allCases {
-            let isOperational = (try? operational.handler(for: route)) != nil
-            #expect(declared.contains(route) != isOperational, "\(route.rawValue): served by \(isOperational ? "both" : "nothing")")
-        }
-        #expect(try App.handlers(services, operational: operational).map(\.route) == RouteName.allCases)
+    /// Each route is declared once, and every enabled one is served by its declaration, in
+    /// the declared order (the index's).
+    @Test func everyDeclaredRouteIsServedOnceInOrder() throws {
+        let declared = RouteDeclaration.all.map(\.name.path)
+        #expect(Set(declared).count == declared.count, "a route declared twice")
+        let served = try App.handlers(try Self.services()).map(\.route.path)
+        #expect(served == declared, "every route is on with the image proxy key and the demo page")
+        var c = Configuration()
+        c.demoPage = false
+        let bare = try App.handlers(try Services(c, logLanes: 1)).map(\.route.path)
+        #expect(bare == declared.filter { !["/images", "/demo", "/demo/:file"].contains($0) })
     }
 
     /// Every route's operation id and tag come from where it is declared (an upstream's
@@ -39,10 +40,10 @@ import Upstream
     @Test func theOpenAPIDocumentsOperationsAreTheDeclaredOnes() throws {
         let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
         let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
-        let declared = UpstreamCatalog.all.flatMap(\.routes).map(\.operation) + OperationalRoutes.operations
+        let declared = RouteDeclaration.all.compactMap(\.operation)
         for operation in declared {
             let get = paths[operation.path]?["get"]
-            #expect(get != nil, "\(operation.route.rawValue) is not in the OpenAPI document (python3 scripts/generate/openapi.py)")
+            #expect(get != nil, "\(operation.route.path) is not in the OpenAPI document (python3 scripts/generate/openapi.py)")
             #expect(get?["operationId"] as? String == operation.id, "\(operation.path): operationId")
             #expect(get?["tags"] as? [String] == [operation.tag.rawValue], "\(operation.path): tags")
         }
@@ -71,9 +72,14 @@ import Upstream
     }
 
     /// `make fuzz` runs every upstream's bodies through its adapter end to end.
+    /// And the reverse: a fuzz entry for a source nothing declares is an upstream left out of
+    /// `UpstreamCatalog.all`.
     @Test func everyUpstreamIsFuzzed() {
         for source in UpstreamCatalog.sources {
             #expect(FeedFuzzing.bodies[source] != nil, "\(source) has no entry in FeedFuzzing.bodies (Sources/Feeds/FeedFuzzing.swift)")
+        }
+        for source in FeedFuzzing.bodies.keys {
+            #expect(UpstreamCatalog.sources.contains(source), "\(source) is fuzzed but not declared: is it missing from UpstreamCatalog.all?")
         }
     }
 

@@ -4,7 +4,7 @@ import Upstream
 
 @Suite struct MetricsTests {
     static func render(_ configure: (inout Metrics.Gauges) -> Void = { _ in }) -> String {
-        let m = Metrics(routes: RouteName.allCases.map(\.rawValue), sources: ["flickr"])
+        let m = Metrics(routes: RouteDeclaration.all.map(\.name.path), sources: ["flickr"])
         m.recordRequest(route: "/photos", status: 200, seconds: 0.002)
         m.recordRequest(route: "/photos", status: 404, seconds: 0.001)
         m.recordRequest(route: "/nowhere", status: 404, seconds: 0.001)
