@@ -185,6 +185,33 @@ final class Counter: Sendable {
         #expect(c.lookup(alias: "/photos?tags=A") == nil)  // stale goes the long way (refresh logic)
     }
 
+    /// A target seen before whose entry is stale or gone tells the miss path what a lookup by
+    /// key would: the route need not enter the cache again before loading.
+    @Test func aKnownAliasSaysWhatItsKeyHolds() {
+        let c = cache()
+        func probe() -> (fresh: CachedResponse?, known: ResponseCache.KnownAlias?) {
+            var known: ResponseCache.KnownAlias?
+            return (c.lookup(alias: "/photos?tags=A", now: clock.now, known: &known), known)
+        }
+        #expect(probe().fresh == nil && probe().known == nil, "an unseen target is unknown")
+        c.store(entry("a"), for: "key")
+        _ = c.lookup("key", alias: "/photos?tags=A")
+        #expect(probe().fresh != nil && probe().known == nil)
+        clock.advance(61)  // past the TTL, inside stale-while-revalidate
+        let stale = probe()
+        #expect(stale.fresh == nil && stale.known?.key == "key")
+        guard case .stale(let entry)? = stale.known?.lookup else {
+            Issue.record("a stale entry is known as stale")
+            return
+        }
+        #expect(String(decoding: entry.body, as: UTF8.self) == "a")
+        clock.advance(10_000)  // past every window
+        guard case .miss? = probe().known?.lookup else {
+            Issue.record("an expired entry is known as a miss")
+            return
+        }
+    }
+
     /// An alias keeps where its entry sits; the slot is checked against the key, so after
     /// eviction (and the slot's reuse by other keys) it never answers another entry's body.
     @Test func anAliasFollowsItsEntryThroughEvictionAndSlotReuse() {

@@ -21,7 +21,11 @@ extension ResponseCache {
         await fetch(key, revalidate: revalidate, admit: admit, refreshing: { _ in await loader() })
     }
 
-    public func lookup(alias: String) -> CachedResponse? { lookup(alias: alias, now: now) }
+    /// The hot path's answer, when it has one (a fresh entry).
+    public func lookup(alias: String) -> CachedResponse? {
+        var known: KnownAlias?
+        return lookup(alias: alias, now: now, known: &known)
+    }
 
     public func refreshInBackground(_ key: String, loader: @escaping Loader) {
         refreshInBackground(key, refreshing: { _ in await loader() })

@@ -30,7 +30,8 @@ struct FeedRoute: Sendable {
         let bypass = Self.bypassesCache(context.request)
         // Fast path: this exact target was validated before and its entry is fresh.
         let now = cache.now  // one clock read: freshness and Age from the same instant
-        if !bypass, let entry = cache.lookup(alias: alias, now: now) {
+        var known: ResponseCache.KnownAlias?
+        if !bypass, let entry = cache.lookup(alias: alias, now: now, known: &known) {
             stats?.hits.add()
             return .response(CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: now))
         }
@@ -41,8 +42,14 @@ struct FeedRoute: Sendable {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
         if let view = prepared.view { return handle(&context, prepared, cutFrom: view, alias: alias, bypass: bypass) }
-        // The alias is remembered under the lock that looks the key up.
-        let found = cache.lookup(prepared.cacheKey, alias: alias)
+        // A target seen before was looked up by the probe; else the alias is remembered under
+        // the lock that looks the key up.
+        let found: ResponseCache.Lookup
+        if let known, known.key == prepared.cacheKey {
+            found = known.lookup
+        } else {
+            found = cache.lookup(prepared.cacheKey, alias: alias)
+        }
         if !bypass {
             switch found {
             case .fresh(let entry):
