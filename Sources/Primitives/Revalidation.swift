@@ -36,10 +36,13 @@ public struct Revalidation: Sendable, Equatable {
         return String(trimmed)
     }
 
+    /// Read on every load, so without a lowercased copy of the URL.
     static func isAbsoluteHTTP(_ url: String) -> Bool {
-        guard url.utf8.count <= 4096, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
-        let lower = url.lowercased()
-        return (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && url.utf8.count > 8
+        let bytes = url.utf8
+        guard bytes.count > 8, bytes.count <= 4096, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        // `| 0x20` lowercases a letter and keeps `:` and `/`; no other visible byte becomes one of these.
+        func starts(with scheme: String) -> Bool { zip(bytes, scheme.utf8).allSatisfy { $0 | 0x20 == $1 } }
+        return starts(with: "http://") || starts(with: "https://")
     }
 
     /// One line per field, for a shared tier: `listed \n url \n etag \n last-modified`.

@@ -26,6 +26,17 @@ import Testing
         }
     }
 
+    /// A moved address is kept only when it is absolute http(s), whatever the scheme's case.
+    @Test func onlyAbsoluteHTTPAddressesAreRemembered() {
+        for (url, kept) in [
+            ("https://b.example/f", true), ("HTTP://B.EXAMPLE/F", true), ("HtTpS://b.example/f", true), ("http://x", false),
+            ("https:/b.example/f", false), ("httpx://b.example/f", false), ("hxxps://b.example/f", false), ("https://b.example/ f", false),
+            ("ftp://b.example/f", false), ("https\n://b.example", false), ("//b.example/f", false),
+        ] {
+            #expect(Revalidation.isAbsoluteHTTP(url) == kept, "\(url)")
+        }
+    }
+
     @Test func aNotModifiedAnswerKeepsTheValidatorItLeftOut() {
         let before = Revalidation(listedURL: "https://a.example/f", url: "https://a.example/f", etag: "\"1\"", lastModified: "Mon, 03 Nov 2025 14:20:05 GMT")
         let after = Revalidation(listedURL: "https://a.example/f", url: "https://a.example/f", etag: "\"1\"", lastModified: nil)
