@@ -20,7 +20,6 @@ public final class ResponseCache: Sendable {
         case failed(CacheLoadError)
     }
 
-    public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
     /// A loader given the entry its result replaces (this replica's, or the shared tier's
     /// when newer; nil: none known), so a refresh can be conditional on its validators.
     public typealias RefreshingLoader = @Sendable (CachedResponse?) async -> Result<CachedResponse, CacheLoadError>
@@ -73,10 +72,10 @@ public final class ResponseCache: Sendable {
     public var entryCount: Int { state.withLock { $0.slots.count } }
 
     /// Most raw targets remembered; past this the table starts over (it is only a shortcut).
-    public static let maxAliases = 16_384
+    static let maxAliases = 16_384
     /// Longer targets are not remembered, so the table stays within a few MiB
     /// (16,384 × 512 B) whatever clients send.
-    public static let maxAliasLength = 512
+    static let maxAliasLength = 512
 
     /// A raw target seen before as `key`, whose entry is stale or gone: what a lookup by key
     /// would say, so the miss path (once the request is validated) need not ask again.
@@ -203,7 +202,7 @@ public final class ResponseCache: Sendable {
         _ = flight(for: key, loader: loader)
     }
 
-    public func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
+    func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
 
     /// Callers counted on the key's flight (nil: none running, or a background refresh).
     func callers(of key: String) -> Int? { state.withLock { $0.waiters[key] } }

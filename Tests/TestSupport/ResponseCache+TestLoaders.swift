@@ -4,6 +4,9 @@ import ResponseCache
 /// the admitted `fetch` and `refreshInBackground`, both with a loader told which entry it
 /// refreshes, and the alias lookup at a time it read.
 extension ResponseCache {
+    /// A loader that is not told which entry it refreshes.
+    public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
+
     /// Always admitted, with a loader that ignores the entry it refreshes.
     public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
         await fetch(key, revalidate: revalidate, refreshing: { _ in await loader() })
