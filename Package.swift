@@ -57,7 +57,8 @@ let package = Package(
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
         .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
         .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats"], path: "Benchmarks/FeedBench"),
-        .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds"], path: "Fuzz/ParserFuzzer"),
+        // Every upstream's answers are reached through its declaration's fuzz entry (Service).
+        .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds", "Service"], path: "Fuzz/ParserFuzzer"),
 
         .target(name: "TestSupport", dependencies: ["HTTPServer", "ResponseCache", "Primitives", "CSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),

@@ -1,5 +1,6 @@
 import Feeds
 import HTTPServer
+import Service
 
 #if FUZZING
     // SwiftPM links executables with `main` aliased to `ParserFuzzer_main`, so instead of
@@ -12,6 +13,9 @@ import HTTPServer
         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
     ) -> CInt
 
+    /// Every declared upstream's fuzz entry but the images' (which has its own first byte).
+    let feedBodies = UpstreamCatalog.fuzzEntries(excluding: [SourceName.images])
+
     @_cdecl("ParserFuzzer_main")
     func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
         var count = argc
@@ -19,10 +23,10 @@ import HTTPServer
         return LLVMFuzzerRunDriver(&count, &vector) { data, size in
             guard let data, size > 0 else { return 0 }
             // The first byte picks the target: below 0x80 the HTTP request parser (which also
-            // uses it as a split point), 0xF0 and up the image path, else the upstream-body
-            // parsers (JSON, RSS/Atom).
+            // uses it as a split point), 0xF0 and up the image path, else every other declared
+            // upstream's answers end to end.
             if data[0] >= 0xF0 {
-                if let finding = ImageFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1))) {
+                if let finding = UpstreamCatalog.fuzz(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)), source: SourceName.images) {
                     fatalError(finding)  // a finding stops libFuzzer and saves the input
                 }
             } else if data[0] < 0x80 {
@@ -30,7 +34,7 @@ import HTTPServer
                     fatalError(finding)  // the fuzzer's own binary only: stops libFuzzer and saves the input
                 }
             } else {
-                if let finding = FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1))) {
+                if let finding = FeedFuzzing.run(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)), bodies: feedBodies) {
                     fatalError(finding)  // a finding stops libFuzzer and saves the input
                 }
             }

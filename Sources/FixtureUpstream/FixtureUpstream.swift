@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HTTPServer
 import Synchronization
 
@@ -33,6 +34,12 @@ public final class FixtureUpstream: Sendable {
                 var r = Response(status: 301)
                 r.headers.add("Location", "/rss/" + name)
                 return r
+            }
+        }
+        // Upstreams answered from their recorded files alone (a folder's answers.json).
+        for answer in try RecordedAnswer.all(in: URL(fileURLWithPath: directory)) {
+            router.get(answer.path) { ctx in
+                state.serve(answer.folder, ctx) { request, _ in state.recorded(answer.folder, answer.file, type: answer.type, request) }
             }
         }
         router.get("/redirect") { ctx in

@@ -3,13 +3,13 @@
 /news, added exactly as the page says, then built, tested and served.
 
 The copy gets the files of docs/examples/news/ (the adapter, the declaration, a recorded
-answer, the adapter's tests) and the one-line edits listed in EDITS below; the API document
+answer and the path it is served at, the adapter's tests) and the one-line edits listed in EDITS below; the API document
 and the settings reference are regenerated; the tests that check every declaration run over
 the copy; then `feedproxy --fixtures` from the copy must serve /news end to end: the answer,
 a bad parameter's 400, the index, the OpenAPI operation, --help, the metrics, its own rate
 limit. Nothing here touches the working tree.
 
-With --omissions it then leaves out each edit in turn (and the recorded answer, and the
+With --omissions it then leaves out each edit in turn (and each recorded file, and the
 regenerated settings reference) and checks that the generator, the build or those tests fail:
 no part of the walk-through can be forgotten silently. That takes a build each (minutes), so
 CI runs the walk-through only.
@@ -42,11 +42,6 @@ EDITS = [
      "    public var rateNewsPerMinute = 30.0\n\n"
      "    public init() {}\n"),
     ("Sources/Service/Catalog/UpstreamCatalog.swift", ".kiva, .images]", ".kiva, .images, .news]"),
-    ("Sources/Feeds/FeedFuzzing.swift", "        SourceName.images: ",
-     "        SourceName.news: { _ = try? FeedJSON.encode(try NewsAdapter.normalise($0)) },\n        SourceName.images: "),
-    ("Sources/FixtureUpstream/FixtureUpstream.swift", '        router.get("/redirect") ',
-     '        router.get("/news/v2/top") { ctx in state.serve("news", ctx) { r, _ in state.recorded("news", "top.json", type: "application/json", r) } }\n'
-     '        router.get("/redirect") '),
     ("Sources/Service/Routes/RouteDeclaration.swift", 'images = "Images", ', 'images = "Images", news = "News", '),
     ("scripts/generate/openapi.py", '    "/loans": feed_op(',
      '    "/news": feed_op("Top headlines of a news API", "NewsFeed", [\n'
@@ -220,14 +215,14 @@ def what_failed(error):
 
 def check_omissions(tree):
     """Each part left out must stop the generator, the build or a test."""
-    answer = tree / "Fixtures" / "news" / "top.json"
-    recorded = answer.read_bytes()
-    parts = [(f"edit {n + 1} ({path})", n) for n, (path, _, _) in enumerate(EDITS)] + [("the recorded answer", "answer"), ("the settings reference", "reference")]
+    example_files = sorted(p.relative_to(EXAMPLE) for p in EXAMPLE.rglob("*") if p.is_file())
+    parts = ([(f"edit {n + 1} ({path})", n) for n, (path, _, _) in enumerate(EDITS)]
+             + [(str(f), f) for f in example_files if f.parts[0] == "Fixtures"] + [("the settings reference", "reference")])
     silent = []
     for name, part in parts:
         apply_edits(tree, leaving_out=part if isinstance(part, int) else None)
-        if part == "answer":
-            answer.unlink()
+        if isinstance(part, Path):
+            (tree / part).unlink()
         try:
             if part == "reference":
                 reference = tree / "docs" / "configuration.md"
@@ -242,7 +237,8 @@ def check_omissions(tree):
         except subprocess.CalledProcessError as e:
             step(f"leaving out {name}: caught by {what_failed(e)}")
         finally:
-            answer.write_bytes(recorded)
+            if isinstance(part, Path):
+                shutil.copy2(EXAMPLE / part, tree / part)
     apply_edits(tree)
     if silent:
         fail("left out without a failure: " + ", ".join(silent))

@@ -136,3 +136,11 @@ public struct FlickrAdapter: FeedAdapter {
         return trimmed.isEmpty ? nil : trimmed
     }
 }
+
+extension FlickrAdapter {
+    /// `make fuzz`: a body end to end, as the route renders it (never a trap).
+    package static func fuzz(_ body: [UInt8]) -> String? {
+        _ = try? FeedJSON.encode(try normalise(body, limit: 20))
+        return nil
+    }
+}

@@ -100,3 +100,12 @@ public struct ITunesAdapter: FeedAdapter {
         }
     }
 }
+
+extension ITunesAdapter {
+    /// `make fuzz`: a body end to end, as a search and as the lookup that finds a podcast's feed.
+    package static func fuzz(_ body: [UInt8]) -> String? {
+        _ = try? FeedJSON.encode(try normalise(body))
+        _ = try? EpisodesAdapter.feedURL(fromLookup: body)
+        return nil
+    }
+}

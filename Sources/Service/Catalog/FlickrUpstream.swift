@@ -14,7 +14,8 @@ extension UpstreamDeclaration {
             RouteDeclaration(.photos, operation: "listPhotos", tag: .photos) { s in
                 s.feedRoute(FlickrAdapter(feedURL: s.configuration.flickrFeedURL), ttl: s.configuration.ttlPhotos).handle
             }
-        ])
+        ],
+        fuzz: { FlickrAdapter.fuzz($0) })
 }
 
 extension RouteName {

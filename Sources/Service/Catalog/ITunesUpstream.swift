@@ -26,7 +26,8 @@ extension UpstreamDeclaration {
             RouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts) { s in
                 s.feedRoute(PodcastAdapter(lookupURL: s.configuration.itunesLookupURL), ttl: s.configuration.ttlPodcasts).handle
             },
-        ])
+        ],
+        fuzz: { ITunesAdapter.fuzz($0) })
 }
 
 extension RouteName {

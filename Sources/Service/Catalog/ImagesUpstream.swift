@@ -35,7 +35,8 @@ extension UpstreamDeclaration {
                 }
                 return ImageRoute(feeds: s.feedRoute(images.adapter(s.configuration), ttl: s.configuration.ttlImages)).handle
             }
-        ])
+        ],
+        fuzz: { ImageFuzzing.run($0) })
 }
 
 extension RouteName {

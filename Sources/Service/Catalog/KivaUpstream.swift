@@ -20,7 +20,8 @@ extension UpstreamDeclaration {
             RouteDeclaration(.loan, operation: "getLoan", tag: .loans) { s in
                 s.feedRoute(KivaLoanAdapter(api: kivaAPI(s.configuration)), ttl: s.configuration.ttlLoans).handle
             },
-        ])
+        ],
+        fuzz: { KivaAdapter.fuzz($0) })
 
     private static func kivaAPI(_ c: Configuration) -> KivaAdapter.API {
         c.kivaLoansURL.map { .rest(url: $0) } ?? .graphQL(url: c.kivaGraphQLURL)

@@ -38,7 +38,8 @@ extension UpstreamDeclaration {
                 let adapter = EpisodesAdapter(c)
                 return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
             },
-        ])
+        ],
+        fuzz: { EpisodesAdapter.fuzz($0) })
 }
 
 extension EpisodesAdapter {

@@ -3,6 +3,17 @@
 public enum UpstreamCatalog {
     static let all: [UpstreamDeclaration] = [.flickr, .itunes, .podcastFeeds, .kiva, .images]
 
+    /// What `make fuzz` runs (Fuzz/ParserFuzzer): an upstream's answers end to end, through the
+    /// entry its declaration names; a broken promise, or nil.
+    public static func fuzz(_ bytes: [UInt8], source: String) -> String? {
+        all.first { $0.source == source }?.fuzz(bytes)
+    }
+
+    /// Every upstream's fuzz entry but those of `excluded` (fuzzed on their own).
+    public static func fuzzEntries(excluding excluded: Set<String>) -> [@Sendable ([UInt8]) -> String?] {
+        all.filter { !excluded.contains($0.source) }.map(\.fuzz)
+    }
+
     /// The metrics' source labels.
     static var sources: [String] { all.map(\.source) }
 

@@ -17,6 +17,9 @@ struct UpstreamDeclaration: Sendable {
     let settings: [Option]
     /// Its routes, each built over the services.
     let routes: [RouteDeclaration]
+    /// Its answers through its adapter end to end, for `make fuzz` (the adapter's `fuzz`: a
+    /// path only its author knows): a broken promise, or nil.
+    let fuzz: @Sendable ([UInt8]) -> String?
 
     /// Its settings as the parser, `--help` and docs/configuration.md list them.
     var options: [Option] { endpoints.map(\.option) + settings + (rateLimit.map { [$0.option] } ?? []) }

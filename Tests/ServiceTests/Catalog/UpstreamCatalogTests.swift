@@ -15,6 +15,9 @@ import Upstream
         return c
     }
 
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     /// Every route on: the image proxy needs its key, the demo page is on by default.
     static func services() throws -> Services {
         var c = Configuration()
@@ -56,8 +59,7 @@ import Upstream
     /// docs/adding-an-upstream.md tells what catches each part left out by naming tests: each
     /// of them exists (a renamed test would leave the walk-through pointing at nothing).
     @Test func theWalkThroughNamesOnlyTestsThatExist() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = Self.repositoryRoot
         let page = try String(contentsOf: root.appendingPathComponent("docs/adding-an-upstream.md"), encoding: .utf8)
         // What is between backticks (split on them, the odd pieces).
         let named = Set(page.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
@@ -71,16 +73,22 @@ import Upstream
         for name in tests { #expect(sources.contains("func \(name)("), "docs/adding-an-upstream.md names \(name), which no test defines") }
     }
 
-    /// `make fuzz` runs every upstream's bodies through its adapter end to end.
-    /// And the reverse: a fuzz entry for a source nothing declares is an upstream left out of
-    /// `UpstreamCatalog.all`.
-    @Test func everyUpstreamIsFuzzed() {
-        for source in UpstreamCatalog.sources {
-            #expect(FeedFuzzing.bodies[source] != nil, "\(source) has no entry in FeedFuzzing.bodies (Sources/Feeds/FeedFuzzing.swift)")
+    /// `make fuzz` reaches every upstream through its declaration's entry: each runs over the
+    /// recorded answers (every folder of Fixtures/) and over garbage, and finds nothing.
+    @Test func everyUpstreamsFuzzEntryRunsOverTheRecordedAnswers() throws {
+        let fixtures = Self.repositoryRoot.appendingPathComponent("Fixtures")
+        var inputs: [[UInt8]] = [[], Array("{".utf8), Array("<rss><channel><item>".utf8), [0xFF, 0xD8, 0xFF, 0x00]]
+        for case let file as URL in FileManager.default.enumerator(at: fixtures, includingPropertiesForKeys: nil) ?? .init()
+        where (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true && !file.path.contains("/artwork/") {
+            inputs.append(Array(try Data(contentsOf: file).prefix(60_000)))
         }
-        for source in FeedFuzzing.bodies.keys {
-            #expect(UpstreamCatalog.sources.contains(source), "\(source) is fuzzed but not declared: is it missing from UpstreamCatalog.all?")
+        #expect(inputs.count > 20)
+        for upstream in UpstreamCatalog.all {
+            for input in inputs {
+                #expect(UpstreamCatalog.fuzz(input, source: upstream.source) == nil, "\(upstream.source)")
+            }
         }
+        #expect(UpstreamCatalog.fuzzEntries(excluding: [SourceName.images]).count == UpstreamCatalog.all.count - 1)
     }
 
     /// Two replicas with different upstream URLs must not share cache entries.

@@ -83,3 +83,12 @@ extension KivaAdapter {
         try KivaGraphQL.normalise(body, page: page, limit: limit)
     }
 }
+
+extension KivaAdapter {
+    /// `make fuzz`: a body end to end, as GraphQL's answer and as the REST API's.
+    package static func fuzz(_ body: [UInt8]) -> String? {
+        _ = try? FeedJSON.encode(try KivaGraphQL.normalise(body, page: 1, limit: 20))
+        _ = try? FeedJSON.encode(try KivaREST.normalise(body))
+        return nil
+    }
+}

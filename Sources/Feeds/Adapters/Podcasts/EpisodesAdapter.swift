@@ -192,3 +192,13 @@ extension EpisodesAdapter {
         return (result.title, result.episodes)
     }
 }
+
+extension EpisodesAdapter {
+    /// `make fuzz`: a feed end to end, and the same bytes through the unknown-encoding handler,
+    /// as a Content-Type charset would send them.
+    package static func fuzz(_ body: [UInt8]) -> String? {
+        _ = try? render(feed: body, contentType: nil, lookupTitle: nil, limit: 50, base: "https://feeds.example/podcast/rss")
+        _ = try? render(feed: body, contentType: "application/rss+xml; charset=windows-1252", lookupTitle: nil, limit: 50)
+        return nil
+    }
+}

@@ -50,6 +50,14 @@ public struct NewsAdapter: FeedAdapter {
     }
 }
 
+extension NewsAdapter {
+    /// `make fuzz`: a body end to end, as the route renders it (never a trap).
+    package static func fuzz(_ body: [UInt8]) -> String? {
+        _ = try? FeedJSON.encode(try normalise(body))
+        return nil
+    }
+}
+
 /// One headline.
 public struct Article: Codable, Sendable, Equatable {
     public var title: String?

@@ -11,7 +11,8 @@ extension UpstreamDeclaration {
             RouteDeclaration(.news, operation: "listNews", tag: .news) { s in
                 s.feedRoute(NewsAdapter(url: s.configuration.newsAPIURL), ttl: s.configuration.ttlNews).handle
             }
-        ])
+        ],
+        fuzz: { NewsAdapter.fuzz($0) })
 }
 
 extension RouteName {
