@@ -37,6 +37,24 @@ import TestSupport
         }
     }
 
+    /// One feed, one fetch: Flickr sends the same photos whatever the limit, so every limit's
+    /// answer is cut from one download (each then cached under its own key).
+    @Test func everyPhotoLimitIsCutFromOneFetch() async throws {
+        try await offPool {
+            let h = try Harness()
+            let counts = try [3, 20, 7].map { limit -> Int in
+                let r = try h.get("/photos?tags=sunset&limit=\(limit)")
+                #expect(r.status == 200)
+                return h.json(r)["count"] as? Int ?? -1
+            }
+            #expect(counts == [3, 20, 7])
+            #expect(h.upstream.requestCount(for: "flickr") == 1)
+            let again = try h.get("/photos?tags=sunset&limit=7")
+            #expect(again.header("X-Cache") == "HIT")
+            #expect(h.upstream.requestCount(for: "flickr") == 1)
+        }
+    }
+
     @Test func photosEnvelopeAndItem() async throws {
         try await offPool {
             let h = try Harness()

@@ -48,9 +48,13 @@ public struct PreparedFeed: Sendable {
     }
 
     /// The common case: one request, then render its body; a GET refresh is conditional on
-    /// the validators the upstream sent last time.
-    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, render: @escaping @Sendable ([UInt8]) throws(ClientError) -> FeedOutput) {
-        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, previous in
+    /// the validators the upstream sent last time. With a `view`, the rendered body is the data
+    /// answers are cut from.
+    public init(
+        source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
+        render: @escaping @Sendable ([UInt8]) throws(ClientError) -> FeedOutput
+    ) {
+        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view) { client, previous in
             var request = upstreamRequest
             if request.method == .get, let previous, previous.listedURL == request.url, previous.etag != nil || previous.lastModified != nil {
                 request.revalidation = previous
@@ -84,14 +88,19 @@ public struct FeedView: Sendable {
     /// looked up holds its feed's address): its key, and the load made from its body, or nil
     /// when that body does not serve.
     public let startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)?
+    /// The data is itself an answer (the whole feed, asked under `dataKey`), so it is kept
+    /// compressed too; otherwise it is only ever cut from.
+    public let isAnAnswer: Bool
 
     public init(
         dataKey: String,
         startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)? = nil,
+        isAnAnswer: Bool = false,
         cut: @escaping @Sendable ([UInt8]) -> FeedOutput?
     ) {
         self.dataKey = dataKey
         self.startingFrom = startingFrom
+        self.isAnAnswer = isAnAnswer
         self.cut = cut
     }
 }

@@ -26,20 +26,34 @@ public struct FlickrAdapter: FeedAdapter {
             guard ids.count <= 20 else { throw .invalidParameter("ids may list at most 20 user ids") }
         }
         let lang = try p.choice("lang", Self.languages) ?? "en-us"
-        let limit = try p.int("limit", in: 1...20, default: 20)
+        let limit = try p.int("limit", in: 1...Self.maxLimit, default: Self.maxLimit)
 
         var query = ["format=json", "nojsoncallback=1", "lang=\(lang)"]
         if !tags.isEmpty { query += ["tags=\(tags.joined(separator: ",").formEncoded())", "tagmode=\(tagmode)"] }
         if let id { query.append("id=\(id.formEncoded())") }
         if !ids.isEmpty { query.append("ids=\(ids.joined(separator: ",").formEncoded())") }
         let request = UpstreamRequest(upstream: source, url: feedURL.addingQuery(query.joined(separator: "&")), headers: [("Accept", "application/json")])
-        let key =
-            "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)|limit=\(limit)"
+        // One feed, one fetch: Flickr sends the same 20 photos whatever the limit, so every
+        // limit's answer is cut from one load of them (the data, under the key without a limit,
+        // which is also the whole feed's answer: no second entry for it).
+        let dataKey =
+            "photos|tags=\(tags.joined(separator: ","))|tagmode=\(tags.isEmpty ? "" : tagmode)|id=\(id ?? "")|ids=\(ids.joined(separator: ","))|lang=\(lang)"
         return PreparedFeed(
-            source: source, cacheKey: key, upstreamRequest: request,
+            source: source, cacheKey: limit == Self.maxLimit ? dataKey : dataKey + "|limit=\(limit)", upstreamRequest: request,
+            view: FeedView(dataKey: dataKey, isAnAnswer: true) { data in Self.page(data, limit: limit) },
             render: { body throws(ClientError) in
-                FeedOutput(try FeedJSON.encode(try Self.normalise(body, limit: limit)))
+                FeedOutput(try FeedJSON.encode(try Self.normalise(body, limit: Self.maxLimit)))
             })
+    }
+
+    /// The most photos the feed sends, and so the most `limit` asks for.
+    static let maxLimit = 20
+
+    /// The first `limit` photos of the normalised feed; nil when `data` is not one.
+    static func page(_ data: [UInt8], limit: Int) -> FeedOutput? {
+        guard let feed = try? FeedJSON.decode(FeedEnvelope<Photo>.self, from: data, source: SourceName.flickr) else { return nil }
+        let page = FeedEnvelope(source: feed.source, title: feed.title, updated: feed.updated, items: Array(feed.items.prefix(limit)), page: nil)
+        return (try? FeedJSON.encode(page)).map { FeedOutput($0) }
     }
 
     static func tags(_ raw: String?) throws(ClientError) -> [String] {

@@ -103,11 +103,15 @@ struct FeedRoute: Sendable {
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
     /// data's time and policy (so it ages, and expires, with what it was cut from). A negative
-    /// entry (no such podcast) is the answer of every page.
+    /// entry (no such podcast) is the answer of every page, and data whose key is the request's
+    /// (a whole feed) is its own answer.
     func cutter(_ prepared: PreparedFeed, _ view: FeedView) -> Cutter {
         let cache = self.cache, logger = self.logger
         return { data, status, context, now in
-            guard data.status == 200 else { return CachedRendering.response(data, for: &context, cacheStatus: status, now: now) }
+            // A negative entry, or an answer that is the data itself (the whole feed: same key).
+            guard data.status == 200, prepared.cacheKey != view.dataKey else {
+                return CachedRendering.response(data, for: &context, cacheStatus: status, now: now)
+            }
             guard let output = view.cut(data.body) else {
                 logger.warn("cached data unreadable", [("key", .string(view.dataKey))])
                 return .error(.unreadableCachedData(prepared.source))
@@ -269,9 +273,9 @@ struct FeedRoute: Sendable {
                         .debug, "cache fill",
                         [("key", .string(prepared.loadKey)), ("bytes", .int(output.body.count)), ("upstream_ms", .double((now - started) * 1000))])
                 }
-                // Data answers are cut from is never sent as it is: no compressed copy.
-                // Nor is an image compressed again.
-                let compress = prepared.view == nil && output.contentType == MediaType.json
+                // Data answers are cut from is not sent as it is (unless it is the whole feed's
+                // answer too): no compressed copy. Nor is an image compressed again.
+                let compress = (prepared.view?.isAnAnswer ?? true) && output.contentType == MediaType.json
                 return .success(
                     CachedResponse(
                         body: output.body, gzippedBody: compress ? Gzip.compress(output.body) : nil, storedAt: now, policy: policy,
