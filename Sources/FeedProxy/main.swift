@@ -21,7 +21,7 @@ switch outcome {
 case .help(let text):
     print(text)
     exit(0)
-case .version(let text):
+case .version(let text), .apiDocument(let text):
     print(text)
     exit(0)
 case .healthcheck(let configuration):

@@ -198,7 +198,7 @@ import TestSupport
             let committed =
                 try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json")))
                 as? NSDictionary
-            #expect(served != nil && served == committed, "run python3 scripts/generate/openapi.py")
+            #expect(served != nil && served == committed, "run swift build, then python3 scripts/generate/openapi.py")
         }
     }
 }

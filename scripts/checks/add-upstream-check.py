@@ -2,15 +2,16 @@
 """docs/adding-an-upstream.md, done on a copy of the tree: a fourth upstream, a news API at
 /news, added exactly as the page says, then built, tested and served.
 
-The copy gets the files of docs/examples/news/ (the adapter, the declaration, a recorded
-answer and the path it is served at, the adapter's tests) and the one-line edits listed in EDITS below; the API document
-and the settings reference are regenerated; the tests that check every declaration run over
+The copy gets the files of docs/examples/news/ (the adapter, the declaration with its API
+description, a recorded answer and the path it is served at, the adapter's tests) and the
+one-line edits listed in EDITS below; the API document and the settings reference are
+regenerated from the build; the tests that check every declaration run over
 the copy; then `feedproxy --fixtures` from the copy must serve /news end to end: the answer,
 a bad parameter's 400, the index, the OpenAPI operation, --help, the metrics, its own rate
 limit. Nothing here touches the working tree.
 
-With --omissions it then leaves out each edit in turn (and each recorded file, and the
-regenerated settings reference) and checks that the generator, the build or those tests fail:
+With --omissions it then leaves out each edit in turn (and each recorded file, and each
+regenerated document) and checks that the build, a generator or those tests fail:
 no part of the walk-through can be forgotten silently. That takes a build each (minutes), so
 CI runs the walk-through only.
 
@@ -36,29 +37,23 @@ SWIFT = os.environ.get("SWIFT") or shutil.which("swift") or "/opt/swift/usr/bin/
 # (the anchor kept). When the code around an anchor changes, this fails and says which:
 # update the page and this list together.
 EDITS = [
-    ("Sources/Service/Configuration/Configuration.swift", "    public init() {}\n",
-     '    public var newsAPIURL = "https://newsapi.org/v2/top-headlines"\n'
-     "    public var ttlNews = 300.0\n"
-     "    public var rateNewsPerMinute = 30.0\n\n"
-     "    public init() {}\n"),
     ("Sources/Service/Catalog/UpstreamCatalog.swift", ".kiva, .images]", ".kiva, .images, .news]"),
-    ("Sources/Service/Routes/RouteDeclaration.swift", 'images = "Images", ', 'images = "Images", news = "News", '),
-    ("scripts/generate/openapi.py", '    "/loans": feed_op(',
-     '    "/news": feed_op("Top headlines of a news API", "NewsFeed", [\n'
-     '        param("category", "the headlines\' category", {"type": "string", "enum": ["business", "general", "health", "science", "sports", "technology"], "default": "general"})],\n'
-     '        {"400": err("invalid category")}),\n'
-     '    "/loans": feed_op('),
-    ("scripts/generate/openapi.py", '    "LoanItem": item_envelope(',
-     '    "Article": {"type": "object", "additionalProperties": False, "required": ["title", "url", "imageUrl", "published", "outlet"],\n'
-     '                "properties": {"title": nullable("string"), "url": nullable("string"), "imageUrl": nullable("string"), "published": ts, "outlet": nullable("string")}},\n'
-     '    "NewsFeed": envelope(ref("Article"), "news", None),\n'
-     '    "LoanItem": item_envelope('),
-    ("scripts/generate/openapi.py", '                    "Operations": ',
-     '                    "News": "a news API\'s top headlines",\n                    "Operations": '),
+]
+
+# Parts of the declaration's file a maintainer may drop and the build does not notice, each
+# (what it is, the text taken out of the example): checked like the edits.
+DECLARATION = Path("Sources/Service/Catalog/NewsUpstream.swift")
+DROPPABLE = [
+    ("the answer's item schema (Article)",
+     '            "Article": .closedObject([\n'
+     '                "title": .nullable("string"), "url": .nullable("string"), "imageUrl": .nullable("string"), "published": .timestamp,\n'
+     '                "outlet": .nullable("string"),\n'
+     '            ]),\n'),
 ]
 
 # The tests that check every declaration (and the new adapter's own), run over the copy.
-TESTS = "UpstreamCatalogTests|NewsAdapterTests|settingsReferenceMatchesHelpExactly|theFixtureUpstreamAnswersEveryDeclaredEndpoint"
+TESTS = ("UpstreamCatalogTests|NewsAdapterTests|settingsReferenceMatchesHelpExactly|theFixtureUpstreamAnswersEveryDeclaredEndpoint"
+         "|committedOpenAPIDocumentMatchesTheServedOne")
 
 
 STARTED = time.monotonic()
@@ -210,20 +205,26 @@ def prune_package(tree):
     package.write_text("".join(kept))
 
 
-def build_and_test(tree, quiet=False):
-    """Regenerates the document, builds, regenerates the settings reference, runs TESTS."""
-    run([sys.executable, "scripts/generate/openapi.py"], tree, quiet)
+GENERATED = {"the settings reference": ("scripts/generate/settings-reference.py", "docs/configuration.md"),
+             "the API document": ("scripts/generate/openapi.py", "docs/openapi.json")}
+
+
+def build_and_test(tree, quiet=False, stale=None):
+    """Builds, regenerates the settings reference and the API document from the build (but
+    for `stale`, one of GENERATED left as the tree had it), runs TESTS."""
     run([SWIFT, "build", "--build-tests"], tree, quiet)
-    run([sys.executable, "scripts/generate/settings-reference.py"], tree, quiet)
+    for name, (script, written) in GENERATED.items():
+        if name == stale:
+            (tree / written).write_text((ROOT / written).read_text())
+        else:
+            run([sys.executable, script], tree, quiet)
     return run([SWIFT, "test", "--skip-build", "--filter", TESTS], tree, quiet)
 
 
 def what_failed(error):
     command = " ".join(map(str, error.cmd))
-    if "openapi.py" in command:
-        return "the OpenAPI generator: " + (error.output.strip().splitlines() or [""])[-1][:160]
-    if "settings-reference.py" in command:
-        return "the settings generator"
+    if "scripts/generate/" in command:
+        return "the generator " + command.split("scripts/generate/")[1]
     if " build" in command:
         errors = sorted({line.split(": error: ")[1][:120] for line in error.output.splitlines() if ": error: " in line})
         return "the build: " + "; ".join(errors[:2])
@@ -232,24 +233,23 @@ def what_failed(error):
 
 
 def check_omissions(tree):
-    """Each part left out must stop the generator, the build or a test."""
+    """Each part left out must stop the build or a test."""
     example_files = sorted(p.relative_to(EXAMPLE) for p in EXAMPLE.rglob("*") if p.is_file())
     parts = ([(f"edit {n + 1} ({path})", n) for n, (path, _, _) in enumerate(EDITS)]
-             + [(str(f), f) for f in example_files if f.parts[0] == "Fixtures"] + [("the settings reference", "reference")])
+             + [(str(f), f) for f in example_files if f.parts[0] == "Fixtures"] + [(name, name) for name in GENERATED]
+             + [(name, ("drop", text)) for name, text in DROPPABLE])
     silent = []
     for name, part in parts:
         apply_edits(tree, leaving_out=part if isinstance(part, int) else None)
         if isinstance(part, Path):
             (tree / part).unlink()
+        if isinstance(part, tuple):
+            declaration = (EXAMPLE / DECLARATION).read_text()
+            if declaration.count(part[1]) != 1:
+                fail(f"{name} is not once in docs/examples/news/{DECLARATION}; update DROPPABLE")
+            (tree / DECLARATION).write_text(declaration.replace(part[1], ""))
         try:
-            if part == "reference":
-                reference = tree / "docs" / "configuration.md"
-                run([sys.executable, "scripts/generate/openapi.py"], tree, True)
-                run([SWIFT, "build", "--build-tests"], tree, True)
-                reference.write_text((ROOT / "docs" / "configuration.md").read_text())
-                run([SWIFT, "test", "--skip-build", "--filter", TESTS], tree, True)
-            else:
-                build_and_test(tree, quiet=True)
+            build_and_test(tree, quiet=True, stale=part if part in GENERATED else None)
             silent.append(name)
             step(f"leaving out {name}: NOTHING FAILED")
         except subprocess.CalledProcessError as e:
@@ -257,6 +257,8 @@ def check_omissions(tree):
         finally:
             if isinstance(part, Path):
                 shutil.copy2(EXAMPLE / part, tree / part)
+            if isinstance(part, tuple):
+                shutil.copy2(EXAMPLE / DECLARATION, tree / DECLARATION)
     apply_edits(tree)
     if silent:
         fail("left out without a failure: " + ", ".join(silent))

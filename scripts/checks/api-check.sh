@@ -25,7 +25,7 @@ PID=$!
 trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 cmp <(curl -sf "http://127.0.0.1:$PORT/openapi.json" | python3 -m json.tool --sort-keys) <(python3 -m json.tool --sort-keys docs/openapi.json) \
-  || { echo "docs/openapi.json differs from the served document: run python3 scripts/generate/openapi.py"; exit 1; }
+  || { echo "docs/openapi.json differs from the served document: run python3 scripts/generate/openapi.py after building"; exit 1; }
 schemathesis --config-file scripts/checks/schemathesis.toml run "http://127.0.0.1:$PORT/openapi.json" --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks not_a_server_error --max-examples "$MAX_EXAMPLES" --seed 1 --request-timeout 10 --no-color "$@"
 # A typed client generated from the same document calls every operation (operationId, tags).

@@ -11,18 +11,18 @@ struct ImageServices: Sendable {
     let limits: ImageLimits
 
     init?(_ c: Configuration) {
-        guard let key = c.imageProxyKey, let links = ImageProxyLinks(key: key, publicBaseURL: c.publicBaseURL) else { return nil }
+        guard let key = c[Setting.imageProxyKey], let links = ImageProxyLinks(key: key, publicBaseURL: c[Setting.publicBaseURL]) else { return nil }
         self.links = links
-        let threads = c.imageDecodeThreads > 0 ? c.imageDecodeThreads : max(1, NativeThread.currentThreadCPUCount)
+        let threads = c[Setting.imageDecodeThreads] > 0 ? c[Setting.imageDecodeThreads] : max(1, NativeThread.currentThreadCPUCount)
         pool = DecodePool(threads: threads, maxQueued: threads * 16)
         metrics = ImageMetrics(pool: pool)
-        limits = ImageLimits(maxPixels: c.imageMaxPixels, timeout: Double(c.imageTimeoutMs) / 1000)
+        limits = ImageLimits(maxPixels: c[Setting.imageMaxPixels], timeout: Double(c[Setting.imageTimeoutMs]) / 1000)
     }
 
     func adapter(_ c: Configuration) -> ImageAdapter {
         let metrics = self.metrics
         return ImageAdapter(
-            links: links, maxSourceBytes: c.imageMaxBytes, allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, pool: pool,
+            links: links, maxSourceBytes: c[Setting.imageMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, pool: pool,
             observe: { metrics.record($0) })
     }
 }

@@ -6,31 +6,47 @@ extension UpstreamDeclaration {
     static let itunes = UpstreamDeclaration(
         source: SourceName.itunes,
         endpoints: [
-            UpstreamEndpoint("--itunes-search-url", "ITUNES_SEARCH_URL", \.itunesSearchURL, fixturePath: "/search", "iTunes Search endpoint"),
+            UpstreamEndpoint("--itunes-search-url", "ITUNES_SEARCH_URL", \.[Setting.itunesSearchURL], fixturePath: "/search", "iTunes Search endpoint"),
             UpstreamEndpoint(
-                "--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.itunesLookupURL, fixturePath: "/lookup", "iTunes Lookup endpoint (podcast episodes)"),
+                "--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.[Setting.itunesLookupURL], fixturePath: "/lookup", "iTunes Lookup endpoint (podcast episodes)"),
         ],
         rateLimit: RateLimitSetting(
-            "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.rateITunesPerMinute, "iTunes requests per minute (its published limit is about 20)"),
+            "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.[Setting.rateITunesPerMinute], "iTunes requests per minute (its published limit is about 20)"),
         settings: [
-            Option("--cache-ttl-podcasts", "CACHE_TTL_PODCASTS", \.ttlPodcasts, .seconds(), "seconds /podcasts stays fresh"),
+            Option("--cache-ttl-podcasts", "CACHE_TTL_PODCASTS", \.[Setting.ttlPodcasts], .seconds(), "seconds /podcasts stays fresh"),
             Option(
-                "--podcast-min-term-chars", "PODCAST_MIN_TERM_CHARS", \.podcastMinTermChars, .integer(1...50),
+                "--podcast-min-term-chars", "PODCAST_MIN_TERM_CHARS", \.[Setting.podcastMinTermChars], .integer(1...50),
                 "shortest /podcasts search term accepted (shorter: 400; a keystroke, not a search)"),
         ],
         routes: [
-            RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: .podcasts) { s in
+            RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: .podcasts, described: ITunesAPI.search) { s in
                 let c = s.configuration
-                return s.feedRoute(ITunesAdapter(searchURL: c.itunesSearchURL, minTermLength: c.podcastMinTermChars), ttl: c.ttlPodcasts).handle
+                return s.feedRoute(
+                    ITunesAdapter(searchURL: c[Setting.itunesSearchURL], minTermLength: c[Setting.podcastMinTermChars]), ttl: c[Setting.ttlPodcasts]
+                ).handle
             },
-            RouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts) { s in
-                s.feedRoute(PodcastAdapter(lookupURL: s.configuration.itunesLookupURL), ttl: s.configuration.ttlPodcasts).handle
+            RouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts, described: ITunesAPI.podcast) { s in
+                s.feedRoute(PodcastAdapter(lookupURL: s.configuration[Setting.itunesLookupURL]), ttl: s.configuration[Setting.ttlPodcasts]).handle
             },
         ],
+        schemas: ITunesAPI.schemas,
         fuzz: { ITunesAdapter.fuzz($0) })
+}
+
+extension OperationTag {
+    static let podcasts = OperationTag("Podcasts", "iTunes search and lookup, each podcast's own feed, a library's episodes")
 }
 
 extension RouteName {
     static let podcasts = RouteName("/podcasts", listedAs: "/podcasts?term=")
     static let podcast = RouteName("/podcasts/:id", listedAs: "/podcasts/{id}")
+}
+
+extension Setting {
+    static let itunesSearchURL = SettingKey(default: "https://itunes.apple.com/search")
+    static let itunesLookupURL = SettingKey(default: "https://itunes.apple.com/lookup")
+    static let ttlPodcasts = SettingKey(default: 3600.0)
+    static let rateITunesPerMinute = SettingKey(default: 20.0)
+    /// Shortest `/podcasts?term=` accepted: one-character searches are keystroke noise.
+    static let podcastMinTermChars = SettingKey(default: 2)
 }

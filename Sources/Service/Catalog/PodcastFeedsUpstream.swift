@@ -9,36 +9,38 @@ extension UpstreamDeclaration {
         endpoints: [],
         rateLimit: nil,
         settings: [
-            Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.ttlEpisodes, .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
-            Option("--cache-ttl-chapters", "CACHE_TTL_CHAPTERS", \.ttlChapters, .seconds(), "seconds an episode's chapters file stays fresh"),
-            Option("--cache-ttl-transcripts", "CACHE_TTL_TRANSCRIPTS", \.ttlTranscripts, .seconds(), "seconds an episode's transcript stays fresh"),
+            Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.[Setting.ttlEpisodes], .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
+            Option("--cache-ttl-chapters", "CACHE_TTL_CHAPTERS", \.[Setting.ttlChapters], .seconds(), "seconds an episode's chapters file stays fresh"),
+            Option("--cache-ttl-transcripts", "CACHE_TTL_TRANSCRIPTS", \.[Setting.ttlTranscripts], .seconds(), "seconds an episode's transcript stays fresh"),
             Option(
-                "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.episodesBatchDeadline, .seconds(allowZero: false),
+                "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.[Setting.episodesBatchDeadline], .seconds(allowZero: false),
                 "seconds /episodes waits for podcasts not cached before answering them pending"),
-            Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.feedMaxBodyBytes, .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
+            Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.[Setting.feedMaxBodyBytes], .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
             Option(
-                "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.episodeFileMaxBytes, .bytes(1024...(1 << 30)),
+                "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),
                 "largest chapters or transcript file accepted"),
         ],
         routes: [
-            RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts) { s in
-                s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration.ttlEpisodes).handle
+            RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts, described: PodcastFeedsAPI.episodes) { s in
+                s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration[Setting.ttlEpisodes]).handle
             },
-            RouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts) { s in
+            RouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts, described: PodcastFeedsAPI.episode) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c)
                 return EpisodeRoute(
-                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes),
-                    parts: EpisodePartLoader(maxFileBytes: c.episodeFileMaxBytes, allowPrivateHosts: c.allowPrivateFeedHosts),
-                    chapterLoads: s.feedRoute(adapter, ttl: c.ttlChapters), transcriptLoads: s.feedRoute(adapter, ttl: c.ttlTranscripts)
+                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]),
+                    parts: EpisodePartLoader(maxFileBytes: c[Setting.episodeFileMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts),
+                    chapterLoads: s.feedRoute(adapter, ttl: c[Setting.ttlChapters]), transcriptLoads: s.feedRoute(adapter, ttl: c[Setting.ttlTranscripts])
                 ).handle
             },
-            RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts) { s in
+            RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts, described: PodcastFeedsAPI.library) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c)
-                return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c.ttlEpisodes), deadline: c.episodesBatchDeadline).handle
+                return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
+                    .handle
             },
         ],
+        schemas: PodcastFeedsAPI.schemas,
         fuzz: { EpisodesAdapter.fuzz($0) })
 }
 
@@ -47,9 +49,9 @@ extension EpisodesAdapter {
     /// cache), so a long feed is kept rather than fetched again for every page.
     init(_ c: Configuration) {
         self.init(
-            lookupURL: c.itunesLookupURL, maxFeedBytes: c.feedMaxBodyBytes, allowPrivateHosts: c.allowPrivateFeedHosts,
+            lookupURL: c[Setting.itunesLookupURL], maxFeedBytes: c[Setting.feedMaxBodyBytes], allowPrivateHosts: c.allowPrivateFeedHosts,
             maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
-            imageLinks: c.imageProxyKey.flatMap { ImageProxyLinks(key: $0, publicBaseURL: c.publicBaseURL) })
+            imageLinks: c[Setting.imageProxyKey].flatMap { ImageProxyLinks(key: $0, publicBaseURL: c[Setting.publicBaseURL]) })
     }
 }
 
@@ -57,4 +59,15 @@ extension RouteName {
     static let episodes = RouteName("/podcasts/:id/episodes", listedAs: "/podcasts/{id}/episodes")
     static let episode = RouteName("/podcasts/:id/episodes/:episodeId", listedAs: "/podcasts/{id}/episodes/{episodeId}")
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
+}
+
+extension Setting {
+    static let ttlEpisodes = SettingKey(default: 1800.0)
+    /// Chapters and transcript files change rarely once published.
+    static let ttlChapters = SettingKey(default: 86400.0)
+    static let ttlTranscripts = SettingKey(default: 86400.0)
+    /// Seconds `/episodes` waits for podcasts not cached before answering them `pending`.
+    static let episodesBatchDeadline = SettingKey(default: 3.0)
+    static let feedMaxBodyBytes = SettingKey(default: 32 << 20)
+    static let episodeFileMaxBytes = SettingKey(default: 5 << 20)
 }

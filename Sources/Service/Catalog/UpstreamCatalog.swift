@@ -55,6 +55,6 @@ extension Configuration {
         upstreamIdentity = "fixtures"
         // The recorded feeds' artwork is served through the image proxy: offline, one known
         // key (so fixture replicas still share Redis), unless one is given.
-        if imageProxyKey == nil { imageProxyKey = "feedproxy-fixtures" }
+        if self[Setting.imageProxyKey] == nil { self[Setting.imageProxyKey] = "feedproxy-fixtures" }
     }
 }

@@ -1,9 +1,10 @@
 import HTTPServer
 
 /// One upstream FeedProxy fetches from, declared once: where it is, its other settings, its
-/// shared rate budget and its routes. The option list, the upstream client's rate table, the
-/// metrics' source labels, the shared-cache fingerprint, `--fixtures`, the router and the
-/// tests' fixture environment are derived from `UpstreamCatalog.all`. Every part is a
+/// shared rate budget, its routes and the schemas of their answers. The option list, the
+/// upstream client's rate table, the metrics' source labels, the shared-cache fingerprint,
+/// `--fixtures`, the router, the API document and the tests' fixture environment are derived
+/// from `UpstreamCatalog.all`. Every part is a
 /// required argument: a declaration that leaves one out does not compile.
 struct UpstreamDeclaration: Sendable {
     /// What its rate budget, queue, breakers, metrics and answers call it (`SourceName`).
@@ -17,6 +18,8 @@ struct UpstreamDeclaration: Sendable {
     let settings: [Option]
     /// Its routes, each built over the services.
     let routes: [RouteDeclaration]
+    /// The OpenAPI schemas of its answers, by name (its routes' descriptions refer to them).
+    let schemas: OpenAPIValue
     /// Its answers through its adapter end to end, for `make fuzz` (the adapter's `fuzz`: a
     /// path only its author knows): a broken promise, or nil.
     let fuzz: @Sendable ([UInt8]) -> String?

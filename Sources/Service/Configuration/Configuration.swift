@@ -8,20 +8,6 @@ public struct Configuration: Sendable {
     public var port = 8080
     public var threads = 0
     public var cpuAffinity = true
-    public var flickrFeedURL = "https://api.flickr.com/services/feeds/photos_public.gne"
-    public var itunesSearchURL = "https://itunes.apple.com/search"
-    public var itunesLookupURL = "https://itunes.apple.com/lookup"
-    public var kivaGraphQLURL = "https://gateway.production.kiva.org/graphql"
-    public var kivaLoansURL: String?
-    public var ttlPhotos = 60.0
-    public var ttlPodcasts = 3600.0
-    public var ttlLoans = 300.0
-    public var ttlEpisodes = 1800.0
-    /// Chapters and transcript files change rarely once published.
-    public var ttlChapters = 86400.0
-    public var ttlTranscripts = 86400.0
-    /// Seconds `/episodes` waits for podcasts not cached before answering them `pending`.
-    public var episodesBatchDeadline = 3.0
     public var staleWhileRevalidateFactor = 10.0
     public var staleIfError = 86_400.0
     public var negativeTTL = 10.0
@@ -29,13 +15,6 @@ public struct Configuration: Sendable {
     public var upstreamConnectTimeoutMs = 2000
     public var upstreamTimeoutMs = 8000
     public var upstreamMaxBodyBytes = 8 << 20
-    public var feedMaxBodyBytes = 32 << 20
-    public var episodeFileMaxBytes = 5 << 20
-    /// Shortest `/podcasts?term=` accepted: one-character searches are keystroke noise.
-    public var podcastMinTermChars = 2
-    public var rateITunesPerMinute = 20.0
-    public var rateKivaPerMinute = 60.0
-    public var rateFlickrPerMinute = 60.0
     /// Longest a cache miss waits in its upstream's fair queue for a token.
     public var upstreamQueueWaitMs = 3000
     /// Misses one client may have waiting per upstream.
@@ -84,18 +63,6 @@ public struct Configuration: Sendable {
     /// themselves: `--fixtures` sets it, so replicas whose fixture upstreams listen on
     /// different ports still share one L2 (they serve the same recorded payloads).
     public var upstreamIdentity: String?
-    /// Signs `/images` URLs (`IMAGE_PROXY_KEY`, or `IMAGE_PROXY_KEY_FILE`); nil: no image proxy.
-    public var imageProxyKey: String?
-    /// Where clients reach this service (`https://api.example.com`): proxied image URLs are
-    /// absolute under it; nil: they are relative (`/images?…`).
-    public var publicBaseURL: String?
-    public var ttlImages = 86400.0
-    public var imageMaxBytes = 20 << 20
-    /// Width × height read from a header, before decoding: more is refused.
-    public var imageMaxPixels = 40_000_000
-    /// Concurrent decodes (0: one per core).
-    public var imageDecodeThreads = 0
-    public var imageTimeoutMs = 5000
 
     // OpenTelemetry's standard variables (the SDK environment specification), for trace export.
     public var otelSDKDisabled = false
@@ -114,6 +81,9 @@ public struct Configuration: Sendable {
     public var otelBSPExportTimeoutMs = 30_000
     public var otelBSPMaxQueueSize = 2048
     public var otelBSPMaxExportBatchSize = 512
+
+    /// The settings the upstreams declare (`SettingKey`), by key; one not here has its default.
+    var declaredSettings: [ObjectIdentifier: any Sendable] = [:]
 
     public init() {}
 }

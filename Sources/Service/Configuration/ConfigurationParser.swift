@@ -7,6 +7,8 @@ public enum ConfigurationParser {
         case run(Configuration)
         case help(String)
         case version(String)
+        /// `--openapi`: the API document, indented (docs/openapi.json).
+        case apiDocument(String)
         /// `--healthcheck`: probe the server configured on this port, then exit.
         case healthcheck(Configuration)
     }
@@ -24,6 +26,7 @@ public enum ConfigurationParser {
             i += 1
             if arg == "--help" || arg == "-h" { return .help(helpText()) }
             if arg == "--version" { return .version("feedproxy \(Configuration.version)") }
+            if arg == "--openapi" { return .apiDocument(OpenAPIDocument.document().text(indented: true)) }
             if arg == "--healthcheck" {
                 probe = true
                 continue
@@ -116,6 +119,7 @@ public enum ConfigurationParser {
             "  " + "--healthcheck".paddedRight(to: width)
                 + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")
         lines.append("  " + "--help, --version".paddedRight(to: width) + "  print this help or the version")
+        lines.append("  " + "--openapi".paddedRight(to: width) + "  print the API document (docs/openapi.json)")
         return lines.joined(separator: "\n")
     }
 

@@ -10,11 +10,15 @@ enum SchemaFingerprint {
         // Episode answers carry URLs signed with the image key: replicas with another key (or
         // none, or another public base URL) keep apart. The key is hashed, never stored.
         let images =
-            c.imageProxyKey.map { key in [Base64URL.encode(HMACSHA256(key: Array(key.utf8)).mac(Array("feedproxy-fingerprint".utf8))), c.publicBaseURL ?? ""] }
+            c[Setting.imageProxyKey].map { key in
+                [Base64URL.encode(HMACSHA256(key: Array(key.utf8)).mac(Array("feedproxy-fingerprint".utf8))), c[Setting.publicBaseURL] ?? ""]
+            }
             ?? []
         let parts =
-            [OpenAPIDocument.json, Configuration.version] + upstreams + ["\(c.feedMaxBodyBytes)", "\(c.episodeFileMaxBytes)", "\(c.negativeTTL)"] + images
-            + ["\(c.imageMaxBytes)", "\(c.imageMaxPixels)"]
+            [OpenAPIDocument.json, Configuration.version] + upstreams + [
+                "\(c[Setting.feedMaxBodyBytes])", "\(c[Setting.episodeFileMaxBytes])", "\(c.negativeTTL)",
+            ] + images
+            + ["\(c[Setting.imageMaxBytes])", "\(c[Setting.imageMaxPixels])"]
         var hash = FNV1a()
         for part in parts {
             hash.add(part.utf8)

@@ -7,20 +7,20 @@ import HTTPServer
 /// called through reabstraction thunks, about 1 % more instructions on every cache hit.
 struct RouteDeclaration: Sendable {
     let name: RouteName
-    /// Its `operationId` and tag in the OpenAPI document (scripts/generate/openapi.py reads them
-    /// from this declaration): what a generated client names the call and groups it under. nil:
-    /// not in the document (the demo page's files).
+    /// Its `operationId`, tag and description in the OpenAPI document: what a generated client
+    /// names the call, groups it under and types it by. nil: not in the document (the demo
+    /// page's files).
     let operation: RouteOperation?
     /// Served only when the configuration turns it on.
     let isEnabled: @Sendable (Configuration) -> Bool
     let make: @Sendable (Services) -> Handler
 
     init(
-        _ name: RouteName, operation id: String, tag: OperationTag, when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true },
-        _ make: @escaping @Sendable (Services) -> Handler
+        _ name: RouteName, operation id: String, tag: OperationTag, described pathItem: OpenAPIValue,
+        when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> Handler
     ) {
         self.name = name
-        operation = RouteOperation(name, id, tag)
+        operation = RouteOperation(name, id, tag, pathItem)
         self.isEnabled = isEnabled
         self.make = make
     }
@@ -39,15 +39,18 @@ struct RouteDeclaration: Sendable {
 }
 
 /// A route's operation in the OpenAPI document.
-struct RouteOperation: Sendable, Equatable {
+struct RouteOperation: Sendable {
     let route: RouteName
     let id: String
     let tag: OperationTag
+    /// Its path item (`{"get": …}`): parameters, answers, errors; the id and tag are added.
+    let pathItem: OpenAPIValue
 
-    init(_ route: RouteName, _ id: String, _ tag: OperationTag) {
+    init(_ route: RouteName, _ id: String, _ tag: OperationTag, _ pathItem: OpenAPIValue) {
         self.route = route
         self.id = id
         self.tag = tag
+        self.pathItem = pathItem
     }
 
     /// The route's path as OpenAPI writes it (`/podcasts/{id}`).
@@ -57,7 +60,14 @@ struct RouteOperation: Sendable, Equatable {
     }
 }
 
-/// The OpenAPI tags operations are grouped under (a generated client's modules).
-enum OperationTag: String, Sendable, CaseIterable {
-    case photos = "Photos", podcasts = "Podcasts", loans = "Loans", images = "Images", operations = "Operations"
+/// An OpenAPI tag operations are grouped under (a generated client's module), declared beside
+/// the routes that use it; the document lists tags in the order routes first use them.
+struct OperationTag: Sendable, Equatable {
+    let name: String
+    let description: String
+
+    init(_ name: String, _ description: String) {
+        self.name = name
+        self.description = description
+    }
 }

@@ -27,9 +27,9 @@ import Upstream
 
     static func route() throws -> (FeedRoute, ResponseCache) {
         var c = Configuration()
-        c.flickrFeedURL = "http://127.0.0.1:9/feed"  // never reached: these tests stop before the upstream
+        c[Setting.flickrFeedURL] = "http://127.0.0.1:9/feed"  // never reached: these tests stop before the upstream
         let services = try Services(c, logLanes: 1)
-        return (services.feedRoute(FlickrAdapter(feedURL: c.flickrFeedURL), ttl: 60), services.cache)
+        return (services.feedRoute(FlickrAdapter(feedURL: c[Setting.flickrFeedURL]), ttl: 60), services.cache)
     }
 
     static func response(_ result: HandlerResult) -> Response? {

@@ -62,12 +62,12 @@ struct KivaQuery: Sendable, Equatable {
 }
 
 /// Kiva's loan sectors, by the ids its lend API's sector facets use.
-enum KivaSector: String, CaseIterable, Sendable, Hashable {
+package enum KivaSector: String, CaseIterable, Sendable, Hashable {
     case agriculture, arts, clothing, construction, education, entertainment, food, health, housing, manufacturing
     case personalUse = "personal-use"
     case retail, services, transportation, wholesale
 
-    var id: Int {
+    package var id: Int {
         switch self {
         case .agriculture: return 1
         case .transportation: return 3
@@ -100,13 +100,13 @@ enum KivaSector: String, CaseIterable, Sendable, Hashable {
     }
 }
 
-enum KivaGender: String, CaseIterable, Sendable {
+package enum KivaGender: String, CaseIterable, Sendable {
     case female, male, nonbinary
 }
 
 /// The orders `/loans` offers, and what each is called by Kiva's GraphQL `sortBy` and by
 /// its REST v1 `loans/search` `sort_by`.
-enum KivaSort: String, CaseIterable, Sendable {
+package enum KivaSort: String, CaseIterable, Sendable {
     case newest, expiring, amountLeft, popularity
 
     var graphQL: String {

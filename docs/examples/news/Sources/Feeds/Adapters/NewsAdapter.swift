@@ -12,7 +12,7 @@ public struct NewsAdapter: FeedAdapter {
     public let source = SourceName.news
     let url: String
 
-    static let categories = ["business", "general", "health", "science", "sports", "technology"]
+    package static let categories = ["business", "general", "health", "science", "sports", "technology"]
 
     public init(url: String) {
         self.url = url
