@@ -2,13 +2,9 @@ import Feeds
 
 /// How `/loans` and `/loans/{id}` and their answers are described in the API document.
 enum KivaAPI {
-    /// What the server trims around list elements (Unicode White_Space; the ASCII part here,
-    /// so generated values are always ones the server trims).
-    private static let space = "[\\t\\n\\u000b\\f\\r ]"
-
     /// A comma-separated list of `token`s (at most `most`); elements may be empty or padded.
     private static func commaList(_ token: String, most: Int? = nil) -> String {
-        let element = "\(space)*(\(token))?\(space)*"
+        let element = "\(OpenAPIValue.trimmedSpace)*(\(token))?\(OpenAPIValue.trimmedSpace)*"
         return "^\(element)(,\(element))" + (most.map { "{0,\($0 - 1)}" } ?? "*") + "$"
     }
 

@@ -5,7 +5,7 @@ enum PodcastFeedsAPI {
     private static let sincePattern =
         "^([0-9]{1,11}|(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
         + "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]))$"
-    private static let space = "[\\t\\n\\u000b\\f\\r ]"
+    private static let space = OpenAPIValue.trimmedSpace
     private static let cursorPattern = "^[A-Za-z0-9_-]{23}$"
     private static let podcastID = OpenAPIValue.pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_200_361_736)
     private static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])

@@ -11,6 +11,9 @@ extension OpenAPIValue {
     static let httpURL: OpenAPIValue = ["type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://", "description": "an absolute http(s) URL"]
     static let nonNegative: OpenAPIValue = ["type": "integer", "minimum": 0]
     static let stringArray: OpenAPIValue = ["type": "array", "items": ["type": "string"]]
+    /// A pattern's class of what the server trims around list elements and values (Unicode
+    /// White_Space; the ASCII part, so generated values are always ones the server trims).
+    static let trimmedSpace = "[\\t\\n\\u000b\\f\\r ]"
 
     /// An object whose members are all required, in this order, and nothing else.
     static func closedObject(_ properties: OpenAPIValue, description: String? = nil) -> OpenAPIValue {
