@@ -1,7 +1,7 @@
 /// A node of the API document, written as Swift literals where routes and models are declared.
 /// Objects keep their members in the order written; the text sorts them, so the document's
 /// bytes (and the shared-cache fingerprint made from them) do not depend on declaration order.
-indirect enum OpenAPIValue: Sendable, Equatable {
+enum OpenAPIValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
