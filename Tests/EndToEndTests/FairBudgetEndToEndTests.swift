@@ -19,10 +19,13 @@ import TestSupport
             usleep(100_000)
             // Client B: one honest search, 100 ms later.
             let start = ContinuousClock.now
-            let honest = try Self.send(h.port, "/podcasts?term=honest", forwardedFor: "203.0.113.5, 198.51.100.2").readResponse()
+            let honest = try Self.send(h.port, "/podcasts?term=honest", forwardedFor: "203.0.113.5, 198.51.100.2", timeout: 60).readResponse()
             let waited = (ContinuousClock.now - start) / .seconds(1)
+            // Behind the flood it would wait past UPSTREAM_QUEUE_WAIT_MS (3 s) and get a 503: its
+            // 200 is the fairness. The bound only catches a server that hangs (a busy machine,
+            // or ThreadSanitizer, can stretch a fair turn past seconds).
             #expect(honest.status == 200, "\(honest.text)")
-            #expect(waited < 3.5, "the honest client waited \(waited) s")
+            #expect(waited < 60, "the honest client waited \(waited) s")
 
             var statuses: [Int: Int] = [:]
             for c in flood {

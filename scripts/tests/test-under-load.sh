@@ -28,4 +28,4 @@ for run in $(seq "$RUNS"); do
   echo "test-under-load: run $run of $RUNS passed in $(($(date +%s) - start)) s with $LOAD busy loops: $(grep -oE "Test run with [0-9]+ tests" "$log" | tail -1)"
 done
 echo "slowest tests of the last run (parallel, under load):"
-grep -E "^✔ Test .* passed after [0-9.]+ seconds" "$log" | grep -v "^✔ Test run with" | sed -E 's/^✔ Test (.*) passed after ([0-9.]+) seconds.*/\2 \1/' | sort -rn | head -12
+grep -E "^✔ Test .* passed after [0-9.]+ seconds" "$log" | grep -v "^✔ Test run with" | sed -E 's/^✔ Test (.*) passed after ([0-9.]+) seconds.*/\2 \1/' | sort -rn | sed -n 1,12p  # sed reads to the end: head would leave sort a SIGPIPE
