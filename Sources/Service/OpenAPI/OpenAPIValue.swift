@@ -1,25 +1,13 @@
 /// A node of the API document, written as Swift literals where routes and models are declared.
 /// Objects keep their members in the order written; the text sorts them, so the document's
 /// bytes (and the shared-cache fingerprint made from them) do not depend on declaration order.
-enum OpenAPIValue: Sendable, Equatable {
+enum OpenAPIValue: Sendable {
     case null
     case bool(Bool)
     case int(Int)
     case string(String)
     case array([OpenAPIValue])
     case object([(key: String, value: OpenAPIValue)])
-
-    static func == (a: OpenAPIValue, b: OpenAPIValue) -> Bool {
-        switch (a, b) {
-        case (.null, .null): return true
-        case (.bool(let x), .bool(let y)): return x == y
-        case (.int(let x), .int(let y)): return x == y
-        case (.string(let x), .string(let y)): return x == y
-        case (.array(let x), .array(let y)): return x == y
-        case (.object(let x), .object(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-        default: return false
-        }
-    }
 
     /// A member's value; nil when this is not an object or has no such member.
     subscript(key: String) -> OpenAPIValue? {
