@@ -96,7 +96,9 @@ import TestSupport
             for _ in 0..<4 { try Self.get(client) }
         }
         let loops = log.take()
-        #expect(loops.first == 0 && loops.suffix(4).allSatisfy { $0 == 1 }, "\(loops)")
+        // Where it started is checked above; the move may come at the first check after the
+        // switch, so the first answer here may already be the new loop's.
+        #expect(loops.suffix(4).allSatisfy { $0 == 1 }, "\(loops)")
         #expect(server.connectionsMoved == 1)
         #expect(server.connectionsPerLoop[1] == 1 && server.connectionsPerLoop.reduce(0, +) == 1)
     }
