@@ -12,7 +12,16 @@ public final class ResponseCache: Sendable {
         case miss
     }
 
-    public enum FetchOutcome: Sendable {
+    /// What the cache answers a request with: an entry it holds (`lookupOrFetch` only), or
+    /// what the flight the request joined or started ended with. The one result type from
+    /// the cache to the route.
+    public enum Outcome: Sendable {
+        /// The answer's own entry (cut before from the key's), fresh.
+        case answered(CachedResponse)
+        /// The key's entry, within its TTL.
+        case fresh(CachedResponse)
+        /// The key's entry, inside stale-while-revalidate: serve it; the caller starts the refresh.
+        case stale(CachedResponse)
         /// Loaded now (or by the flight this call joined), and from where.
         case loaded(CachedResponse, LoadOrigin)
         /// The load failed but a previous good entry is inside its stale-if-error window.
@@ -23,6 +32,7 @@ public final class ResponseCache: Sendable {
     /// A loader given the entry its result replaces (this replica's, or the shared tier's
     /// when newer; nil: none known), so a refresh can be conditional on its validators.
     public typealias RefreshingLoader = @Sendable (CachedResponse?) async -> Result<CachedResponse, CacheLoadError>
+    /// What a load produced, and from where (the flight turns it into each caller's outcome).
     typealias FlightResult = Result<(CachedResponse, LoadOrigin), CacheLoadError>
 
     private struct State {
@@ -31,7 +41,7 @@ public final class ResponseCache: Sendable {
         /// Raw request target → canonical key and where its entry sits in `slots`, so a
         /// repeat hit skips parameter validation and hashes only the (short) raw target.
         var aliases: [String: Alias] = [:]
-        var flights: [String: Task<FlightResult, Never>] = [:]
+        var flights: [String: Task<Outcome, Never>] = [:]
         /// Callers waiting on each flight that a caller started (background refreshes are
         /// not counted and never cancelled): when the last one goes, the flight is cancelled.
         var waiters: [String: Int] = [:]
@@ -118,20 +128,27 @@ public final class ResponseCache: Sendable {
         return .miss
     }
 
-    /// Lookup by canonical key: fresh, stale (inside stale-while-revalidate) or miss. With an
-    /// `alias` (the raw target that led here), remembers it means `key`, under the same lock:
-    /// the next request for that target takes the hot path.
-    public func lookup(_ key: String, alias: String? = nil) -> Lookup {
+    /// Lookup by canonical key: fresh, stale (inside stale-while-revalidate) or miss.
+    public func lookup(_ key: String) -> Lookup {
         let now = clock()
-        let alias = alias.flatMap { $0.utf8.count <= Self.maxAliasLength ? $0 : nil }
-        return state.withLock { s in
-            if let alias {
-                if s.aliases.count >= Self.maxAliases { s.aliases.removeAll(keepingCapacity: true) }
-                s.aliases[alias] = Alias(key: key, slot: s.slots.slot(of: key) ?? -1)
-            }
-            guard let response = s.slots.touch(key) else { return .miss }
-            return Self.classify(response, at: now)
+        return state.withLock { s in Self.lookup(key, alias: nil, at: now, in: &s) }
+    }
+
+    /// The same, remembering that `alias` (a raw target) means `key` (tests; routes remember
+    /// an alias in `lookupOrFetch`).
+    func lookup(_ key: String, alias: String) -> Lookup {
+        let now = clock()
+        let alias = alias.utf8.count <= Self.maxAliasLength ? alias : nil
+        return state.withLock { s in Self.lookup(key, alias: alias, at: now, in: &s) }
+    }
+
+    private static func lookup(_ key: String, alias: String?, at now: Double, in s: inout State) -> Lookup {
+        if let alias {
+            if s.aliases.count >= maxAliases { s.aliases.removeAll(keepingCapacity: true) }
+            s.aliases[alias] = Alias(key: key, slot: s.slots.slot(of: key) ?? -1)
         }
+        guard let response = s.slots.touch(key) else { return .miss }
+        return classify(response, at: now)
     }
 
     /// Loads through a single flight per key: concurrent callers share one upstream fetch,
@@ -141,19 +158,54 @@ public final class ResponseCache: Sendable {
     /// race. nil: not admitted. On failure, a previous good entry inside its stale-if-error
     /// window is offered. `revalidate` (a client's `no-cache`): a flight this call starts
     /// skips the shared tier and asks the upstream; it still joins a flight already running.
-    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome? {
-        let task = state.withLock { s -> Task<FlightResult, Never>? in
-            if let running = s.flights[key] { return join(key, running, in: &s) }
-            guard admit() else { return nil }
-            return join(key, startFlight(key, revalidate: revalidate, loader: loader, in: &s), in: &s)
-        }
+    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome? {
+        let task = state.withLock { s in enter(key, revalidate: revalidate, admit: admit, loader: loader, in: &s) }
         guard let task else { return nil }
         return await outcome(of: task, key: key)
     }
 
+    /// A miss's one visit before its flight ends: under one lock, `answer`'s own entry (an
+    /// answer cut from `key`'s entry and kept under its own key) when fresh; else `key`'s,
+    /// fresh or stale; else the flight joined or started (see `fetch`). `alias`: the raw target
+    /// that led here, remembered as meaning `answer` (or `key`), so its next request takes the
+    /// hot path. `revalidate` skips the entries (the alias is still remembered). nil: a new
+    /// fetch was not admitted.
+    public func lookupOrFetch(
+        _ key: String, answer: String? = nil, alias: String? = nil, revalidate: Bool = false, admit: () -> Bool,
+        refreshing loader: @escaping RefreshingLoader
+    ) async -> Outcome? {
+        let now = clock()
+        let alias = alias.flatMap { $0.utf8.count <= Self.maxAliasLength ? $0 : nil }
+        let answer = answer == key ? nil : answer
+        var found: Outcome?
+        let flight = state.withLock { s -> Task<Outcome, Never>? in
+            if let answer, case .fresh(let entry) = Self.lookup(answer, alias: alias, at: now, in: &s), !revalidate {
+                found = .answered(entry)
+                return nil
+            }
+            switch Self.lookup(key, alias: answer == nil ? alias : nil, at: now, in: &s) {
+            case .fresh(let entry) where !revalidate: found = .fresh(entry)
+            case .stale(let entry) where !revalidate: found = .stale(entry)
+            default: return enter(key, revalidate: revalidate, admit: admit, loader: loader, in: &s)
+            }
+            return nil
+        }
+        guard let flight else { return found }
+        return await outcome(of: flight, key: key)
+    }
+
+    /// Joins the key's running flight, or starts one if `admit()` allows it (nil: not admitted).
+    private func enter(
+        _ key: String, revalidate: Bool, admit: () -> Bool, loader: @escaping RefreshingLoader, in s: inout State
+    ) -> Task<Outcome, Never>? {
+        if let running = s.flights[key] { return join(key, running, in: &s) }
+        guard admit() else { return nil }
+        return join(key, startFlight(key, revalidate: revalidate, loader: loader, in: &s), in: &s)
+    }
+
     /// Counts a caller on the flight. A flight with no count (a background refresh) gets
     /// none here either: only flights callers started can lose all their callers.
-    private func join(_ key: String, _ task: Task<FlightResult, Never>, in s: inout State) -> Task<FlightResult, Never> {
+    private func join(_ key: String, _ task: Task<Outcome, Never>, in s: inout State) -> Task<Outcome, Never> {
         if let n = s.waiters[key] { s.waiters[key] = n + 1 }
         return task
     }
@@ -161,7 +213,7 @@ public final class ResponseCache: Sendable {
     /// A caller that went away (its client disconnected). When it was the flight's last
     /// caller, the flight is cancelled: a fetch still waiting for its upstream turn leaves
     /// the queue without spending a token. What already left completes (see the loader).
-    private func leave(_ key: String, _ task: Task<FlightResult, Never>) {
+    private func leave(_ key: String, _ task: Task<Outcome, Never>) {
         let abandon = state.withLock { s -> Bool in
             guard s.flights[key] == task, let n = s.waiters[key] else { return false }
             s.waiters[key] = n - 1
@@ -176,24 +228,11 @@ public final class ResponseCache: Sendable {
         if abandon { task.cancel() }
     }
 
-    private func outcome(of task: Task<FlightResult, Never>, key: String) async -> FetchOutcome {
-        let result = await withTaskCancellationHandler {
+    private func outcome(of task: Task<Outcome, Never>, key: String) async -> Outcome {
+        await withTaskCancellationHandler {
             await task.value
         } onCancel: {
             leave(key, task)
-        }
-        switch result {
-        case .success(let (response, origin)):
-            return .loaded(response, origin)
-        case .failure(let error):
-            let now = clock()
-            let previous = state.withLock { $0.slots.peek(key) }
-            if let previous, previous.status == 200,
-                previous.age(at: now) < previous.policy.ttl + previous.policy.staleIfError
-            {
-                return .staleAfterError(previous, error)
-            }
-            return .failed(error)
         }
     }
 
@@ -207,7 +246,7 @@ public final class ResponseCache: Sendable {
     /// Callers counted on the key's flight (nil: none running, or a background refresh).
     func callers(of key: String) -> Int? { state.withLock { $0.waiters[key] } }
 
-    private func flight(for key: String, revalidate: Bool = false, loader: @escaping RefreshingLoader) -> Task<FlightResult, Never> {
+    private func flight(for key: String, revalidate: Bool = false, loader: @escaping RefreshingLoader) -> Task<Outcome, Never> {
         state.withLock { s in
             if let running = s.flights[key] { return running }
             return startFlight(key, revalidate: revalidate, loader: loader, counted: false, in: &s)
@@ -216,15 +255,13 @@ public final class ResponseCache: Sendable {
 
     private func startFlight(
         _ key: String, revalidate: Bool, loader: @escaping RefreshingLoader, counted: Bool = true, in s: inout State
-    ) -> Task<FlightResult, Never> {
+    ) -> Task<Outcome, Never> {
         s.nextFlight &+= 1
         let number = s.nextFlight
         // The entry it replaces, read under the lock that starts it: no second visit.
         let own = s.slots.peek(key)
-        let task = Task<FlightResult, Never> { [self] in
-            let result = await load(key, loader, consultShared: !revalidate, own: own)
-            finish(key, number, result.map { $0.0 })
-            return result
+        let task = Task<Outcome, Never> { [self] in
+            finish(key, number, await load(key, loader, consultShared: !revalidate, own: own))
         }
         s.flights[key] = task
         s.flightNumbers[key] = number
@@ -233,9 +270,13 @@ public final class ResponseCache: Sendable {
     }
 
     /// Stores the result and ends the flight under one lock, so a caller arriving
-    /// right after sees the new entry rather than starting another fetch.
-    private func finish(_ key: String, _ number: UInt64, _ result: Result<CachedResponse, CacheLoadError>) {
-        state.withLock { s in
+    /// right after sees the new entry rather than starting another fetch. A failure is
+    /// answered, under the same lock, by the previous good entry while inside its
+    /// stale-if-error window (the shared tier's copy, when the load kept one, included).
+    private func finish(_ key: String, _ number: UInt64, _ result: FlightResult) -> Outcome {
+        let now: Double
+        if case .failure = result { now = clock() } else { now = 0 }
+        return state.withLock { s in
             // An abandoned flight that finished anyway ends no newer flight of the same key.
             if s.flightNumbers[key] == number {
                 s.flights[key] = nil
@@ -243,14 +284,20 @@ public final class ResponseCache: Sendable {
                 s.flightNumbers[key] = nil
             }
             switch result {
-            case .success(let response):
+            case .success(let (response, origin)):
                 // A negative entry (found in the shared tier) never replaces a good one.
                 if response.status == 200 || s.slots.peek(key)?.status != 200 { insert(response, for: key, into: &s) }
+                return .loaded(response, origin)
             case .failure(let error):
-                if let negative = error.negativeEntry {
-                    // Never replace a good entry (still useful for stale-if-error) with a negative one.
-                    if s.slots.peek(key)?.status != 200 { insert(negative, for: key, into: &s) }
+                let previous = s.slots.peek(key)
+                if let previous, previous.status == 200 {
+                    // Never replaced by a negative entry: still useful for stale-if-error.
+                    let policy = previous.policy
+                    if previous.age(at: now) < policy.ttl + policy.staleIfError { return .staleAfterError(previous, error) }
+                } else if let negative = error.negativeEntry {
+                    insert(negative, for: key, into: &s)
                 }
+                return .failed(error)
             }
         }
     }

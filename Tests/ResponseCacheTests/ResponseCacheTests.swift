@@ -227,4 +227,91 @@ final class Counter: Sendable {
         #expect(aliased(c, "/a") == "a2")
         #expect(aliased(c, "/a") == "a2")
     }
+
+    /// A target not seen before enters the cache once before its flight: the lookup by key,
+    /// the alias remembered and the flight joined or started, under one lock. Only a start
+    /// is admitted; what it finds by key is answered without asking.
+    @Test func aTargetNotSeenBeforeIsLookedUpRememberedAndFetchedInOneVisit() async {
+        let c = cache()
+        c.store(entry("a"), for: "key-a")
+        let calls = Counter()
+        let x = loader("x", calls: calls), b = loader("b", calls: calls), n = loader("c", calls: calls)
+        let refuse: () -> Bool = {
+            Issue.record("a found entry is not admitted")
+            return false
+        }
+        guard case .fresh(let fresh)? = await c.lookupOrFetch("key-a", alias: "/a", admit: refuse, refreshing: { _ in await x() }) else {
+            Issue.record("a fresh entry is found")
+            return
+        }
+        #expect(String(decoding: fresh.body, as: UTF8.self) == "a" && aliased(c, "/a") == "a" && calls.count == 0)
+
+        var admitted = 0
+        let found = await c.lookupOrFetch(
+            "key-b", alias: "/b",
+            admit: {
+                admitted += 1
+                return true
+            }, refreshing: { _ in await b() })
+        guard case .loaded(let loaded, .upstream)? = found else {
+            Issue.record("a miss starts the flight")
+            return
+        }
+        #expect(String(decoding: loaded.body, as: UTF8.self) == "b" && admitted == 1 && calls.count == 1)
+        #expect(aliased(c, "/b") == "b", "remembered before its entry existed, it finds it")
+
+        clock.advance(61)  // past the TTL, inside stale-while-revalidate
+        guard case .stale? = await c.lookupOrFetch("key-a", alias: "/a2", admit: refuse, refreshing: { _ in await x() }) else {
+            Issue.record("a stale entry is served as found")
+            return
+        }
+        guard await c.lookupOrFetch("key-c", alias: "/c", admit: { false }, refreshing: { _ in await n() }) == nil
+        else {
+            Issue.record("a start not admitted is refused")
+            return
+        }
+        #expect(calls.count == 1)
+    }
+
+    /// `no-cache`: a fresh entry found by key is still fetched again (and the alias remembered).
+    @Test func aRevalidatingTargetNotSeenBeforeFetchesPastAFreshEntry() async {
+        let c = cache()
+        c.store(entry("old"), for: "key")
+        let calls = Counter()
+        let load = loader("new", calls: calls)
+        guard
+            case .loaded(let entry, _)? = await c.lookupOrFetch(
+                "key", alias: "/k", revalidate: true, admit: { true }, refreshing: { _ in await load() })
+        else {
+            Issue.record("revalidation fetches")
+            return
+        }
+        #expect(String(decoding: entry.body, as: UTF8.self) == "new" && calls.count == 1 && aliased(c, "/k") == "new")
+    }
+
+    /// An answer cut from data (a page of a feed) is looked up under its own key first, then
+    /// the data it is cut from, in the same visit; the alias means the answer.
+    @Test func anAnswerCutFromDataIsFoundBeforeItsData() async {
+        let c = cache()
+        let calls = Counter()
+        let load = loader("x", calls: calls)
+        func find() async -> ResponseCache.Outcome? {
+            await c.lookupOrFetch("data", answer: "page", alias: "/page", admit: { false }, refreshing: { _ in await load() })
+        }
+        guard await find() == nil else {
+            Issue.record("neither is there: a fetch, here not admitted")
+            return
+        }
+        c.store(entry("d"), for: "data")
+        guard case .fresh(let data)? = await find(), String(decoding: data.body, as: UTF8.self) == "d" else {
+            Issue.record("no page yet: the data")
+            return
+        }
+        c.store(entry("p"), for: "page")
+        guard case .answered(let page)? = await find(), String(decoding: page.body, as: UTF8.self) == "p" else {
+            Issue.record("the page cut before")
+            return
+        }
+        #expect(aliased(c, "/page") == "p" && calls.count == 0)
+    }
 }

@@ -8,19 +8,19 @@ extension ResponseCache {
     public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>
 
     /// Always admitted, with a loader that ignores the entry it refreshes.
-    public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> FetchOutcome {
+    public func fetch(_ key: String, revalidate: Bool = false, loader: @escaping Loader) async -> Outcome {
         await fetch(key, revalidate: revalidate, refreshing: { _ in await loader() })
     }
 
     /// Always admitted.
-    public func fetch(_ key: String, revalidate: Bool = false, refreshing loader: @escaping RefreshingLoader) async -> FetchOutcome {
+    public func fetch(_ key: String, revalidate: Bool = false, refreshing loader: @escaping RefreshingLoader) async -> Outcome {
         guard let outcome = await fetch(key, revalidate: revalidate, admit: { true }, refreshing: loader) else {
             preconditionFailure("a fetch that always admits was not admitted")
         }
         return outcome
     }
 
-    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> FetchOutcome? {
+    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, loader: @escaping Loader) async -> Outcome? {
         await fetch(key, revalidate: revalidate, admit: admit, refreshing: { _ in await loader() })
     }
 

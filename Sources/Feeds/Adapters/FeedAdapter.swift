@@ -33,11 +33,6 @@ public struct PreparedFeed: Sendable {
     public var loadKey: String { view?.dataKey ?? cacheKey }
 
     /// A load that is never conditional (a POST, or an answer built from several requests).
-    /// The same feed, loaded by `refresh` instead.
-    public func loading(with refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad) -> PreparedFeed {
-        PreparedFeed(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view, refresh: refresh)
-    }
-
     public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> FeedOutput) {
         self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, _ in .rendered(try await load(client)) }
     }

@@ -24,7 +24,7 @@ struct EpisodeBatchRoute: Sendable {
 
     enum Slot: Sendable {
         case cached(CachedResponse)
-        case loaded(ResponseCache.FetchOutcome?)
+        case loaded(ResponseCache.Outcome?)
         case pending
     }
 
@@ -95,7 +95,7 @@ struct EpisodeBatchRoute: Sendable {
                     }
                     return found.listed
                 } : nil
-            let results = Locked([Int: ResponseCache.FetchOutcome?]())
+            let results = Locked([Int: ResponseCache.Outcome?]())
             let (arrivals, arrived) = AsyncStream<Void>.makeStream()
             for (n, i) in missing.enumerated() {
                 // Not children of this request: a fetch still running at the deadline goes on.
@@ -175,7 +175,8 @@ struct EpisodeBatchRoute: Sendable {
             switch slot {
             case .pending: h.add("pending".utf8)
             case .loaded(nil): h.add("refused".utf8)
-            case .cached(let entry), .loaded(.some(.loaded(let entry, _))), .loaded(.some(.staleAfterError(let entry, _))):
+            case .cached(let entry), .loaded(.some(.loaded(let entry, _))), .loaded(.some(.staleAfterError(let entry, _))),
+                .loaded(.some(.answered(let entry))), .loaded(.some(.fresh(let entry))), .loaded(.some(.stale(let entry))):
                 h.add("\(entry.status) \(entry.etag)".utf8)
             case .loaded(.some(.failed(let error))): h.add("\(error.error.code) \(error.error.message)".utf8)
             }
@@ -190,7 +191,9 @@ struct EpisodeBatchRoute: Sendable {
         case .cached(let cached): entry = cached
         case .loaded(nil):
             return .error(code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
-        case .loaded(.some(.loaded(let loaded, _))), .loaded(.some(.staleAfterError(let loaded, _))): entry = loaded
+        case .loaded(.some(.loaded(let loaded, _))), .loaded(.some(.staleAfterError(let loaded, _))), .loaded(.some(.answered(let loaded))),
+            .loaded(.some(.fresh(let loaded))), .loaded(.some(.stale(let loaded))):
+            entry = loaded
         case .loaded(.some(.failed(let error))): return .error(code: error.error.code, message: error.error.message)
         }
         guard entry.status == 200 else {

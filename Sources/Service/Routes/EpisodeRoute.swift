@@ -179,6 +179,8 @@ struct EpisodeRoute: Sendable {
             }
             if FeedRoute.costTheUpstream(outcome) { state.withLock { $0.cost = true } }
             switch outcome {
+            case .answered(let entry), .fresh(let entry): return .success((entry, .hit))
+            case .stale(let entry): return .success((entry, .stale))
             case .loaded(let entry, let origin): return .success((entry, .init(origin)))
             case .staleAfterError(let entry, _): return .success((entry, .stale))
             case .failed(let error): return .failure(error.error)

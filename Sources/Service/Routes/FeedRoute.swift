@@ -41,61 +41,26 @@ struct FeedRoute: Sendable {
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        if let view = prepared.view { return handle(&context, prepared, cutFrom: view, alias: alias, bypass: bypass) }
-        // A target seen before was looked up by the probe; else the alias is remembered under
-        // the lock that looks the key up.
-        let found: ResponseCache.Lookup
-        if let known, known.key == prepared.cacheKey {
-            found = known.lookup
-        } else {
-            found = cache.lookup(prepared.cacheKey, alias: alias)
+        // A target seen before: the probe found its answer's entry stale or gone.
+        let seen = known?.key == prepared.cacheKey
+        if seen, !bypass, prepared.view == nil, case .stale(let entry)? = known?.lookup {
+            return .response(stale(entry, prepared, cutting: nil, for: &context, now: now))
         }
-        if !bypass {
-            switch found {
-            case .fresh(let entry):
-                stats?.hits.add()
-                return .response(CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: now))
-            case .stale(let entry):
-                stats?.stale.add()
-                cache.refreshInBackground(prepared.cacheKey, refreshing: loader(prepared, refreshFor: context.trace))
-                return .response(CachedRendering.response(entry, for: &context, cacheStatus: .stale, now: now))
-            case .miss:
-                break
-            }
-        }
-        return miss(prepared, bypass: bypass, cutting: nil)
+        // Everything else is one visit to the cache, off the loop: a target not seen before
+        // has its answer looked up (and its alias remembered); data an answer is cut from is
+        // looked up; and the load's flight is joined or started.
+        let cut = prepared.view.map { cutter(prepared, $0) }
+        let answer = seen || prepared.view == nil ? nil : prepared.cacheKey
+        return lookUpOrLoad(prepared, bypass: bypass, alias: seen ? nil : alias, answer: answer, cutting: cut)
     }
 
-    /// An answer cut from cached data (a page of a podcast's episodes): its own entry when
-    /// this page was cut before and is fresh, else cut now from the data (fresh, or stale and
-    /// refreshed in the background), else the data is loaded like any miss and then cut.
-    func handle(_ context: inout RequestContext, _ prepared: PreparedFeed, cutFrom view: FeedView, alias: String, bypass: Bool) -> HandlerResult {
-        let cut = cutter(prepared, view)
-        let page = cache.lookup(prepared.cacheKey, alias: alias)
-        if !bypass {
-            let now = cache.now
-            if case .fresh(let page) = page {
-                stats?.hits.add()
-                return .response(CachedRendering.response(page, for: &context, cacheStatus: .hit, now: now))
-            }
-            switch cache.lookup(view.dataKey) {
-            case .fresh(let data):
-                stats?.hits.add()
-                return .response(cut(data, .hit, &context, now))
-            case .stale(let data):
-                stats?.stale.add()
-                cache.refreshInBackground(view.dataKey, refreshing: loader(prepared, refreshFor: context.trace))
-                return .response(cut(data, .stale, &context, now))
-            case .miss:
-                break
-            }
-        }
-        // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
-        var load = prepared
-        if let start = view.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200, let refresh = start.load(known.body) {
-            load = prepared.loading(with: refresh)
-        }
-        return miss(load, bypass: bypass, cutting: cut)
+    /// Inside stale-while-revalidate: the entry is the answer (or what it is cut from), and a
+    /// refresh starts unless one runs.
+    private func stale(_ entry: CachedResponse, _ prepared: PreparedFeed, cutting cut: Cutter?, for context: inout RequestContext, now: Double) -> Response {
+        stats?.stale.add()
+        cache.refreshInBackground(prepared.loadKey, refreshing: loader(prepared, refreshFor: context.trace))
+        if let cut { return cut(entry, .stale, &context, now) }
+        return CachedRendering.response(entry, for: &context, cacheStatus: .stale, now: now)
     }
 
     /// An answer cut from a loaded entry (the request's context gets its log fields).
@@ -123,15 +88,16 @@ struct FeedRoute: Sendable {
         }
     }
 
-    /// A miss: the load (single-flight, shared tier, the client's quota), then the entry is the
-    /// answer, or what `cutting` cuts from it.
-    func miss(_ prepared: PreparedFeed, bypass: Bool, cutting cut: Cutter?) -> HandlerResult {
-        stats?.misses.add()
+    /// Off the loop, one visit to the cache (`lookupOrFetch`): `answer`'s own entry (a page cut
+    /// before, remembered as `alias`) when fresh; else the load's entry, fresh or stale, as the
+    /// answer or what `cutting` cuts it from; else the load (single-flight, shared tier, the
+    /// client's quota), then the same.
+    func lookUpOrLoad(_ prepared: PreparedFeed, bypass: Bool, alias: String?, answer: String?, cutting cut: Cutter?) -> HandlerResult {
         let route = self, cache = self.cache, metrics = self.metrics, source = adapter.source, upstream = self.upstream
         return .deferred { context in
             let started = cache.now
-            // Only a miss costs the upstream, so only here is the client worked out (and charged
-            // its quota if it starts a fetch; joining one already in flight is free).
+            // Only a load costs the upstream, so the client is worked out off the loop, and charged
+            // its quota only if it starts a fetch (an entry found, or a flight joined, is free).
             context.identifyClient()
             // One upstream budget for the whole answer, from when the request arrived.
             let deadline = context.receivedAt + upstream.budgetSeconds
@@ -154,41 +120,54 @@ struct FeedRoute: Sendable {
             }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(prepared.loadKey))]) { notes in
                     var startedFlight = false
-                    let outcome = await cache.fetch(
-                        prepared.loadKey, revalidate: bypass,
-                        admit: {
-                            // Asked only when no flight for the key is running: otherwise this joins one.
-                            startedFlight = true
-                            guard let identity, let client else { return true }
-                            denied = identity.admit(client)
-                            charged = denied == nil
-                            return charged
-                        }, refreshing: load)
+                    func admit() -> Bool {
+                        // Asked only when no flight for the key is running: otherwise this joins one.
+                        startedFlight = true
+                        guard let identity, let client else { return true }
+                        denied = identity.admit(client)
+                        charged = denied == nil
+                        return charged
+                    }
+                    let outcome = await cache.lookupOrFetch(
+                        prepared.loadKey, answer: answer, alias: alias, revalidate: bypass, admit: admit, refreshing: load)
                     Self.note(outcome, startedFlight: startedFlight, into: &notes)
                     return outcome
                 }
             }
+            let now = cache.now
             guard let outcome = admitted else {
+                route.stats?.misses.add()
                 context.logFields = CachedRendering.CacheStatus.miss.logFields
                 return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
             }
             if charged, let client, !Self.costTheUpstream(outcome) { identity?.refund(client) }
-            let now = cache.now
             var response: Response
             switch outcome {
+            case .answered(let entry):
+                route.stats?.hits.add()
+                return CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: now)
+            case .fresh(let entry):
+                route.stats?.hits.add()
+                if let cut { return cut(entry, .hit, &context, now) }
+                return CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: now)
+            case .stale(let entry):
+                return route.stale(entry, prepared, cutting: cut, for: &context, now: now)
             case .loaded(let entry, let origin):
+                route.stats?.misses.add()
                 if let cut {
                     response = cut(entry, .init(origin), &context, now)
                 } else {
                     response = CachedRendering.response(entry, for: &context, cacheStatus: .init(origin), now: now)
                 }
             case .staleAfterError(let entry, _):
+                route.stats?.misses.add()
                 if let cut {
                     response = cut(entry, .stale, &context, now)
                 } else {
                     response = CachedRendering.response(entry, for: &context, cacheStatus: .stale, now: now)
                 }
             case .failed(let error):
+                route.stats?.misses.add()
                 response = .error(error.error)
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
                 context.logFields = CachedRendering.CacheStatus.miss.logFields
@@ -200,8 +179,9 @@ struct FeedRoute: Sendable {
 
     /// Whether a fetch reached the upstream: not when the shared cache (or another replica's
     /// fetch) answered, nor when it was refused before leaving (rate budget, open circuit).
-    static func costTheUpstream(_ outcome: ResponseCache.FetchOutcome) -> Bool {
+    static func costTheUpstream(_ outcome: ResponseCache.Outcome) -> Bool {
         switch outcome {
+        case .answered, .fresh, .stale: return false
         case .loaded(_, let origin): return origin == .upstream
         case .staleAfterError(_, let error), .failed(let error): return !error.refusedBeforeSending
         }
@@ -252,7 +232,7 @@ struct FeedRoute: Sendable {
             let started = cache.now
             let current = previous.flatMap { $0.status == 200 ? $0 : nil }
             do {
-                let loaded = try await prepared.refresh(upstream, current?.revalidation)
+                let loaded = try await Self.refresh(prepared, startingFrom: cache)(upstream, current?.revalidation)
                 let now = cache.now  // one read: what is stored, and what the debug line says
                 let output: FeedOutput
                 switch loaded {
@@ -311,11 +291,22 @@ struct FeedRoute: Sendable {
         }
     }
 
+    /// How `prepared` loads: from another route's answer when this replica holds it fresh
+    /// (a podcast looked up before, `/podcasts/{id}`, names its feed: no second lookup).
+    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
+        guard let start = prepared.view?.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200,
+            let refresh = start.load(known.body)
+        else { return prepared.refresh }
+        return refresh
+    }
+
     /// Where a fetch's answer came from, on its span: `coalesced` when it joined another
     /// request's flight (`startedFlight`: the cache asked to start one).
-    static func note(_ outcome: ResponseCache.FetchOutcome?, startedFlight: Bool, into notes: inout SpanNotes) {
+    static func note(_ outcome: ResponseCache.Outcome?, startedFlight: Bool, into notes: inout SpanNotes) {
         switch outcome {
         case nil: notes.set("feedproxy.cache.outcome", .string("refused"))
+        case .answered?, .fresh?: notes.set("feedproxy.cache.outcome", .string("hit"))
+        case .stale?: notes.set("feedproxy.cache.outcome", .string("stale"))
         case .loaded(_, .upstream)? where !startedFlight: notes.set("feedproxy.cache.outcome", .string("coalesced"))
         case .loaded(_, let origin)?: notes.set("feedproxy.cache.outcome", .string(CachedRendering.CacheStatus(origin).rawValue.lowercased()))
         case .staleAfterError?: notes.set("feedproxy.cache.outcome", .string("stale_if_error"))
