@@ -5,8 +5,8 @@ import Primitives
 /// falls back to this process's own behaviour.
 extension ResponseCache {
     /// `own`: this process's entry for the key when the flight started.
-    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, own: CachedResponse?) async -> FlightResult {
-        guard let shared else { return await loader(own).map { ($0, .upstream) } }
+    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, own: CachedResponse?) async -> Outcome {
+        guard let shared else { return Outcome(fetched: await loader(own)) }
         // Revalidation asks the upstream and still publishes the answer for the other replicas;
         // if the upstream fails, the tier's last good answer still stands (stale-if-error).
         // Without a copy here, the tier's (read once) gives the refresh its validators and
@@ -15,7 +15,7 @@ extension ResponseCache {
             var tierCopy: CachedResponse?
             if own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
             let result = await fetchHere(key, loader, previous: own ?? tierCopy)
-            if case .failure = result {
+            if case .failed = result {
                 if tierCopy == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
                 if let tierCopy { keepIfUsableAfterError(tierCopy, key) }
             }
@@ -34,7 +34,7 @@ extension ResponseCache {
             let found = entry.restamped(storedAt: clock() - age)
             if age < entry.policy.ttl {
                 sharedObserver?(.hit)
-                return .success((found, .sharedHit))
+                return .loaded(found, .sharedHit)
             }
             sharedCopy = found
             if let candidate = usableStale(found), candidate.storedAt > (stale?.storedAt ?? -.infinity) { stale = candidate }
@@ -47,7 +47,7 @@ extension ResponseCache {
         // The newer of ours and the tier's: a refresh of another replica's entry sends its validators.
         let previous = Self.newer(own, sharedCopy)
         let result = await fetchOnce(key, loader, stale: stale, previous: previous, shared: shared)
-        if case .failure = result, let copy = sharedCopy { keepIfUsableAfterError(copy, key) }
+        if case .failed = result, let copy = sharedCopy { keepIfUsableAfterError(copy, key) }
         return result
     }
 
@@ -67,7 +67,7 @@ extension ResponseCache {
     /// the holder's result; a holder's failure is answered by its waiters, not refetched in turn.
     private func fetchOnce(
         _ key: String, _ loader: @escaping RefreshingLoader, stale: CachedResponse?, previous: CachedResponse?, shared: any SharedCacheTier
-    ) async -> FlightResult {
+    ) async -> Outcome {
         let deadline = clock() + sharedPolicy.waitLimit
         var interval = sharedPolicy.pollInterval
         while true {
@@ -80,12 +80,12 @@ extension ResponseCache {
                     if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
                         await shared.unlock(key, token: token)
                         sharedObserver?(.wait)
-                        return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                        return .loaded(entry.restamped(storedAt: clock() - age), .sharedWait)
                     }
                 case .failed(.error(let error)):
                     await shared.unlock(key, token: token)
                     sharedObserver?(.wait)
-                    return .failure(CacheLoadError(error, sharedWithWaiters: false))
+                    return .failed(CacheLoadError(error, sharedWithWaiters: false))
                 case .failed(.tooLarge), .notYet, .unavailable:
                     break
                 }
@@ -93,10 +93,10 @@ extension ResponseCache {
                 // tier's) is served now, and this replica refreshes in the background, under the lock.
                 if let stale {
                     Task { [self] in
-                        if case .success(let (fresh, _)) = await fetchHere(key, loader, previous: previous, unlocking: token) { store(fresh, for: key) }
+                        if case .loaded(let fresh, _) = await fetchHere(key, loader, previous: previous, unlocking: token) { store(fresh, for: key) }
                     }
                     sharedObserver?(.staleServed)
-                    return .success((stale, .staleWhileOtherRefreshes))
+                    return .loaded(stale, .staleWhileOtherRefreshes)
                 }
                 return await fetchHere(key, loader, previous: previous, unlocking: token)
             case .unavailable:
@@ -104,7 +104,7 @@ extension ResponseCache {
             case .heldElsewhere:
                 if let stale {
                     sharedObserver?(.staleServed)
-                    return .success((stale, .staleWhileOtherRefreshes))
+                    return .loaded(stale, .staleWhileOtherRefreshes)
                 }
                 if clock() >= deadline {
                     sharedObserver?(.waitTimedOut)
@@ -115,7 +115,7 @@ extension ResponseCache {
                     // Left while another replica fetched: nothing was asked of the upstream, and
                     // this says nothing about it to anyone else waiting.
                     let error = ClientError(status: 502, code: "upstream_cancelled", message: "cancelled")
-                    return .failure(CacheLoadError(error, sharedWithWaiters: false, refusedBeforeSending: true))
+                    return .failed(CacheLoadError(error, sharedWithWaiters: false, refusedBeforeSending: true))
                 }
                 interval = min(interval * 2, sharedPolicy.maxPollInterval)
                 // Polled without the body; fetched once it is there.
@@ -123,11 +123,11 @@ extension ResponseCache {
                 case .fresh:
                     if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
                         sharedObserver?(.wait)
-                        return .success((entry.restamped(storedAt: clock() - age), .sharedWait))
+                        return .loaded(entry.restamped(storedAt: clock() - age), .sharedWait)
                     }
                 case .failed(.error(let error)):
                     sharedObserver?(.wait)
-                    return .failure(CacheLoadError(error, sharedWithWaiters: false))
+                    return .failed(CacheLoadError(error, sharedWithWaiters: false))
                 case .failed(.tooLarge):
                     return await fetchHere(key, loader, previous: previous)  // it cannot come through the tier: fetch now, not after the wait
                 case .notYet, .unavailable:
@@ -141,7 +141,7 @@ extension ResponseCache {
     /// for the waiters) is published to the tier and the lock released afterwards, off the
     /// request's path, in that order so a waiter sees the outcome before the lock disappears.
     /// The lock is renewed while the fetch runs (every upstream call of it).
-    private func fetchHere(_ key: String, _ loader: RefreshingLoader, previous: CachedResponse?, unlocking token: String? = nil) async -> FlightResult {
+    private func fetchHere(_ key: String, _ loader: RefreshingLoader, previous: CachedResponse?, unlocking token: String? = nil) async -> Outcome {
         let started = clock()
         let renewal: Task<Void, Never>? = token.flatMap { token in
             guard let shared else { return nil }
@@ -191,7 +191,7 @@ extension ResponseCache {
                 }
             }
         }
-        return result.map { ($0, .upstream) }
+        return Outcome(fetched: result)
     }
 
     /// A good entry still inside its stale-while-revalidate window.

@@ -27,13 +27,19 @@ public final class ResponseCache: Sendable {
         /// The load failed but a previous good entry is inside its stale-if-error window.
         case staleAfterError(CachedResponse, CacheLoadError)
         case failed(CacheLoadError)
+
+        /// What a loader's result is, fetched here from the upstream.
+        init(fetched result: Result<CachedResponse, CacheLoadError>) {
+            switch result {
+            case .success(let response): self = .loaded(response, .upstream)
+            case .failure(let error): self = .failed(error)
+            }
+        }
     }
 
     /// A loader given the entry its result replaces (this replica's, or the shared tier's
     /// when newer; nil: none known), so a refresh can be conditional on its validators.
     public typealias RefreshingLoader = @Sendable (CachedResponse?) async -> Result<CachedResponse, CacheLoadError>
-    /// What a load produced, and from where (the flight turns it into each caller's outcome).
-    typealias FlightResult = Result<(CachedResponse, LoadOrigin), CacheLoadError>
 
     private struct State {
         /// Entries in use order: eviction takes the least recently used in O(1).
@@ -158,7 +164,8 @@ public final class ResponseCache: Sendable {
     /// race. nil: not admitted. On failure, a previous good entry inside its stale-if-error
     /// window is offered. `revalidate` (a client's `no-cache`): a flight this call starts
     /// skips the shared tier and asks the upstream; it still joins a flight already running.
-    public func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome? {
+    /// (Tests; routes enter through `lookupOrFetch`.)
+    func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome? {
         let task = state.withLock { s in enter(key, revalidate: revalidate, admit: admit, loader: loader, in: &s) }
         guard let task else { return nil }
         return await outcome(of: task, key: key)
@@ -273,9 +280,9 @@ public final class ResponseCache: Sendable {
     /// right after sees the new entry rather than starting another fetch. A failure is
     /// answered, under the same lock, by the previous good entry while inside its
     /// stale-if-error window (the shared tier's copy, when the load kept one, included).
-    private func finish(_ key: String, _ number: UInt64, _ result: FlightResult) -> Outcome {
+    private func finish(_ key: String, _ number: UInt64, _ loaded: Outcome) -> Outcome {
         let now: Double
-        if case .failure = result { now = clock() } else { now = 0 }
+        if case .failed = loaded { now = clock() } else { now = 0 }
         return state.withLock { s in
             // An abandoned flight that finished anyway ends no newer flight of the same key.
             if s.flightNumbers[key] == number {
@@ -283,12 +290,11 @@ public final class ResponseCache: Sendable {
                 s.waiters[key] = nil
                 s.flightNumbers[key] = nil
             }
-            switch result {
-            case .success(let (response, origin)):
+            switch loaded {
+            case .loaded(let response, _):
                 // A negative entry (found in the shared tier) never replaces a good one.
                 if response.status == 200 || s.slots.peek(key)?.status != 200 { insert(response, for: key, into: &s) }
-                return .loaded(response, origin)
-            case .failure(let error):
+            case .failed(let error):
                 let previous = s.slots.peek(key)
                 if let previous, previous.status == 200 {
                     // Never replaced by a negative entry: still useful for stale-if-error.
@@ -297,8 +303,10 @@ public final class ResponseCache: Sendable {
                 } else if let negative = error.negativeEntry {
                     insert(negative, for: key, into: &s)
                 }
-                return .failed(error)
+            case .answered, .fresh, .stale, .staleAfterError:
+                break  // a load ends loaded or failed
             }
+            return loaded
         }
     }
 

@@ -1,8 +1,9 @@
-import ResponseCache
+@testable import ResponseCache
 
-/// The shapes tests write loaders and lookups in. Production has one of each entry point:
-/// the admitted `fetch` and `refreshInBackground`, both with a loader told which entry it
-/// refreshes, and the alias lookup at a time it read.
+/// The shapes tests write loaders and lookups in. Production enters through
+/// `lookupOrFetch` and `refreshInBackground`, both with a loader told which entry it
+/// refreshes, and the alias lookup at a time it read; tests also start flights directly
+/// (`fetch`, internal).
 extension ResponseCache {
     /// A loader that is not told which entry it refreshes.
     public typealias Loader = @Sendable () async -> Result<CachedResponse, CacheLoadError>

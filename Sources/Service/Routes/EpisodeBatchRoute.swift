@@ -106,7 +106,7 @@ struct EpisodeBatchRoute: Sendable {
                     let outcome = await UpstreamRequestContext.with(upstreamContext) {
                         await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
                             var started = false
-                            let outcome = await cache.fetch(
+                            let outcome = await cache.lookupOrFetch(
                                 key, revalidate: bypass,
                                 admit: {
                                     started = true
@@ -115,6 +115,10 @@ struct EpisodeBatchRoute: Sendable {
                             FeedRoute.note(outcome, startedFlight: started, into: &notes)
                             return outcome
                         }
+                    }
+                    // Gone stale since the loop looked (a long wait for the lookup): served, and refreshed.
+                    if case .stale? = outcome {
+                        cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), refreshFor: trace))
                     }
                     results.withLock { $0[i] = .some(outcome) }
                     arrived.yield()

@@ -140,19 +140,12 @@ struct EpisodeRoute: Sendable {
             }
         }
 
-        /// A cached entry (a stale one refreshed in the background), else fetched now.
+        /// A cached entry (a stale one refreshed in the background), else fetched now: one
+        /// visit to the cache for both (`lookupOrFetch`).
         func load(_ prepared: PreparedFeed, with loads: FeedRoute) async -> Result<(CachedResponse, CachedRendering.CacheStatus), ClientError> {
             let cache = loads.cache, key = prepared.loadKey
-            switch bypass ? .miss : cache.lookup(key) {
-            case .fresh(let entry): return .success((entry, .hit))
-            case .stale(let entry):
-                cache.refreshInBackground(key, refreshing: loads.loader(prepared, refreshFor: trace ?? TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)))
-                return .success((entry, .stale))
-            case .miss: break
-            }
-            state.withLock { $0.fetched = true }
             let client = self.client, trace = self.trace, deadline = self.deadline, bypass = self.bypass, admission = self.admission
-            // The flight this may start inherits it (see `FeedRoute.miss`).
+            // The flight this may start inherits it (see `FeedRoute.lookUpOrLoad`).
             let outcome = await UpstreamRequestContext.with({
                 $0.deadline = deadline
                 $0.requester = client
@@ -161,7 +154,7 @@ struct EpisodeRoute: Sendable {
             }) {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
                     var started = false
-                    let outcome = await cache.fetch(
+                    let outcome = await cache.lookupOrFetch(
                         key, revalidate: bypass,
                         admit: {
                             started = true
@@ -171,6 +164,14 @@ struct EpisodeRoute: Sendable {
                     return outcome
                 }
             }
+            switch outcome {
+            case .answered(let entry)?, .fresh(let entry)?: return .success((entry, .hit))
+            case .stale(let entry)?:
+                cache.refreshInBackground(key, refreshing: loads.loader(prepared, refreshFor: trace ?? TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)))
+                return .success((entry, .stale))
+            default: break
+            }
+            state.withLock { $0.fetched = true }
             guard let outcome else {
                 return .failure(
                     ClientError(
@@ -180,9 +181,8 @@ struct EpisodeRoute: Sendable {
             if FeedRoute.costTheUpstream(outcome) { state.withLock { $0.cost = true } }
             switch outcome {
             case .answered(let entry), .fresh(let entry): return .success((entry, .hit))
-            case .stale(let entry): return .success((entry, .stale))
+            case .stale(let entry), .staleAfterError(let entry, _): return .success((entry, .stale))
             case .loaded(let entry, let origin): return .success((entry, .init(origin)))
-            case .staleAfterError(let entry, _): return .success((entry, .stale))
             case .failed(let error): return .failure(error.error)
             }
         }
