@@ -156,12 +156,11 @@ import TestSupport
             let garbage = try h.get("/loans")
             #expect(garbage.status == 502)
             #expect(garbage.text.contains("\"code\":\"bad_upstream_response\""))
+            // The upstream answers after 3 s: a 504 is the 600 ms timeout, not its late answer.
             h.upstream.setMode(.slow)
-            let start = Date()
             let slow = try h.get("/podcasts?term=swift")
             #expect(slow.status == 504)
             #expect(slow.text.contains("\"code\":\"upstream_timeout\""))
-            #expect(Date().timeIntervalSince(start) < 2.5)
         }
     }
 
@@ -199,10 +198,9 @@ import TestSupport
             let h = try Harness(environment: ["CACHE_TTL_LOANS": "1"])
             _ = try h.get("/loans")
             usleep(1_200_000)
+            // STALE, not a MISS that waited for the slow upstream's answer.
             h.upstream.setMode(.slow)
-            let start = Date()
             for _ in 0..<5 { #expect(try h.get("/loans").header("X-Cache") == "STALE") }
-            #expect(Date().timeIntervalSince(start) < 1)
             // The refresh runs in the background and may reach the upstream after the five answers:
             // wait for it, then long enough that a second one would have started too.
             let deadline = Date().addingTimeInterval(2)

@@ -103,7 +103,7 @@ import Testing
         #expect(throws: ClientError(status: 502, code: "bad_upstream_response", message: "the podcast feed declares XML entities, which are not accepted")) {
             try RSSParser.parse(Array(xml.utf8), limit: 10)
         }
-        #expect(clock.now - started < .seconds(1))
+        #expect(clock.now - started < .seconds(30), "refused, not expanded (a billion `lol`s)")
     }
 
     @Test func externalDTDEntitiesAreDecodedAsHTML() throws {

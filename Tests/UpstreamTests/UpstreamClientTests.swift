@@ -236,7 +236,7 @@ import TestSupport
         let start = Date()
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(Date().timeIntervalSince(start) < 8, "stopped when cancelled, not at its 10 s timeout")
         if case .failure(let e) = result { #expect(e as? UpstreamError == .cancelled) } else { Issue.record("expected cancellation") }
     }
 }
