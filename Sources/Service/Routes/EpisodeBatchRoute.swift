@@ -194,7 +194,8 @@ struct EpisodeBatchRoute: Sendable {
         case .pending: return .pending
         case .cached(let cached): entry = cached
         case .loaded(nil):
-            return .error(code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later")
+            let refused = ClientError.clientRateLimited(retryAfter: 1)
+            return .error(code: refused.code, message: refused.message)
         case .loaded(.some(.loaded(let loaded, _))), .loaded(.some(.staleAfterError(let loaded, _))), .loaded(.some(.answered(let loaded))),
             .loaded(.some(.fresh(let loaded))), .loaded(.some(.stale(let loaded))):
             entry = loaded

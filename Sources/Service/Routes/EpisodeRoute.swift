@@ -173,10 +173,7 @@ struct EpisodeRoute: Sendable {
             }
             state.withLock { $0.fetched = true }
             guard let outcome else {
-                return .failure(
-                    ClientError(
-                        status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later",
-                        retryAfter: admission.refusedFor ?? 1))
+                return .failure(.clientRateLimited(retryAfter: admission.refusedFor ?? 1))
             }
             if FeedRoute.costTheUpstream(outcome) { state.withLock { $0.cost = true } }
             switch outcome {

@@ -190,10 +190,7 @@ struct FeedRoute: Sendable {
     /// `429`: this client started more upstream fetches than its quota allows.
     static func clientRateLimited(retryAfter: Double, source: String, metrics: Metrics) -> Response {
         metrics.recordRejection(source: source, status: 429, reason: "client_rate_limited")
-        return Response.error(
-            ClientError(
-                status: 429, code: "client_rate_limited", message: "too many uncached requests from this client; slow down and retry later",
-                retryAfter: retryAfter))
+        return Response.error(.clientRateLimited(retryAfter: retryAfter))
     }
 
     /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.
