@@ -46,9 +46,11 @@ final class ManualTokens: TokenSource {
         }
     }
 
-    /// Starts one waiter that records `label` in `order` when granted.
+    /// Starts one waiter that records `label` in `order` when granted. It waits up to two
+    /// minutes: these tests are about order, and a busy machine has held a queue of seven
+    /// past 5 s (their waiters then timed out).
     static func enqueue(
-        _ queue: FairQueue, _ label: String, _ client: UInt64, order: Locked<[String]>, maxWait: Double = 5
+        _ queue: FairQueue, _ label: String, _ client: UInt64, order: Locked<[String]>, maxWait: Double = 120
     ) async -> Task<FairQueue.Outcome, Never> {
         let before = queue.stats.depth
         let task = Task {
