@@ -49,13 +49,18 @@ import TestSupport
         }
     }
 
-    /// A proxy in front that is not in TRUSTED_PROXIES, with the quota on: counted and
-    /// logged once, so a forgotten setting shows on day one.
+    /// A proxy in front that is not in TRUSTED_PROXIES, with the quota on: its misses are
+    /// counted and logged once, so a forgotten setting shows on day one.
     @Test func forwardedRequestsFromAnUntrustedPeerAreCountedAndLogged() async throws {
         try await offPool {
             let h = try Harness(environment: ["CLIENT_MISS_RATE_PER_MIN": "600"])
             for term in ["a1", "a2", "a3"] { #expect(try h.get("/podcasts?term=\(term)", headers: ["X-Forwarded-For: 203.0.113.9"]).status == 200) }
             #expect(try h.get("/podcasts?term=a4").status == 200)  // no header: not counted
+            // Cached answers are not counted: the same target again (the hot path), and another
+            // spelling of it, found off the loop by the same visit that would have started a fetch.
+            for again in ["/podcasts?term=a1", "/podcasts?term=%611"] {
+                #expect(try h.get(again, headers: ["X-Forwarded-For: 203.0.113.9"]).header("X-Cache") == "HIT")
+            }
             let metrics = try h.get("/metrics").text
             #expect(metrics.contains("feedproxy_untrusted_forwarded_for_total 3"), "\(metrics)")
             let warned = { h.proxy.logLines.filter { $0.contains("X-Forwarded-For from a peer outside TRUSTED_PROXIES") } }

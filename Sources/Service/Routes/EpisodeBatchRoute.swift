@@ -68,6 +68,7 @@ struct EpisodeBatchRoute: Sendable {
         let missing = uncached, cachedSlots = slots, knownFeeds = known
         return .deferred { context in
             context.identifyClient()
+            context.noteMiss()  // only what is not cached comes here
             // The batch answers by then, whatever is still loading (which goes on).
             context.deadline = context.receivedAt + deadline
             let admission = BatchAdmission(identity: context.identity, client: context.client)

@@ -46,6 +46,7 @@ struct EpisodeRoute: Sendable {
             let response = await loads.answer(query, for: &context)
             if !loads.costTheUpstream { admission.refund() }
             (loads.fetched ? route.feeds.stats?.misses : route.feeds.stats?.hits)?.add()
+            if loads.fetched { context.noteMiss() }
             return response
         }
     }

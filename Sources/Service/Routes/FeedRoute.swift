@@ -137,6 +137,7 @@ struct FeedRoute: Sendable {
             let now = cache.now
             guard let outcome = admitted else {
                 route.stats?.misses.add()
+                context.noteMiss()
                 context.logFields = CachedRendering.CacheStatus.miss.logFields
                 return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
             }
@@ -172,6 +173,7 @@ struct FeedRoute: Sendable {
                 if error.status == 503 { metrics.recordRejection(source: source, status: 503, reason: error.code) }
                 context.logFields = CachedRendering.CacheStatus.miss.logFields
             }
+            context.noteMiss()  // what is left went to the upstream: the entries found returned above
             context.logFields.append(("upstream_ms", String(Saturating.milliseconds(now - started))))
             return response
         }

@@ -4,8 +4,8 @@ import Primitives
 /// Client identity (`TRUSTED_PROXIES`) and the miss quota (`CLIENT_MISS_RATE_PER_MIN`): put on
 /// every request's context, asked by a route only when the request is about to cost the
 /// upstream. Who the client is then decides its place in the upstream's fair queue and, with
-/// the quota on, charges it (starting a fetch; joining one in flight is free). A cached answer
-/// never resolves its client.
+/// the quota on, charges it (starting a fetch; joining one in flight is free). An answer from
+/// the hot path never resolves its client, and only a miss is checked for untrusted forwarding.
 final class ClientIdentityMiddleware: Middleware, ClientIdentity {
     let phases: MiddlewarePhases = .prepare
     let resolver: ClientResolver
@@ -27,9 +27,10 @@ final class ClientIdentityMiddleware: Middleware, ClientIdentity {
         return nil
     }
 
-    func client(of context: RequestContext) -> IPAddress? {
+    func client(of context: RequestContext) -> IPAddress? { resolver.client(peer: context.peer, headers: context.request.headers) }
+
+    func noteMiss(_ context: RequestContext) {
         untrustedForwarding?.check(peer: context.peer, headers: context.request.headers, trusted: resolver.trusted, now: clock())
-        return resolver.client(peer: context.peer, headers: context.request.headers)
     }
 
     func admit(_ client: IPAddress) -> Double? { limiter?.admit(ClientResolver.key(client), now: clock()) }
@@ -43,4 +44,8 @@ extension RequestContext {
     mutating func identifyClient() {
         if client == nil, let identity { client = identity.client(of: self) }
     }
+
+    /// This request went to the upstream (a miss): counted where misses are watched
+    /// (forwarding from a peer outside `TRUSTED_PROXIES`).
+    func noteMiss() { identity?.noteMiss(self) }
 }

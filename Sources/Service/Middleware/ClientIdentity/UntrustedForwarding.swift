@@ -5,8 +5,8 @@ import Synchronization
 /// Makes a forgotten `TRUSTED_PROXIES` visible on day one: with the per-client quota on,
 /// a request carrying `X-Forwarded-For` from a peer that is not a trusted proxy means a
 /// proxy in front that FeedProxy does not trust, so every user behind it shares one quota.
-/// Counted in `/metrics` and logged once a minute at most. Checked when a request is about
-/// to cost the upstream (the only requests the quota charges), so the hit path never reads the header.
+/// Counted in `/metrics` and logged once a minute at most. Checked for misses only (requests
+/// that went to the upstream, the only ones the quota charges): a cached answer never reads the header.
 final class UntrustedForwarding: Sendable {
     static let logInterval = 60.0
 
