@@ -267,9 +267,10 @@ public final class ResponseCache: Sendable {
         let number = s.nextFlight
         // The entry it replaces, read under the lock that starts it: no second visit.
         let own = s.slots.peek(key)
-        let task = Task<Outcome, Never> { [self] in
-            finish(key, number, await load(key, loader, consultShared: !revalidate, own: own))
-        }
+        let run: @Sendable () async -> Outcome = { [self] in finish(key, number, await load(key, loader, consultShared: !revalidate, own: own)) }
+        // A caller's flight inherits the caller's task-locals (its upstream deadline, fair-queue
+        // turn, trace). A background refresh belongs to no request, wherever it was started from.
+        let task = counted ? Task(operation: run) : Task.detached(operation: run)
         s.flights[key] = task
         s.flightNumbers[key] = number
         s.waiters[key] = counted ? 0 : nil

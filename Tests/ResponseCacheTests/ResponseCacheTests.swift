@@ -94,6 +94,32 @@ final class Counter: Sendable {
         #expect(String(decoding: r.body, as: UTF8.self) == "new")
     }
 
+    /// Where a request keeps its upstream deadline, fair-queue turn and trace: task-locals.
+    enum RequestLocal { @TaskLocal static var name: String? }
+
+    /// A background refresh belongs to no request: started from inside one, its load sees
+    /// none of that request's task-locals (no deadline of a request long answered, no place in
+    /// its client's queue, no spans in its trace). A caller's own flight does see them.
+    @Test func aBackgroundRefreshInheritsNothingFromTheRequestThatStartedIt() async throws {
+        let c = cache()
+        c.store(entry("old"), for: "stale")
+        clock.advance(61)
+        let seen = Locked<[String: String]>([:])
+        let clock = self.clock, policy = self.policy
+        func recording(_ key: String) -> ResponseCache.Loader {
+            {
+                seen.withLock { $0[key] = RequestLocal.name ?? "none" }
+                return .success(CachedResponse(body: Array("new".utf8), gzippedBody: nil, storedAt: clock.now, policy: policy))
+            }
+        }
+        await RequestLocal.$name.withValue("the request") {
+            c.refreshInBackground("stale", loader: recording("stale"))
+            _ = await c.fetch("missing", loader: recording("missing"))
+        }
+        while c.isRefreshing("stale") { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(seen.withLock { $0 } == ["stale": "none", "missing": "the request"])
+    }
+
     @Test func staleIfErrorServesLastGoodEntryForItsWindow() async {
         let c = cache()
         c.store(entry("good"), for: "k")
