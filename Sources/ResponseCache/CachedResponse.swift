@@ -1,67 +1,50 @@
 import Primitives
 
-/// A finished response as the cache keeps it: encoded bytes, a gzip variant,
-/// a strong ETag and its freshness policy. A hit does no JSON or compression work.
-/// A class: a hit passes one reference along, not ten retained fields.
+/// A representation as the cache keeps it: when it was stored, its freshness policy and the
+/// `Cache-Control` line that policy sends, and the upstream's validators for the next refresh.
+/// A hit does no JSON or compression work: the representation goes to the writer as it is.
 public final class CachedResponse: Sendable {
-    public let status: Int
-    public let body: [UInt8]
-    public let gzippedBody: [UInt8]?
-    public let etag: String
-    /// The gzip representation is a different representation, so it has its own validator.
-    public let gzipETag: String
+    public let representation: Representation
     public let storedAt: Double
     public let policy: FreshnessPolicy
     /// The full lifetime, sent as is with an honest `Age` (RFC 9111 §4.2.3: the
     /// remaining freshness is `max-age − Age`); built once, not per hit.
     public let cacheControl: String
-    /// A `Link` header value (RFC 8288 paging links) that belongs to this answer; nil: none.
-    public let link: String?
-    /// The header lines every 200 of this entry sends, rendered once: Cache-Control, ETag
-    /// (the identity one, or the gzip one), Link, Content-Type.
-    public let headerLines: [UInt8]
-    public let gzipHeaderLines: [UInt8]
+    /// `Cache-Control: …\r\n`, written before the representation's own lines.
+    public let cacheControlLine: [UInt8]
     /// The upstream's validators for this answer (and a moved feed's address): what makes
     /// the next refresh conditional, here or on another replica (kept in the shared tier too).
     public let revalidation: Revalidation?
-    /// JSON, or an image's type: an image is chosen by `Accept`, so it says `Vary: Accept`
-    /// (and is never compressed again).
-    public let contentType: String
 
-    public init(
+    public init(_ representation: Representation, storedAt: Double, policy: FreshnessPolicy, revalidation: Revalidation? = nil) {
+        self.representation = representation
+        self.storedAt = storedAt
+        self.policy = policy
+        self.revalidation = representation.status == 200 ? revalidation : nil
+        cacheControl =
+            representation.status == 200
+            ? "public, max-age=\(Self.delta(policy.ttl)), stale-while-revalidate=\(Self.delta(policy.staleWhileRevalidate)), stale-if-error=\(Self.delta(policy.staleIfError))"
+            : "no-store"
+        cacheControlLine = Array("Cache-Control: \(cacheControl)\r\n".utf8)
+    }
+
+    public convenience init(
         status: Int = 200, body: [UInt8], gzippedBody: [UInt8]?, storedAt: Double, policy: FreshnessPolicy, link: String? = nil,
         revalidation: Revalidation? = nil, contentType: String = MediaType.json
     ) {
-        self.status = status
-        self.contentType = contentType
-        self.revalidation = status == 200 ? revalidation : nil
-        self.link = link
-        self.body = body
-        self.gzippedBody = gzippedBody
-        let etag = ETag.strong(for: body)
-        self.etag = etag
-        self.gzipETag = String(etag.dropLast()) + "-gz\""
-        self.storedAt = storedAt
-        self.policy = policy
-        self.cacheControl =
-            status == 200
-            ? "public, max-age=\(Self.delta(policy.ttl)), stale-while-revalidate=\(Self.delta(policy.staleWhileRevalidate)), stale-if-error=\(Self.delta(policy.staleIfError))"
-            : "no-store"
-        headerLines = Self.lines(cacheControl: cacheControl, etag: status == 200 ? etag : nil, link: link, contentType: contentType)
-        gzipHeaderLines =
-            gzippedBody == nil ? [] : Self.lines(cacheControl: cacheControl, etag: status == 200 ? gzipETag : nil, link: link, contentType: contentType)
+        self.init(
+            Representation(body, status: status, contentType: contentType, link: link, gzippedBody: gzippedBody), storedAt: storedAt, policy: policy,
+            revalidation: revalidation)
     }
 
-    static func lines(cacheControl: String, etag: String?, link: String?, contentType: String) -> [UInt8] {
-        var text = "Cache-Control: \(cacheControl)\r\n"
-        if let etag { text += "ETag: \(etag)\r\n" }
-        if let link { text += "Link: \(link)\r\n" }
-        if contentType != MediaType.json { text += "Vary: Accept\r\n" }
-        return Array((text + "Content-Type: \(contentType)\r\n").utf8)
-    }
-
-    /// JSON (a gzip variant may be chosen by `Accept-Encoding`); an image is sent as it is.
-    public var isJSON: Bool { contentType == MediaType.json }
+    /// The representation's, for the cache's own decisions and the shared tier.
+    public var status: Int { representation.status }
+    public var body: [UInt8] { representation.body }
+    public var gzippedBody: [UInt8]? { representation.gzippedBody }
+    public var link: String? { representation.link }
+    public var etag: String { representation.etag }
+    public var contentType: String { representation.contentType ?? MediaType.json }
+    public var isJSON: Bool { representation.isJSON }
 
     /// Whole seconds for a header, never trapping: RFC 9111 §1.2.2 caps delta-seconds at
     /// 2147483648, and a policy read from a shared tier could be anything.
@@ -72,27 +55,20 @@ public final class CachedResponse: Sendable {
         CachedResponse(restamping: self, storedAt: storedAt, revalidation: revalidation)
     }
 
-    /// After a `304 Not Modified`: the same bytes and client-facing ETag, fresh again from
-    /// `storedAt` (RFC 9111 §4.3.4), with the validators the 304 brought.
+    /// After a `304 Not Modified`: the same representation, fresh again from `storedAt`
+    /// (RFC 9111 §4.3.4), with the validators the 304 brought.
     public func renewed(storedAt: Double, revalidation: Revalidation) -> CachedResponse {
         CachedResponse(restamping: self, storedAt: storedAt, revalidation: revalidation)
     }
 
-    /// Bodies and validators shared, not recomputed.
+    /// The representation and rendered line shared, not recomputed.
     private init(restamping other: CachedResponse, storedAt: Double, revalidation: Revalidation?) {
+        representation = other.representation
         self.revalidation = revalidation
-        contentType = other.contentType
-        status = other.status
-        body = other.body
-        gzippedBody = other.gzippedBody
-        etag = other.etag
-        gzipETag = other.gzipETag
         self.storedAt = storedAt
         policy = other.policy
         cacheControl = other.cacheControl
-        link = other.link
-        headerLines = other.headerLines
-        gzipHeaderLines = other.gzipHeaderLines
+        cacheControlLine = other.cacheControlLine
     }
 
     /// Approximate memory held, for the byte budget.

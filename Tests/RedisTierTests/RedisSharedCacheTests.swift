@@ -84,7 +84,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
         await tier.put("img", webp, age: 0)
         guard case .found(let found, _) = await tier.get("img") else { Issue.record("expected found"); return }
         #expect(found.contentType == "image/webp" && !found.isJSON && found.etag == webp.etag)
-        #expect(String(decoding: found.headerLines, as: UTF8.self).contains("Vary: Accept\r\nContent-Type: image/webp\r\n"))
+        #expect(String(decoding: found.representation.headerLines, as: UTF8.self).contains("Vary: Accept\r\nContent-Type: image/webp\r\n"))
         await tier.put("json", entry("{}"), age: 0)
         guard case .found(let json, _) = await tier.get("json") else { Issue.record("expected found"); return }
         #expect(json.isJSON)

@@ -33,7 +33,7 @@ public struct PreparedFeed: Sendable {
     public var loadKey: String { view?.dataKey ?? cacheKey }
 
     /// A load that is never conditional (a POST, or an answer built from several requests).
-    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> FeedOutput) {
+    public init(source: String, cacheKey: String, upstreamRequest: UpstreamRequest, load: @escaping @Sendable (UpstreamClient) async throws -> Representation) {
         self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest) { client, _ in .rendered(try await load(client)) }
     }
 
@@ -47,7 +47,7 @@ public struct PreparedFeed: Sendable {
     /// answers are cut from.
     public init(
         source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
-        render: @escaping @Sendable ([UInt8]) throws(ClientError) -> FeedOutput
+        render: @escaping @Sendable ([UInt8]) throws(ClientError) -> Representation
     ) {
         self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view) { client, previous in
             var request = upstreamRequest
@@ -59,7 +59,7 @@ public struct PreparedFeed: Sendable {
                 listedURL: upstreamRequest.url, url: upstreamRequest.url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
             if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
             let parsing = LeafSpan.start()
-            var output: FeedOutput
+            let output: Representation
             do {
                 output = try render(response.body)
             } catch {
@@ -67,8 +67,7 @@ public struct PreparedFeed: Sendable {
                 throw error
             }
             parsing?.end("parse", Self.parseAttributes(source, response))
-            if request.method == .get, validators.isUseful { output.revalidation = validators }
-            return .rendered(output)
+            return .rendered(output, revalidation: request.method == .get && validators.isUseful ? validators : nil)
         }
     }
 }
@@ -78,7 +77,7 @@ public struct PreparedFeed: Sendable {
 public struct FeedView: Sendable {
     public let dataKey: String
     /// The data's bytes → the answer; nil when they are not data this view can read (damaged).
-    public let cut: @Sendable ([UInt8]) -> FeedOutput?
+    public let cut: @Sendable ([UInt8]) -> Representation?
     /// Another route's cached answer the load can start from (the podcast `/podcasts/{id}`
     /// looked up holds its feed's address): its key, and the load made from its body, or nil
     /// when that body does not serve.
@@ -91,7 +90,7 @@ public struct FeedView: Sendable {
         dataKey: String,
         startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)? = nil,
         isAnAnswer: Bool = false,
-        cut: @escaping @Sendable ([UInt8]) -> FeedOutput?
+        cut: @escaping @Sendable ([UInt8]) -> Representation?
     ) {
         self.dataKey = dataKey
         self.startingFrom = startingFrom
@@ -102,33 +101,14 @@ public struct FeedView: Sendable {
 
 /// What a (possibly conditional) load produced.
 public enum FeedLoad: Sendable {
-    /// A new answer.
-    case rendered(FeedOutput)
+    /// A new answer; the upstream's validators (and a feed's permanent new address) for the
+    /// next refresh; answers of other routes the same upstream responses hold, by their cache
+    /// keys (the podcast an episodes load looked up is `/podcasts/{id}`'s answer): kept
+    /// alongside, so they cost no request of their own.
+    case rendered(Representation, revalidation: Revalidation? = nil, related: [(key: String, body: [UInt8])] = [])
     /// The upstream answered `304 Not Modified`: the answer being refreshed stands, with
     /// these validators from now on.
     case notModified(Revalidation)
-}
-
-/// What a feed request renders: the JSON body, and a `Link` header value where the answer
-/// is a page of a longer list (RFC 8288).
-public struct FeedOutput: Sendable {
-    public let body: [UInt8]
-    public let link: String?
-    /// The upstream's validators (and a feed's permanent new address), for the next refresh.
-    public var revalidation: Revalidation?
-    /// Answers of other routes the same upstream responses hold, by their cache keys (the
-    /// podcast an episodes load looked up is `/podcasts/{id}`'s answer): kept alongside, so
-    /// they cost no request of their own.
-    public var related: [(key: String, body: [UInt8])] = []
-    /// JSON, or an image's type (`/images`).
-    public let contentType: String
-
-    public init(_ body: [UInt8], link: String? = nil, revalidation: Revalidation? = nil, contentType: String = MediaType.json) {
-        self.body = body
-        self.contentType = contentType
-        self.link = link
-        self.revalidation = revalidation
-    }
 }
 
 /// One upstream: validate params → build the request → repair, decode, normalise.

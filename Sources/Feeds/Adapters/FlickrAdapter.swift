@@ -42,7 +42,7 @@ public struct FlickrAdapter: FeedAdapter {
             source: source, cacheKey: limit == Self.maxLimit ? dataKey : dataKey + "|limit=\(limit)", upstreamRequest: request,
             view: FeedView(dataKey: dataKey, isAnAnswer: true) { data in Self.page(data, limit: limit) },
             render: { body throws(ClientError) in
-                FeedOutput(try FeedJSON.encode(try Self.normalise(body, limit: Self.maxLimit)))
+                Representation(try FeedJSON.encode(try Self.normalise(body, limit: Self.maxLimit)))
             })
     }
 
@@ -50,10 +50,10 @@ public struct FlickrAdapter: FeedAdapter {
     static let maxLimit = 20
 
     /// The first `limit` photos of the normalised feed; nil when `data` is not one.
-    static func page(_ data: [UInt8], limit: Int) -> FeedOutput? {
+    static func page(_ data: [UInt8], limit: Int) -> Representation? {
         guard let feed = try? FeedJSON.decode(FeedEnvelope<Photo>.self, from: data, source: SourceName.flickr) else { return nil }
         let page = FeedEnvelope(source: feed.source, title: feed.title, updated: feed.updated, items: Array(feed.items.prefix(limit)), page: nil)
-        return (try? FeedJSON.encode(page)).map { FeedOutput($0) }
+        return (try? FeedJSON.encode(page)).map { Representation($0) }
     }
 
     static func tags(_ raw: String?) throws(ClientError) -> [String] {

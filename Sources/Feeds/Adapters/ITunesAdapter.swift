@@ -40,7 +40,7 @@ public struct ITunesAdapter: FeedAdapter {
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: request,
             render: { body throws(ClientError) in
-                FeedOutput(try FeedJSON.encode(try Self.normalise(body)))
+                Representation(try FeedJSON.encode(try Self.normalise(body)))
             })
     }
 

@@ -5,46 +5,57 @@ import Primitives
 public struct Response: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
-    public var body: [UInt8]
-    /// A pre-compressed gzip variant of `body`, used when the client accepts gzip.
-    public var gzippedBody: [UInt8]?
-    /// Whether the server may gzip `body` on the fly when there is no pre-compressed variant.
-    public var compressible: Bool
-    /// Header lines already rendered (`Name: value\r\n` …), written after `headers` as
-    /// they are: what a cached answer sends every time is rendered once, not per request.
+    /// What is sent: the bytes, a gzip variant, and the header lines that describe them (a
+    /// cached answer's, rendered when it was loaded).
+    public var representation: Representation
+    /// Header lines rendered by whoever keeps the answer (a cache entry's `Cache-Control`),
+    /// written as they are, before the representation's own.
     public var renderedHeaders: [UInt8]
     /// Header lines many responses share (`X-Cache: HIT\r\n`): constant bytes, not copied.
     public var constantHeaders: [UInt8]
     /// `Age` in seconds (RFC 9111 §5.1), written from the number: a cache hit makes no String for it.
     public var age: Int?
 
-    /// Every field at once, inlinable: a cache hit's response is built in place in the
-    /// caller's storage (an opaque init here cost a copy and a destroy of the whole value).
+    /// A representation as it is (a cache hit): inlinable, so it is built in place in the
+    /// caller's storage (an opaque init cost a copy and a destroy of the whole value).
     @inlinable public init(
-        status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false,
-        renderedHeaders: [UInt8] = [], constantHeaders: [UInt8] = [], age: Int? = nil
+        sending representation: Representation, status: Int, renderedHeaders: [UInt8] = [], constantHeaders: [UInt8] = [], age: Int? = nil
     ) {
         self.status = status
-        self.headers = headers
-        self.body = body
-        self.gzippedBody = gzippedBody
-        self.compressible = compressible
+        self.headers = HTTPHeaders()
+        self.representation = representation
         self.renderedHeaders = renderedHeaders
         self.constantHeaders = constantHeaders
         self.age = age
     }
 
+    /// Bytes that `headers` describe.
+    public init(
+        status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], gzippedBody: [UInt8]? = nil, compressible: Bool = false,
+        constantHeaders: [UInt8] = [], age: Int? = nil
+    ) {
+        self.status = status
+        self.headers = headers
+        self.representation = Representation(plain: body, gzippedBody: gzippedBody, compressible: compressible)
+        self.renderedHeaders = []
+        self.constantHeaders = constantHeaders
+        self.age = age
+    }
+
+    public var body: [UInt8] { representation.body }
+    public var gzippedBody: [UInt8]? { representation.gzippedBody }
+    public var compressible: Bool { representation.compressible }
+
     /// A JSON response from already-encoded bytes.
-    public static func json(_ body: [UInt8], status: Int = 200, gzipped: [UInt8]? = nil) -> Response {
+    public static func json(_ body: [UInt8], status: Int = 200, gzipped: [UInt8]? = nil, compressible: Bool = true) -> Response {
         var headers = HTTPHeaders()
         headers.add("Content-Type", MediaType.json)
-        return Response(status: status, headers: headers, body: body, gzippedBody: gzipped, compressible: true)
+        return Response(status: status, headers: headers, body: body, gzippedBody: gzipped, compressible: compressible)
     }
 
     /// The uniform JSON error response (`ClientError.body`), never stored by a cache.
     public static func error(_ error: ClientError) -> Response {
-        var r = json(error.body, status: error.status)
-        r.compressible = false
+        var r = json(error.body, status: error.status, compressible: false)
         // 404 and 405 are cacheable by heuristic (RFC 9110 §15.1); no error should outlive its cause.
         r.headers.add("Cache-Control", "no-store")
         // Every refusal says when to come back (RFC 9110 §10.2.3), so clients and front

@@ -19,13 +19,17 @@ struct ResponseWriter {
     ) -> Int {
         let requestID = context.requestID
         let status = response.status
-        var body = response.body
+        let representation = response.representation
+        var body = representation.body
         var encoded = false
+        // The pre-compressed variant is a representation of its own, with its own lines.
+        var variant = false
         if gzip && !StatusReason.forbidsBody(status) {
-            if let pre = response.gzippedBody {
+            if let pre = representation.gzippedBody {
                 body = pre
                 encoded = true
-            } else if response.compressible && response.body.count >= 1024, let z = Gzip.compress(response.body) {
+                variant = true
+            } else if representation.compressible && body.count >= 1024, let z = Gzip.compress(body) {
                 body = z
                 encoded = true
             }
@@ -57,7 +61,7 @@ struct ResponseWriter {
             out.append(utf8: requestID)
             out.append(literal: "\r\n")
         }
-        if response.compressible || response.gzippedBody != nil {
+        if representation.compressible || representation.gzippedBody != nil {
             out.append(literal: "Vary: Accept-Encoding\r\n")
         }
         if encoded { out.append(literal: "Content-Encoding: gzip\r\n") }
@@ -74,6 +78,7 @@ struct ResponseWriter {
         }
         out.append(contentsOf: response.constantHeaders)
         out.append(contentsOf: response.renderedHeaders)
+        out.append(contentsOf: variant ? representation.gzipHeaderLines : representation.headerLines)
         out.append(literal: "\r\n")
         guard !headOnly, !StatusReason.forbidsBody(status) else { return 0 }
         out.appendBody(body)

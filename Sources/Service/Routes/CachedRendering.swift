@@ -53,26 +53,27 @@ enum CachedRendering {
     /// The answer from `entry`; the cache status goes into the context's log fields.
     static func response(_ entry: CachedResponse, for context: inout RequestContext, cacheStatus: CacheStatus, now: Double) -> Response {
         context.logFields = cacheStatus.logFields
-        let gzip = entry.gzippedBody != nil && context.request.acceptsGzip
-        let etag = gzip ? entry.gzipETag : entry.etag
-        // Nothing is formatted here: the entry's own lines were rendered once, X-Cache is a
+        let representation = entry.representation
+        // The writer sends the gzip variant when the request accepts it; its validator is its own.
+        let etag = representation.gzippedBody != nil && context.request.acceptsGzip ? representation.gzipETag : representation.etag
+        // Nothing is formatted here: the entry's lines were rendered once, X-Cache is a
         // constant, and the writer renders Age from the number.
-        if entry.status == 200, let condition = context.request.headers["if-none-match"], matches(condition, selectedTag: etag) {
+        if representation.status == 200, let condition = context.request.headers["if-none-match"], matches(condition, selectedTag: etag) {
             var headers = HTTPHeaders()
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
             // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.
             headers.add("Cache-Control", entry.cacheControl)
             headers.add("ETag", etag)
-            if let link = entry.link { headers.add("Link", link) }
-            if !entry.isJSON { headers.add("Vary", "Accept") }
+            if let link = representation.link { headers.add("Link", link) }
+            if !representation.isJSON { headers.add("Vary", "Accept") }
             return Response(
-                status: 304, headers: headers, compressible: entry.isJSON, constantHeaders: cacheStatus.headerLine,
+                status: 304, headers: headers, compressible: representation.isJSON, constantHeaders: cacheStatus.headerLine,
                 age: age(entry, now))
         }
-        // Built in place and returned as is: a copy would retain every byte array again.
+        // Built in place and returned as is: the representation goes to the writer as it was loaded.
         return Response(
-            status: entry.status, body: entry.body, gzippedBody: entry.gzippedBody, compressible: entry.isJSON,
-            renderedHeaders: gzip ? entry.gzipHeaderLines : entry.headerLines, constantHeaders: cacheStatus.headerLine, age: age(entry, now))
+            sending: representation, status: representation.status, renderedHeaders: entry.cacheControlLine, constantHeaders: cacheStatus.headerLine,
+            age: age(entry, now))
     }
 
     /// RFC 9111 §5.1, in whole seconds, clamped (a clock step never makes it negative or huge).

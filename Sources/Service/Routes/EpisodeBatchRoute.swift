@@ -92,7 +92,7 @@ struct EpisodeBatchRoute: Sendable {
                         return [:]
                     }
                     for (key, body) in found.podcasts {
-                        cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: policy), for: key)
+                        cache.store(CachedResponse(Representation(body).compressed(), storedAt: cache.now, policy: policy), for: key)
                     }
                     return found.listed
                 } : nil

@@ -120,7 +120,7 @@ struct EpisodeRoute: Sendable {
             }
             let body = EpisodeAnswer.render(podcastID: id, item: detail.json, chapters: chapters, transcript: transcript, problems: problems)
             // Kept until its first part expires, when complete (a problem may pass).
-            let answer = CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: expiresFirst.storedAt, policy: expiresFirst.policy)
+            let answer = CachedResponse(Representation(body).compressed(), storedAt: expiresFirst.storedAt, policy: expiresFirst.policy)
             if problems.isEmpty { cache.store(answer, for: query.answerKey) }
             return CachedRendering.response(answer, for: &context, cacheStatus: status, now: cache.now)
         }

@@ -81,8 +81,7 @@ struct FeedRoute: Sendable {
                 logger.warn("cached data unreadable", [("key", .string(view.dataKey))])
                 return .error(.unreadableCachedData(prepared.source))
             }
-            let page = CachedResponse(
-                body: output.body, gzippedBody: Gzip.compress(output.body), storedAt: data.storedAt, policy: data.policy, link: output.link)
+            let page = CachedResponse(output.compressed(), storedAt: data.storedAt, policy: data.policy)
             cache.store(page, for: prepared.cacheKey)
             return CachedRendering.response(page, for: &context, cacheStatus: status, now: now)
         }
@@ -233,7 +232,6 @@ struct FeedRoute: Sendable {
             do {
                 let loaded = try await Self.refresh(prepared, startingFrom: cache)(upstream, current?.revalidation)
                 let now = cache.now  // one read: what is stored, and what the debug line says
-                let output: FeedOutput
                 switch loaded {
                 case .notModified(let validators):
                     guard let current else { throw UpstreamError.httpStatus(304) }  // cannot happen: no validators were sent
@@ -241,24 +239,21 @@ struct FeedRoute: Sendable {
                         logger.log(.debug, "cache renewed (304)", [("key", .string(prepared.loadKey)), ("upstream_ms", .double((now - started) * 1000))])
                     }
                     return .success(current.renewed(storedAt: now, revalidation: validators))
-                case .rendered(let rendered):
-                    output = rendered
+                case .rendered(let representation, let revalidation, let related):
+                    for (key, body) in related {
+                        cache.store(CachedResponse(Representation(body).compressed(), storedAt: now, policy: policy), for: key)
+                    }
+                    if logger.level <= .debug {
+                        logger.log(
+                            .debug, "cache fill",
+                            [("key", .string(prepared.loadKey)), ("bytes", .int(representation.body.count)), ("upstream_ms", .double((now - started) * 1000))])
+                    }
+                    // Data answers are cut from is not sent as it is (unless it is the whole feed's
+                    // answer too): no compressed copy. (Nor is an image compressed again.)
+                    let sent = prepared.view?.isAnAnswer ?? true
+                    return .success(
+                        CachedResponse(sent ? representation.compressed() : representation, storedAt: now, policy: policy, revalidation: revalidation))
                 }
-                for (key, body) in output.related {
-                    cache.store(CachedResponse(body: body, gzippedBody: Gzip.compress(body), storedAt: now, policy: policy), for: key)
-                }
-                if logger.level <= .debug {
-                    logger.log(
-                        .debug, "cache fill",
-                        [("key", .string(prepared.loadKey)), ("bytes", .int(output.body.count)), ("upstream_ms", .double((now - started) * 1000))])
-                }
-                // Data answers are cut from is not sent as it is (unless it is the whole feed's
-                // answer too): no compressed copy. Nor is an image compressed again.
-                let compress = (prepared.view?.isAnAnswer ?? true) && output.contentType == MediaType.json
-                return .success(
-                    CachedResponse(
-                        body: output.body, gzippedBody: compress ? Gzip.compress(output.body) : nil, storedAt: now, policy: policy,
-                        link: output.link, revalidation: output.revalidation, contentType: output.contentType))
             } catch let error as UpstreamError {
                 logger.warn(
                     "upstream failed",

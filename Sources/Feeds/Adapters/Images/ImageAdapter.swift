@@ -74,9 +74,7 @@ public struct ImageAdapter: FeedAdapter {
             switch result {
             case .success(let image):
                 observe(.decoded(bytesIn: source.count, bytesOut: image.bytes.count, seconds: seconds))
-                var output = FeedOutput(image.bytes, contentType: image.encoding.mediaType)
-                if validators.isUseful { output.revalidation = validators }
-                return .rendered(output)
+                return .rendered(Representation(image.bytes, contentType: image.encoding.mediaType), revalidation: validators.isUseful ? validators : nil)
             case .failure(let failure):
                 observe(.refused(Self.reason(failure)))
                 throw Self.error(failure)

@@ -36,7 +36,7 @@ public struct KivaAdapter: FeedAdapter {
                 var envelope = try normalise(body)
                 // Paging links, in the body and as a Link header, for the same filters and order.
                 let link = envelope.page?.link { "/loans?" + q.query(page: $0) }
-                return FeedOutput(try FeedJSON.encode(envelope), link: link)
+                return Representation(try FeedJSON.encode(envelope), link: link)
             })
     }
 }
@@ -60,7 +60,7 @@ public struct KivaLoanAdapter: FeedAdapter {
                 body: KivaGraphQL.loanRequestBody(id: id))
             return PreparedFeed(
                 source: source, cacheKey: "loan|id=\(id)", upstreamRequest: request,
-                render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try KivaGraphQL.normaliseLoan(body))) })
+                render: { body throws(ClientError) in Representation(try FeedJSON.encode(try KivaGraphQL.normaliseLoan(body))) })
         case .rest(let url):
             let request = UpstreamRequest(upstream: source, url: KivaREST.sibling(of: url, "\(id).json"), headers: [("Accept", "application/json")])
             return PreparedFeed(source: source, cacheKey: "loan|id=\(id)", upstreamRequest: request) { client in
@@ -71,7 +71,7 @@ public struct KivaLoanAdapter: FeedAdapter {
                     // The REST API answers an unknown loan with a 404 of its own.
                     throw ClientError(status: 404, code: "loan_not_found", message: "no loan has this id")
                 }
-                return FeedOutput(try FeedJSON.encode(try KivaREST.normaliseLoan(body, id: id)))
+                return Representation(try FeedJSON.encode(try KivaREST.normaliseLoan(body, id: id)))
             }
         }
     }

@@ -47,7 +47,8 @@ public struct EpisodeBatch: Sendable {
 
     /// The answer's JSON and its `Link` value: the page of the merged list, then one entry
     /// per podcast in the order asked.
-    public func render(_ statuses: [Status]) -> FeedOutput {
+    /// Not a cache's representation: the batch's ETag is a hash of its parts (the route's).
+    public func render(_ statuses: [Status]) -> (body: [UInt8], link: String?) {
         struct Ref {
             let podcast: Int
             let entry: Int
@@ -121,7 +122,7 @@ public struct EpisodeBatch: Sendable {
         out += #"],"page":"#.utf8
         EpisodePage.json(size: limit, total: cut.total, next: nextURL, cursor: nextCursor, into: &out)
         out.append(UInt8(ascii: "}"))
-        return FeedOutput(out, link: nextURL.map { "<\($0)>; rel=\"next\"" })
+        return (out, nextURL.map { "<\($0)>; rel=\"next\"" })
     }
 
     static func appendNullable(_ text: String?, to out: inout [UInt8]) {

@@ -56,7 +56,7 @@ public struct EpisodePage: Sendable, Equatable {
 extension EpisodeFeedData {
     /// The page of this podcast's episodes a request asks for: the channel, `count`, the
     /// episodes and `page`, with a `Link: rel="next"` when there is more.
-    public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?) -> FeedOutput {
+    public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?) -> Representation {
         let cut = EpisodePage(
             count: entries.count, limit: limit, cursor: cursor, anchor: { entries[$0].anchor },
             matches: { since == nil || (entries[$0].published != Self.undated && entries[$0].published > Int64(since ?? 0)) })
@@ -78,6 +78,6 @@ extension EpisodeFeedData {
         out += #"],"page":"#.utf8
         EpisodePage.json(size: limit, total: cut.total, next: nextURL, cursor: nextCursor, into: &out)
         out.append(UInt8(ascii: "}"))
-        return FeedOutput(out, link: nextURL.map { "<\($0)>; rel=\"next\"" })
+        return Representation(out, link: nextURL.map { "<\($0)>; rel=\"next\"" })
     }
 }

@@ -118,15 +118,15 @@ public struct EpisodesAdapter: FeedAdapter {
                 throw error
             }
             parsing?.end("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))])
-            var output = FeedOutput(data, revalidation: validators.isUseful ? validators : nil)
-            if let podcast { output.related = [(PodcastAdapter.cacheKey(number), podcast)] }
-            return .rendered(output)
+            return .rendered(
+                Representation(data), revalidation: validators.isUseful ? validators : nil,
+                related: podcast.map { [(PodcastAdapter.cacheKey(number), $0)] } ?? [])
         }
     }
 
     /// A podcast's feed body → the first page of its episodes as the route answers it (parse,
     /// normalise, encode once, cut). `base`: the feed's final URL, which relative links resolve against.
-    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int, base: String? = nil) throws(ClientError) -> FeedOutput {
+    static func render(feed body: [UInt8], contentType: String?, lookupTitle: String?, limit: Int, base: String? = nil) throws(ClientError) -> Representation {
         let blob = try EpisodeFeedData.build(feed: body, contentType: contentType, lookupTitle: lookupTitle, base: base, maxBytes: 64 << 20)
         guard let page = EpisodeFeedData(blob)?.page(podcastID: 0, limit: limit, since: nil, cursor: nil) else {
             throw .badUpstreamResponse("the podcast feed")

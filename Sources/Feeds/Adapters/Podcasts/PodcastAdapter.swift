@@ -16,7 +16,7 @@ public struct PodcastAdapter: FeedAdapter {
         let request = UpstreamRequest(upstream: source, url: lookupURL.addingQuery("id=\(id)&entity=podcast"))
         return PreparedFeed(
             source: source, cacheKey: Self.cacheKey(id), upstreamRequest: request,
-            render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try Self.normalise(body, id: id))) })
+            render: { body throws(ClientError) in Representation(try FeedJSON.encode(try Self.normalise(body, id: id))) })
     }
 
     /// The `{id}` path segment: a positive iTunes collection id of at most 18 digits.

@@ -79,7 +79,7 @@ public struct EpisodePartLoader: Sendable {
             upstream: SourceName.episodes, url: part.url, headers: [("Accept", accept)], maxBodyBytes: maxFileBytes, publicAddressesOnly: !allowPrivateHosts)
         request.urlChosenByThirdParty = true
         return PreparedFeed(source: SourceName.episodes, cacheKey: part.cacheKey, upstreamRequest: request) { body throws(ClientError) in
-            FeedOutput(try part.read(body))
+            Representation(try part.read(body))
         }
     }
 }

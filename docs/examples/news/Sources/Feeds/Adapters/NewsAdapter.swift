@@ -23,7 +23,7 @@ public struct NewsAdapter: FeedAdapter {
         let request = UpstreamRequest(upstream: source, url: url.addingQuery("category=\(category)&pageSize=50"), headers: [("Accept", "application/json")])
         return PreparedFeed(
             source: source, cacheKey: "news|category=\(category)", upstreamRequest: request,
-            render: { body throws(ClientError) in FeedOutput(try FeedJSON.encode(try Self.normalise(body))) })
+            render: { body throws(ClientError) in Representation(try FeedJSON.encode(try Self.normalise(body))) })
     }
 
     struct Answer: Decodable {

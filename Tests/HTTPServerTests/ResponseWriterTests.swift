@@ -1,0 +1,52 @@
+import Glibc
+import Primitives
+import Testing
+@testable import HTTPServer
+
+/// A described representation is sent as it is: the variant the request accepts, with that
+/// variant's own validator and lines, after the keeper's lines.
+@Suite struct ResponseWriterTests {
+    static let body = Array(String(repeating: #"{"title":"an episode"},"#, count: 80).utf8)
+    static let representation = Representation(body, link: "</x?page=2>; rel=\"next\"", gzippedBody: Gzip.compress(body))
+
+    static func written(_ response: Response, gzip: Bool) throws -> String {
+        let writer = ResponseWriter(serverName: "t", middleware: MiddlewareChain([]))
+        var queue = OutputQueue()
+        _ = writer.append(
+            response, to: .unparsed(requestID: ""), gzip: gzip, headOnly: false, keepAlive: true, version: .http11, date: Array("now".utf8),
+            into: &queue)
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let expected = queue.pendingBytes
+        _ = queue.send(to: fds[0])
+        var buffer = [UInt8](repeating: 0, count: expected)
+        let n = buffer.withUnsafeMutableBytes { recv(fds[1], $0.baseAddress, $0.count, Int32(MSG_WAITALL)) }
+        try #require(n == expected)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    static func head(_ text: String) -> String { String(text.prefix { $0 != "{" && $0 != "\u{1f}" }) }
+
+    @Test func eachVariantIsSentWithItsOwnValidatorAndLines() throws {
+        let response = Response(sending: Self.representation, status: 200, renderedHeaders: Array("Cache-Control: public, max-age=60\r\n".utf8))
+        let plain = Self.head(try Self.written(response, gzip: false))
+        #expect(plain.contains("Content-Length: \(Self.body.count)\r\n"))
+        #expect(plain.contains("Cache-Control: public, max-age=60\r\nETag: \(Self.representation.etag)\r\nLink: </x?page=2>; rel=\"next\"\r\n"))
+        #expect(plain.hasSuffix("Content-Type: \(MediaType.json)\r\n\r\n"))
+        #expect(!plain.contains("Content-Encoding"))
+        let gzip = Self.head(try Self.written(response, gzip: true))
+        #expect(gzip.contains("Content-Encoding: gzip\r\n") && gzip.contains("Vary: Accept-Encoding\r\n"))
+        #expect(gzip.contains("Content-Length: \(Self.representation.gzippedBody?.count ?? -1)\r\n"))
+        #expect(gzip.contains("ETag: \(Self.representation.gzipETag)\r\n") && !gzip.contains(Self.representation.etag))
+    }
+
+    /// Bytes the response's own headers describe carry no lines of their own, and are
+    /// compressed on the fly only when they say they may be.
+    @Test func plainBytesAreDescribedByTheirHeaders() throws {
+        let json = try Self.written(.json(Self.body), gzip: true)
+        #expect(json.contains("Content-Encoding: gzip\r\n") && json.contains("Content-Type: \(MediaType.json)\r\n") && !json.contains("ETag"))
+        let error = try Self.written(.error(status: 404, code: "not_found", message: String(repeating: "x", count: 2000)), gzip: true)
+        #expect(!error.contains("Content-Encoding") && error.contains("Cache-Control: no-store\r\n"))
+    }
+}
