@@ -1,9 +1,9 @@
 /// Strong validators for a representation's bytes.
 public enum ETag {
-    /// A strong validator from the bytes (FNV-1a 64 + length; not a security hash).
+    /// A strong validator from the bytes (xxHash64 + length; not a security hash): every
+    /// replica computes the same one for the same bytes.
     public static func strong(for body: [UInt8]) -> String {
-        var hash = FNV1a()
-        hash.add(body)
-        return "\"" + hash.hex + "-" + String(body.count, radix: 16) + "\""
+        let digits = String(XXH64.hash(body), radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "-" + String(body.count, radix: 16) + "\""
     }
 }

@@ -16,7 +16,9 @@ public final class CachedResponse: Sendable {
     /// the next refresh conditional, here or on another replica (kept in the shared tier too).
     public let revalidation: Revalidation?
 
+    /// `representation`: a described one (its validators and lines its own), as a load builds it.
     public init(_ representation: Representation, storedAt: Double, policy: FreshnessPolicy, revalidation: Revalidation? = nil) {
+        assert(representation.contentType != nil, "a cache keeps described representations: plain bytes have no validator or lines")
         self.representation = representation
         self.storedAt = storedAt
         self.policy = policy

@@ -1,0 +1,28 @@
+import Primitives
+import Testing
+
+@Suite struct XXH64Tests {
+    /// The published algorithm's values (checked against the reference implementation, Python's
+    /// `xxhash` package): every replica, on any CPU, gives the same bytes the same ETag.
+    @Test(arguments: [
+        ("", 0xEF46_DB37_51D8_E999 as UInt64),
+        ("a", 0xD24E_C4F1_A98C_6E5B),
+        ("abc", 0x44BC_2CF5_AD77_0999),
+        ("FeedProxy", 0x770C_20D9_F54E_093A),
+        ("0123456789abcdef0123456789abcdef", 0x642A_9495_8E71_E6C5),
+    ])
+    func knownValues(_ text: String, _ expected: UInt64) {
+        #expect(XXH64.hash(Array(text.utf8)) == expected)
+    }
+
+    /// Every tail length after the 32-byte stripes (8-byte words, a 4-byte word, single bytes).
+    @Test func stripesWordsAndTailTogether() {
+        let bytes = (0..<3).flatMap { _ in (0...255).map { UInt8($0) } } + Array("xyz1234".utf8)
+        #expect(XXH64.hash(bytes) == 0x559E_A82A_FE8F_46C9)
+    }
+
+    @Test func theETagIsTheHashAndTheLength() {
+        #expect(ETag.strong(for: Array("abc".utf8)) == "\"44bc2cf5ad770999-3\"")
+        #expect(ETag.strong(for: []) == "\"ef46db3751d8e999-0\"")
+    }
+}
