@@ -19,6 +19,8 @@ import Testing
     @Test func stripesWordsAndTailTogether() {
         let bytes = (0..<3).flatMap { _ in (0...255).map { UInt8($0) } } + Array("xyz1234".utf8)
         #expect(XXH64.hash(bytes) == 0x559E_A82A_FE8F_46C9)
+        #expect(XXH64.hash((0..<45).map { UInt8($0) }) == 0x10FD_D84D_6409_ABDF)  // a stripe, an 8-byte word, a 4-byte word, a byte
+        #expect(XXH64.hash((0..<63).map { UInt8($0) }) == 0xE26A_A9E2_A95F_8E4F)  // a stripe, three words, 7 bytes
     }
 
     @Test func theETagIsTheHashAndTheLength() {
