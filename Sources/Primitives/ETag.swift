@@ -6,4 +6,11 @@ public enum ETag {
         let digits = String(XXH64.hash(body), radix: 16)
         return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "-" + String(body.count, radix: 16) + "\""
     }
+
+    /// A strong validator from a hash that names the representation's state (a sync answer's:
+    /// the state it brings its client to) rather than its bytes.
+    public static func strong(named hash: UInt64) -> String {
+        let digits = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "-s\""
+    }
 }

@@ -25,14 +25,17 @@ public final class Representation: Sendable {
 
     /// A described representation, as a feed's load builds it and a cache keeps it: its
     /// validators and header lines are worked out here, once.
-    public init(_ body: [UInt8], status: Int = 200, contentType: String = MediaType.json, link: String? = nil, gzippedBody: [UInt8]? = nil) {
+    /// `etag`: a validator the builder names (nil: from the bytes).
+    public init(
+        _ body: [UInt8], status: Int = 200, contentType: String = MediaType.json, link: String? = nil, gzippedBody: [UInt8]? = nil, etag: String? = nil
+    ) {
         self.status = status
         self.body = body
         self.gzippedBody = gzippedBody
         self.compressible = contentType == MediaType.json
         self.contentType = contentType
         self.link = link
-        let etag = ETag.strong(for: body)
+        let etag = etag ?? ETag.strong(for: body)
         self.etag = etag
         gzipETag = String(etag.dropLast()) + "-gz\""
         headerLines = Self.lines(etag: status == 200 ? etag : nil, link: link, contentType: contentType)

@@ -98,6 +98,9 @@ public enum Timestamp {
         }
     }
 
+    /// Now, in Unix seconds (the wall clock).
+    public static func now() -> Int { Int(Span.now() / 1_000_000_000) }
+
     /// `epoch` as `YYYY-MM-DDTHH:MM:SSZ`; values outside `range` are clamped to it.
     public static func format(_ epoch: Int) -> String {
         let epoch = min(max(epoch, range.lowerBound), range.upperBound)

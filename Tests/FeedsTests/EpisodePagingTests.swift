@@ -73,7 +73,8 @@ import Testing
             title: parsed.title, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
             imageUrl: parsed.imageUrl, link: parsed.link, language: parsed.language, podcastGuid: parsed.podcastGuid, locked: parsed.locked,
             funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, count: 2, items: Array(parsed.episodes.prefix(2)),
-            page: CursorPageInfo(size: 2, total: 5, next: "/podcasts/7/episodes?limit=2&cursor=\(next)", nextCursor: next))
+            page: CursorPageInfo(size: 2, total: 5, next: "/podcasts/7/episodes?limit=2&cursor=\(next)", nextCursor: next),
+            syncToken: SyncToken([7: SyncToken.Position(through: data.changes.current)]).encoded)
         #expect(output.body == (try FeedJSON.encode(envelope)))
     }
 

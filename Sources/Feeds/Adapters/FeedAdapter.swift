@@ -10,9 +10,9 @@ public struct PreparedFeed: Sendable {
     /// The first upstream request (inspectable in tests).
     public let upstreamRequest: UpstreamRequest
     /// Fetches, repairs, decodes, normalises and encodes; throws `UpstreamError` or
-    /// `ClientError`. Given the validators of the answer it refreshes, it asks conditionally
+    /// `ClientError`. Given the answer it refreshes, it asks conditionally on its validators
     /// and may answer `.notModified` (nothing downloaded or parsed again).
-    public let refresh: @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
+    public let refresh: @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad
     /// Set when `refresh` loads data that many answers are cut from (a whole feed) rather
     /// than the answer itself: the data is cached under `view.dataKey`, the answer under
     /// `cacheKey`.
@@ -20,7 +20,7 @@ public struct PreparedFeed: Sendable {
 
     public init(
         source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
-        refresh: @escaping @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad
+        refresh: @escaping @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad
     ) {
         self.source = source
         self.cacheKey = cacheKey
@@ -49,7 +49,8 @@ public struct PreparedFeed: Sendable {
         source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
         render: @escaping @Sendable ([UInt8]) throws(ClientError) -> Representation
     ) {
-        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view) { client, previous in
+        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view) { client, replaced in
+            let previous = replaced?.validators
             var request = upstreamRequest
             if request.method == .get, let previous, previous.listedURL == request.url, previous.etag != nil || previous.lastModified != nil {
                 request.revalidation = previous
@@ -81,14 +82,14 @@ public struct FeedView: Sendable {
     /// Another route's cached answer the load can start from (the podcast `/podcasts/{id}`
     /// looked up holds its feed's address): its key, and the load made from its body, or nil
     /// when that body does not serve.
-    public let startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)?
+    public let startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad)?)?
     /// The data is itself an answer (the whole feed, asked under `dataKey`), so it is kept
     /// compressed too; otherwise it is only ever cut from.
     public let isAnAnswer: Bool
 
     public init(
         dataKey: String,
-        startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)? = nil,
+        startingFrom: (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad)?)? = nil,
         isAnAnswer: Bool = false,
         cut: @escaping @Sendable ([UInt8]) -> Representation?
     ) {
@@ -96,6 +97,18 @@ public struct FeedView: Sendable {
         self.startingFrom = startingFrom
         self.isAnAnswer = isAnAnswer
         self.cut = cut
+    }
+}
+
+/// What a refresh replaces: the upstream's validators for it (a conditional request), and its
+/// bytes (a feed's episode data carries over when each episode was first seen).
+public struct PreviousAnswer: Sendable {
+    public let validators: Revalidation?
+    public let body: [UInt8]
+
+    public init(validators: Revalidation?, body: [UInt8]) {
+        self.validators = validators
+        self.body = body
     }
 }
 

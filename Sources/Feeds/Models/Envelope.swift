@@ -80,6 +80,12 @@ public struct EpisodesEnvelope: Codable, Sendable {
     public var count: Int
     public var items: [Episode]
     public var page: CursorPageInfo?
+    /// Where the client stands once it has this answer: sent back as `sync=`, the next answer
+    /// holds only what is new or changed since (null on a page reached by a cursor).
+    public var syncToken: String?
+    /// The token sent named a point this feed's history no longer holds: every episode is
+    /// being sent again (apps keep one copy per episode id).
+    public var resync = false
 }
 
 /// `page` of an episode list: how many a page holds, how many match in all, and the next

@@ -149,12 +149,16 @@ struct EpisodeBatchRoute: Sendable {
 
     /// The answer, or a 304 when the client has it already. Its ETag is a hash of what the
     /// answer is made of (the query, and each podcast's data by its own ETag, or its error),
-    /// so an unchanged library is recognised without merging or encoding anything.
+    /// so an unchanged library is recognised without merging or encoding anything. A sync
+    /// answer's also names the token it brings the client to: asking again with that token
+    /// and this ETag is a 304 until something new comes.
     static func answer(
         _ batch: EpisodeBatch, _ slots: [Slot], for context: inout RequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
     ) -> Response {
         context.logFields = status.logFields
-        let tag = etag(batch, slots)
+        let statuses = slots.map(Self.status)
+        let selection = batch.sync == nil ? nil : batch.select(statuses)
+        let tag = etag(batch, slots, selection)
         let gzip = context.request.acceptsGzip
         var headers = HTTPHeaders()
         headers.add("Cache-Control", "public, max-age=0")
@@ -163,7 +167,7 @@ struct EpisodeBatchRoute: Sendable {
         if let condition = context.request.headers["if-none-match"], CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"") {
             return Response(status: 304, headers: headers, compressible: true, constantHeaders: status.headerLine)
         }
-        let output = batch.render(slots.map(Self.status))
+        let output = batch.render(statuses, selection ?? batch.select(statuses))
         headers.add("Content-Type", MediaType.json)
         if let link = output.link { headers.add("Link", link) }
         return Response(
@@ -171,10 +175,14 @@ struct EpisodeBatchRoute: Sendable {
             constantHeaders: status.headerLine, age: 0)
     }
 
-    /// 16 hex digits over the query and every podcast's part of the answer.
-    static func etag(_ batch: EpisodeBatch, _ slots: [Slot]) -> String {
+    /// 16 hex digits over the query and every podcast's part of the answer (and, for a sync
+    /// answer, the token and how many episodes remain).
+    static func etag(_ batch: EpisodeBatch, _ slots: [Slot], _ selection: EpisodeBatch.Selection?) -> String {
         var h = FNV1a()
-        h.add("v1|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
+        h.add("v2|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
+        // What is left after it, not the total: the answer that brings a client to a token and
+        // the empty one asked with that token name the same state.
+        if let selection { h.add("|sync|\(selection.total - selection.items.count)|\(selection.token?.encoded ?? "-")|\(selection.resync)".utf8) }
         for (id, slot) in zip(batch.ids, slots) {
             h.add("|\(id):".utf8)
             switch slot {

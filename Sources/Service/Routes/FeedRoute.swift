@@ -230,7 +230,8 @@ struct FeedRoute: Sendable {
             let started = cache.now
             let current = previous.flatMap { $0.status == 200 ? $0 : nil }
             do {
-                let loaded = try await Self.refresh(prepared, startingFrom: cache)(upstream, current?.revalidation)
+                let loaded = try await Self.refresh(prepared, startingFrom: cache)(
+                    upstream, current.map { PreviousAnswer(validators: $0.revalidation, body: $0.body) })
                 let now = cache.now  // one read: what is stored, and what the debug line says
                 switch loaded {
                 case .notModified(let validators):
@@ -287,7 +288,7 @@ struct FeedRoute: Sendable {
 
     /// How `prepared` loads: from another route's answer when this replica holds it fresh
     /// (a podcast looked up before, `/podcasts/{id}`, names its feed: no second lookup).
-    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
+    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad {
         guard let start = prepared.view?.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200,
             let refresh = start.load(known.body)
         else { return prepared.refresh }

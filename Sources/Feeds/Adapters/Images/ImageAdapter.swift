@@ -53,7 +53,8 @@ public struct ImageAdapter: FeedAdapter {
         let request = fetch
         let key = "image|\(target.rawValue)|w=\(width)|\(url)"
         let pool = self.pool, limits = self.limits, observe = self.observe
-        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { client, previous in
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { (client: UpstreamClient, replaced: PreviousAnswer?) in
+            let previous = replaced?.validators
             var send = request
             if let previous, previous.listedURL == url, previous.etag != nil || previous.lastModified != nil { send.revalidation = previous }
             let response = try await client.send(send)

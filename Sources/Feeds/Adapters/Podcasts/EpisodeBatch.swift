@@ -11,6 +11,8 @@ public struct EpisodeBatch: Sendable {
     public let limit: Int
     public let since: Int?
     public let cursor: EpisodeCursor?
+    /// The client's sync token: the answer holds only what it has not seen.
+    public let sync: SyncToken?
 
     public init(_ p: QueryParameters) throws(ClientError) {
         let listed = p.list("podcasts")
@@ -31,6 +33,7 @@ public struct EpisodeBatch: Sendable {
         since = try EpisodeSince.parse(p)
         let scope = Self.scope(ids)
         cursor = try p.value("cursor").map { text throws(ClientError) in try EpisodeCursor.decode(text, scope: scope) }
+        sync = try EpisodeSyncRequest.parse(p, since: since, cursor: cursor)
     }
 
     /// What a cursor is tied to: the list of podcasts, in the order asked.
@@ -45,10 +48,23 @@ public struct EpisodeBatch: Sendable {
         case pending
     }
 
-    /// The answer's JSON and its `Link` value: the page of the merged list, then one entry
-    /// per podcast in the order asked.
-    /// Not a cache's representation: the batch's ETag is a hash of its parts (the route's).
-    public func render(_ statuses: [Status]) -> (body: [UInt8], link: String?) {
+    /// Which episodes an answer holds, and what the client has once it has them.
+    public struct Selection: Sendable {
+        /// (podcast's index in `ids`, entry's index in its data), newest first.
+        public let items: [(podcast: Int, entry: Int)]
+        /// Episodes that match in all (`since`), or not yet seen in all (`sync`).
+        public let total: Int
+        public let next: (url: String, cursor: String?)?
+        /// The token to keep; nil on a page reached by a cursor (the first page's stands).
+        public let token: SyncToken?
+        /// Per podcast: its whole list is being sent again.
+        public let resync: [Bool]
+    }
+
+    /// The episodes this request's answer holds: a page of the merged list (or, with `sync`,
+    /// of the episodes the client has not seen).
+    public func select(_ statuses: [Status]) -> Selection {
+        if let sync { return selectUnseen(statuses, sync) }
         struct Ref {
             let podcast: Int
             let entry: Int
@@ -56,8 +72,10 @@ public struct EpisodeBatch: Sendable {
             let anchor: UInt64
         }
         var refs: [Ref] = []
+        var token = SyncToken()
         for (p, status) in statuses.enumerated() {
             guard case .ok(let data) = status else { continue }
+            if data.changes.current.seq > 0 { token[ids[p]] = SyncToken.Position(through: data.changes.current) }
             for (i, e) in data.entries.enumerated() {
                 var h = FNV1a()
                 h.add(String(ids[p]).utf8)
@@ -76,18 +94,74 @@ public struct EpisodeBatch: Sendable {
         let cut = EpisodePage(
             count: refs.count, limit: limit, cursor: cursor, anchor: { refs[$0].anchor },
             matches: { since == nil || (refs[$0].published != EpisodeFeedData.undated && refs[$0].published > Int64(since ?? 0)) })
-        let nextCursor = cut.next?.encoded(scope: Self.scope(ids))
-        let nextURL = nextCursor.map {
-            "/episodes?podcasts=" + ids.map(String.init).joined(separator: ",") + "&limit=\(limit)" + (since.map { "&since=" + Timestamp.format($0) } ?? "")
-                + "&cursor=\($0)"
+        let next = cut.next.map { next -> (url: String, cursor: String?) in
+            let cursor = next.encoded(scope: Self.scope(ids))
+            return (path + (since.map { "&since=" + Timestamp.format($0) } ?? "") + "&cursor=\(cursor)", cursor)
         }
+        return Selection(
+            items: cut.picked.map { (refs[$0].podcast, refs[$0].entry) }, total: cut.total, next: next, token: cursor == nil ? token : nil,
+            resync: Array(repeating: false, count: ids.count))
+    }
+
+    /// With `sync`: from each podcast, the episodes the token says the client has not seen, in
+    /// the order they were seen, at most `limit` in all (the newest heads first); the token
+    /// moves past what is sent, so `page.next` (carrying it) resumes exactly there.
+    private func selectUnseen(_ statuses: [Status], _ sync: SyncToken) -> Selection {
+        var token = sync.keeping(ids)
+        var unseen: [EpisodeUnseen?] = []
+        var total = 0
+        for (p, status) in statuses.enumerated() {
+            guard case .ok(let data) = status else {
+                unseen.append(nil)
+                continue
+            }
+            let u = data.unseen(since: sync[ids[p]])
+            total += u.indices.count
+            unseen.append(u)
+        }
+        // Per podcast, how far into its unseen episodes the answer goes; the newest head next.
+        var taken = [Int](repeating: 0, count: ids.count)
+        var picked: [(podcast: Int, entry: Int)] = []
+        while picked.count < limit {
+            var best: (podcast: Int, published: Int64)?
+            for (p, u) in unseen.enumerated() {
+                guard let u, taken[p] < u.indices.count, case .ok(let data) = statuses[p] else { continue }
+                let published = data.entries[u.indices[taken[p]]].published
+                if best == nil || published > (best?.published ?? .min) { best = (p, published) }
+            }
+            guard let p = best?.podcast, let u = unseen[p] else { break }
+            picked.append((p, u.indices[taken[p]]))
+            taken[p] += 1
+        }
+        for (p, status) in statuses.enumerated() {
+            guard case .ok(let data) = status, let u = unseen[p] else { continue }
+            token[ids[p]] = data.position(after: taken[p], of: u, from: sync[ids[p]])
+        }
+        picked.sort { a, b in
+            guard case .ok(let da) = statuses[a.podcast], case .ok(let db) = statuses[b.podcast] else { return false }
+            let pa = da.entries[a.entry].published, pb = db.entries[b.entry].published
+            if pa != pb { return pa > pb }
+            return a.podcast != b.podcast ? a.podcast < b.podcast : a.entry < b.entry
+        }
+        let more = picked.count < total
+        return Selection(
+            items: picked, total: total, next: more ? (path + "&sync=" + token.encoded, nil) : nil, token: token,
+            resync: unseen.map { $0?.resync ?? false })
+    }
+
+    /// The answer's path and query up to what moves from page to page.
+    private var path: String { "/episodes?podcasts=" + ids.map(String.init).joined(separator: ",") + "&limit=\(limit)" }
+
+    /// The answer's JSON and its `Link` value: the selected episodes, then one entry per
+    /// podcast in the order asked, the page, and the sync token.
+    /// Not a cache's representation: the batch's ETag is a hash of its parts (the route's).
+    public func render(_ statuses: [Status], _ selection: Selection) -> (body: [UInt8], link: String?) {
         var out: [UInt8] = []
         out += #"{"source":"rss","count":"#.utf8
-        out += String(cut.picked.count).utf8
+        out += String(selection.items.count).utf8
         out += #","items":["#.utf8
-        for (n, i) in cut.picked.enumerated() {
+        for (n, ref) in selection.items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            let ref = refs[i]
             guard case .ok(let data) = statuses[ref.podcast] else { continue }
             // {"podcastId":N, then the episode's own fields (its JSON is an object with fields).
             out += #"{"podcastId":"#.utf8
@@ -108,21 +182,24 @@ public struct EpisodeBatch: Sendable {
                 Self.appendNullable(data.updated, to: &out)
                 out += #","episodeCount":"#.utf8
                 out += String(data.entries.count).utf8
-                out += #","error":null}"#.utf8
+                out += #","error":null"#.utf8
             case .error(let code, let message):
                 out += #","status":"error","title":null,"updated":null,"episodeCount":null,"error":{"code":"#.utf8
                 JSONBytes.appendQuoted(code, to: &out)
                 out += #","message":"#.utf8
                 JSONBytes.appendQuoted(message, to: &out)
-                out += "}}".utf8
+                out += "}".utf8
             case .pending:
-                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"error":null}"#.utf8
+                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"error":null"#.utf8
             }
+            out += selection.resync[p] ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
         }
         out += #"],"page":"#.utf8
-        EpisodePage.json(size: limit, total: cut.total, next: nextURL, cursor: nextCursor, into: &out)
+        EpisodePage.json(size: limit, total: selection.total, next: selection.next?.url, cursor: selection.next?.cursor, into: &out)
+        out += #","syncToken":"#.utf8
+        Self.appendNullable(selection.token?.encoded, to: &out)
         out.append(UInt8(ascii: "}"))
-        return (out, nextURL.map { "<\($0)>; rel=\"next\"" })
+        return (out, selection.next.map { "<\($0.url)>; rel=\"next\"" })
     }
 
     static func appendNullable(_ text: String?, to out: inout [UInt8]) {

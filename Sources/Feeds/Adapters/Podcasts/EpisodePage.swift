@@ -55,29 +55,61 @@ public struct EpisodePage: Sendable, Equatable {
 
 extension EpisodeFeedData {
     /// The page of this podcast's episodes a request asks for: the channel, `count`, the
-    /// episodes and `page`, with a `Link: rel="next"` when there is more.
-    public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?) -> Representation {
-        let cut = EpisodePage(
-            count: entries.count, limit: limit, cursor: cursor, anchor: { entries[$0].anchor },
-            matches: { since == nil || (entries[$0].published != Self.undated && entries[$0].published > Int64(since ?? 0)) })
+    /// episodes, `page` and the sync token, with a `Link: rel="next"` when there is more.
+    /// With `sync`: only the episodes the token says the client has not seen (`EpisodeUnseen`),
+    /// in feed order, and a validator that names the state the answer brings the client to, so
+    /// asking again with the answer's token and its ETag is a 304 until something changes.
+    public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?, sync: SyncToken? = nil) -> Representation {
         let scope = String(podcastID)
-        let nextCursor = cut.next?.encoded(scope: scope)
-        let nextURL = nextCursor.map {
-            "/podcasts/\(podcastID)/episodes?limit=\(limit)" + (since.map { "&since=" + Timestamp.format($0) } ?? "") + "&cursor=\($0)"
+        let picked: [Int], total: Int, next: (url: String, cursor: String?)?, token: SyncToken?, resync: Bool
+        if let sync {
+            let unseen = self.unseen(since: sync[podcastID])
+            let taken = min(limit, unseen.indices.count)
+            picked = unseen.indices.prefix(taken).sorted()
+            total = unseen.indices.count
+            var moved = SyncToken()
+            moved[podcastID] = position(after: taken, of: unseen, from: sync[podcastID])
+            token = moved
+            resync = unseen.resync
+            next = taken < total ? ("/podcasts/\(podcastID)/episodes?limit=\(limit)&sync=" + moved.encoded, nil) : nil
+        } else {
+            let cut = EpisodePage(
+                count: entries.count, limit: limit, cursor: cursor, anchor: { entries[$0].anchor },
+                matches: { since == nil || (entries[$0].published != Self.undated && entries[$0].published > Int64(since ?? 0)) })
+            picked = cut.picked
+            total = cut.total
+            next = cut.next.map { next in
+                let text = next.encoded(scope: scope)
+                return ("/podcasts/\(podcastID)/episodes?limit=\(limit)" + (since.map { "&since=" + Timestamp.format($0) } ?? "") + "&cursor=\(text)", text)
+            }
+            // The first page names where the client stands; a page reached by a cursor does not (the first one's stands).
+            var current = SyncToken()
+            if changes.current.seq > 0 { current[podcastID] = SyncToken.Position(through: changes.current) }
+            token = cursor == nil ? current : nil
+            resync = false
         }
+        let encodedToken = token?.encoded
         var out: [UInt8] = []
-        out.reserveCapacity(head.count + 160 + cut.picked.reduce(0) { $0 + entries[$1].json.count + 1 })
+        out.reserveCapacity(head.count + 160 + (encodedToken?.utf8.count ?? 0) + picked.reduce(0) { $0 + entries[$1].json.count + 1 })
         out += head
         out += #","count":"#.utf8
-        out += String(cut.picked.count).utf8
+        out += String(picked.count).utf8
         out += #","items":["#.utf8
-        for (n, i) in cut.picked.enumerated() {
+        for (n, i) in picked.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
             out += entries[i].json
         }
         out += #"],"page":"#.utf8
-        EpisodePage.json(size: limit, total: cut.total, next: nextURL, cursor: nextCursor, into: &out)
-        out.append(UInt8(ascii: "}"))
-        return Representation(out, link: nextURL.map { "<\($0)>; rel=\"next\"" })
+        EpisodePage.json(size: limit, total: total, next: next?.url, cursor: next?.cursor, into: &out)
+        out += #","syncToken":"#.utf8
+        if let encodedToken { JSONBytes.appendQuoted(encodedToken, to: &out) } else { out += "null".utf8 }
+        out += resync ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
+        let link = next.map { "<\($0.url)>; rel=\"next\"" }
+        guard sync != nil, let encodedToken else { return Representation(out, link: link) }
+        // The state the answer brings the client to: its token, how much is left after it, the
+        // channel (the items are those between the URL's token and this one).
+        var state = Array("sync|\(limit)|\(total - picked.count)|\(resync)|\(encodedToken)|".utf8)
+        state += head
+        return Representation(out, link: link, etag: ETag.strong(named: XXH64.hash(state)))
     }
 }

@@ -31,12 +31,15 @@ public struct EpisodesAdapter: FeedAdapter {
         let limit = try p.int("limit", in: 1...500, default: 100)
         let since = try EpisodeSince.parse(p)
         let cursor = try p.value("cursor").map { text throws(ClientError) in try EpisodeCursor.decode(text, scope: String(number)) }
+        // Only this podcast's position counts: the answer's token names it alone.
+        let sync = try EpisodeSyncRequest.parse(p, since: since, cursor: cursor)?.keeping([number])
         // The page's key names what it is cut from and how: equivalent spellings share it.
         var key = "episodes|id=\(number)|limit=\(limit)"
         if let since { key += "|since=\(since)" }
         if let cursor { key += "|after=\(cursor.index).\(cursor.anchor)" }
+        if let sync { key += sync[number].map { "|sync=\($0.seq).\($0.versionID).\($0.ordinal)" } ?? "|sync=-" }
         let view = FeedView(dataKey: Self.dataKey(number), startingFrom: startingFromPodcast(number)) { blob in
-            EpisodeFeedData(blob)?.page(podcastID: number, limit: limit, since: since, cursor: cursor)
+            EpisodeFeedData(blob)?.page(podcastID: number, limit: limit, since: since, cursor: cursor, sync: sync)
         }
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: lookup(number), view: view, refresh: load(number))
     }
@@ -50,7 +53,7 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     /// `/podcasts/{id}`'s cached answer names the feed: a load that starts from it skips the lookup.
-    func startingFromPodcast(_ number: Int) -> (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad)?)
+    func startingFromPodcast(_ number: Int) -> (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad)?)
     {
         (PodcastAdapter.cacheKey(number), { body in Self.listed(fromPodcastAnswer: body).map { self.load(number, listed: $0) } })
     }
@@ -76,10 +79,11 @@ public struct EpisodesAdapter: FeedAdapter {
     /// Loads podcast `number`'s episode data: the iTunes lookup for its feed URL (unless a
     /// batch lookup already `listed` it), then the feed, conditionally when it is the same
     /// listed feed as last time.
-    public func load(_ number: Int, listed: ListedFeed? = nil) -> @Sendable (UpstreamClient, Revalidation?) async throws -> FeedLoad {
+    public func load(_ number: Int, listed: ListedFeed? = nil) -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad {
         let lookup = self.lookup(number)
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes, imageLinks = self.imageLinks
-        return { client, previous in
+        return { client, replaced in
+            let previous = replaced?.validators
             let found: (feedURL: String, title: String?)
             var podcast: [UInt8]?
             switch listed {
@@ -110,9 +114,11 @@ public struct EpisodesAdapter: FeedAdapter {
             let parsing = LeafSpan.start()
             let data: [UInt8]
             do {
+                // The data it replaces (this replica's, or the shared tier's when newer) says
+                // when each episode was first seen: sync tokens stay positions in one history.
                 data = try EpisodeFeedData.build(
                     feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
-                    maxBytes: maxDataBytes, images: imageLinks)
+                    maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) })
             } catch {
                 parsing?.end("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))], error: String(describing: error))
                 throw error

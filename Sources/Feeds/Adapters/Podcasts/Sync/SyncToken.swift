@@ -1,0 +1,149 @@
+import Primitives
+
+/// What an app has of each podcast it follows, as positions in each feed's change history
+/// (`EpisodeChangeLog`): the `syncToken` of an episodes answer, sent back as `sync=`. Opaque
+/// to apps; self-contained (no state on the server), so any replica reads it.
+///
+/// Text: unpadded base64url of version · varint count · per podcast, by ascending id
+/// {varint id delta, varint seq, varint ordinal, u32 version id} · u32 check. A position
+/// (seq, id, ordinal) means: every episode stamped with a version up to `seq` (ordinal 0), or
+/// every one before `seq` and those of `seq` with an ordinal below `ordinal` (a cut answer).
+public struct SyncToken: Sendable, Equatable {
+    public struct Position: Sendable, Equatable {
+        public let seq: UInt32
+        public let versionID: UInt32
+        public let ordinal: UInt32
+
+        public init(seq: UInt32, versionID: UInt32, ordinal: UInt32) {
+            self.seq = seq
+            self.versionID = versionID
+            self.ordinal = ordinal
+        }
+
+        /// Everything of the feed up to its current version.
+        public init(through version: EpisodeChangeLog.Version) {
+            self.init(seq: version.seq, versionID: version.id, ordinal: 0)
+        }
+    }
+
+    public private(set) var positions: [Int: Position]
+
+    public init(_ positions: [Int: Position] = [:]) { self.positions = positions }
+
+    static let version: UInt8 = 1
+    /// A token holds at most one library's podcasts.
+    public static let maxPodcasts = 200
+    /// Longest text read: 200 podcasts at their largest fit (about 5.7 KB).
+    static let maxTextBytes = 8 * 1024
+
+    public subscript(id: Int) -> Position? {
+        get { positions[id] }
+        set { positions[id] = newValue }
+    }
+
+    /// This token's positions for `ids` only (the podcasts an answer is about).
+    public func keeping(_ ids: [Int]) -> SyncToken {
+        var out = SyncToken()
+        for id in ids { if let p = positions[id] { out[id] = p } }
+        return out
+    }
+
+    public var encoded: String {
+        var bytes: [UInt8] = [Self.version]
+        Self.appendVarint(UInt64(positions.count), to: &bytes)
+        var last = 0
+        for (id, p) in positions.sorted(by: { $0.key < $1.key }) {
+            Self.appendVarint(UInt64(id - last), to: &bytes)  // ids are positive and ascending
+            last = id
+            Self.appendVarint(UInt64(p.seq), to: &bytes)
+            Self.appendVarint(UInt64(p.ordinal), to: &bytes)
+            EpisodeFeedData.append(UInt64(p.versionID), 4, to: &bytes)
+        }
+        EpisodeFeedData.append(Self.check(bytes), 4, to: &bytes)
+        return Base64URL.encode(bytes)
+    }
+
+    /// Why a `sync` value is refused.
+    public enum Refusal: Error, Equatable {
+        /// Not a token this service wrote (mangled, or made up): 400.
+        case invalid
+        /// A token of a format this version no longer reads: 410, sync again from the start.
+        case expired
+    }
+
+    public static func decode(_ text: String) throws(Refusal) -> SyncToken {
+        guard text.utf8.count <= maxTextBytes, let bytes = Base64URL.decode(text), bytes.count >= 6 else { throw .invalid }
+        let body = bytes[..<(bytes.count - 4)]
+        var trailer = EpisodeFeedData.Reader(bytes: Array(bytes.suffix(4)))
+        guard trailer.uint(4) == check(Array(body)) else { throw .invalid }
+        guard body.first == version else { throw .expired }
+        var at = body.startIndex + 1
+        guard let count = varint(body, &at), count <= UInt64(maxPodcasts) else { throw .invalid }
+        var positions: [Int: Position] = [:]
+        var id: UInt64 = 0
+        for _ in 0..<count {
+            guard let delta = varint(body, &at), delta > 0, delta <= 999_999_999_999_999_999 - id,
+                let seq = varint(body, &at), seq <= UInt64(UInt32.max), let ordinal = varint(body, &at), ordinal <= UInt64(UInt32.max),
+                body.endIndex - at >= 4
+            else { throw .invalid }
+            id += delta
+            let versionID = body[at..<(at + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            at += 4
+            positions[Int(id)] = Position(seq: UInt32(seq), versionID: versionID, ordinal: UInt32(ordinal))
+        }
+        guard at == body.endIndex else { throw .invalid }
+        return SyncToken(positions)
+    }
+
+    /// 32 bits of a hash over the token's bytes: a mangled token is refused, not misread.
+    static func check(_ bytes: [UInt8]) -> UInt64 {
+        XXH64.hash(Array("feedproxy-sync|".utf8) + bytes) & 0xFFFF_FFFF
+    }
+
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    /// A LEB128 varint of at most 10 bytes that fits 64 bits; nil otherwise.
+    static func varint(_ bytes: ArraySlice<UInt8>, _ at: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while at < bytes.endIndex, shift < 64 {
+            let byte = bytes[at]
+            at += 1
+            let bits = UInt64(byte & 0x7F)
+            guard shift < 63 || bits <= 1 else { return nil }
+            value |= bits << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+}
+
+/// `sync=`: the token an episodes answer gave, sent back for what is new or changed since.
+public enum EpisodeSyncRequest {
+    public static func parse(_ p: QueryParameters, since: Int?, cursor: EpisodeCursor?) throws(ClientError) -> SyncToken? {
+        guard let text = p.value("sync") else { return nil }
+        guard since == nil, cursor == nil else {
+            throw .invalidParameter("sync takes no since or cursor: the token says where the answer starts (follow page.next)")
+        }
+        do {
+            return try SyncToken.decode(text)
+        } catch {
+            switch error {
+            case .invalid:
+                throw .invalidParameter("sync is not a token this service gave out; refresh without it and keep the new syncToken")
+            case .expired:
+                throw ClientError(
+                    status: 410, code: "sync_token_expired",
+                    message: "this sync token's format is no longer read; refresh without sync and keep the new syncToken")
+            }
+        }
+    }
+}

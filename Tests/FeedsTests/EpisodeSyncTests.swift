@@ -1,0 +1,250 @@
+import Foundation
+import Primitives
+import TestSupport
+import Testing
+
+@testable import Feeds
+
+/// Issue 55: a sync token, so an app never misses an episode whatever order feeds are
+/// refreshed in. Each feed's data stamps its episodes with when FeedProxy first saw them.
+@Suite struct EpisodeSyncTests {
+    /// A feed with `episodes` (guid, publication time), newest first as feeds list them.
+    static func feed(_ title: String, _ episodes: [(guid: String, published: Int)], notes: [String: String] = [:]) -> [UInt8] {
+        var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>\#(title)</title>"#
+        for e in episodes.sorted(by: { $0.published > $1.published }) {
+            xml += "<item><guid>\(e.guid)</guid><title>\(e.guid)</title><pubDate>\(Timestamp.format(e.published))</pubDate>"
+            xml += "<description>\(notes[e.guid] ?? "notes of \(e.guid)")</description></item>"
+        }
+        return Array((xml + "</channel></rss>").utf8)
+    }
+
+    /// The data a refresh at `time` (Unix seconds) builds, after `previous`.
+    static func data(_ body: [UInt8], after previous: EpisodeFeedData? = nil, at time: Int = 1_000) throws -> EpisodeFeedData {
+        let blob = try EpisodeFeedData.build(
+            feed: body, contentType: nil, lookupTitle: nil, base: nil, maxBytes: 8 << 20, previous: previous, seenAt: time)
+        return try #require(EpisodeFeedData(blob))
+    }
+
+    static func json(_ bytes: [UInt8]) -> [String: Any] { (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]) ?? [:] }
+
+    /// The ids of the items of a batch answer, and its sync token and next page.
+    static func read(_ bytes: [UInt8]) -> (ids: [String], token: String?, next: String?, resync: [Int: Bool]) {
+        let body = json(bytes)
+        let ids = (body["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        let next = (body["page"] as? [String: Any])?["next"] as? String
+        var resync: [Int: Bool] = [:]
+        for p in body["podcasts"] as? [[String: Any]] ?? [] { if let id = p["id"] as? Int { resync[id] = p["resync"] as? Bool } }
+        return (ids, body["syncToken"] as? String, next, resync)
+    }
+
+    static func batch(_ query: [(String, String)]) throws -> EpisodeBatch { try EpisodeBatch(QueryParameters(query)) }
+
+    /// A batch's answer over these podcasts' states, read back.
+    static func answer(_ request: EpisodeBatch, _ statuses: [EpisodeBatch.Status]) -> (ids: [String], token: String?, next: String?, resync: [Int: Bool]) {
+        read(request.render(statuses, request.select(statuses)).body)
+    }
+
+    @Test func anEpisodeKeepsItsStampUntilItChanges() throws {
+        let v1 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000)]), at: 50_000)
+        #expect(v1.changes.versions.map(\.seq) == [50_000])
+        #expect(v1.entries.map(\.stamp) == [EpisodeStamp(seq: 50_000, ordinal: 0), EpisodeStamp(seq: 50_000, ordinal: 1)])
+        // A new episode, and a2's notes edited: both are the next version's changes; a1 keeps its stamp.
+        let v2 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)], notes: ["a2": "edited"]), after: v1, at: 50_600)
+        #expect(v2.changes.versions.map(\.seq) == [50_000, 50_600])
+        #expect(
+            v2.entries.map(\.stamp) == [EpisodeStamp(seq: 50_600, ordinal: 0), EpisodeStamp(seq: 50_600, ordinal: 1), EpisodeStamp(seq: 50_000, ordinal: 1)])
+        // Two versions in one second (or a clock that went back) still number upwards.
+        let quick = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a9", 9000)]), after: v1, at: 40_000)
+        #expect(quick.changes.current.seq == 50_001)
+        // The same feed again, or only a shorter one: no new version.
+        let v3 = try Self.data(Self.feed("A", [("a2", 2000), ("a3", 3000)], notes: ["a2": "edited"]), after: v2, at: 51_000)
+        #expect(v3.changes == v2.changes.retaining(v3.entries.map(\.stamp)))
+        #expect(v3.changes.current == v2.changes.current)
+    }
+
+    /// Replicas that build the same feed from the same parent (or from nothing) agree on
+    /// its history, so a token from one is followed by the other.
+    @Test func theSameChangeMadeTwiceIsTheSameVersion() throws {
+        let body = Self.feed("A", [("a1", 1000), ("a2", 2000)])
+        let one = try Self.data(body), other = try Self.data(body)
+        #expect(one.changes == other.changes)
+        let grown = Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)])
+        #expect(try Self.data(grown, after: one).changes == (try Self.data(grown, after: other)).changes)
+        // Another change from the same parent is another version: a token from it is not followed here.
+        let elsewhere = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("b9", 3000)]), after: one)
+        let here = try Self.data(grown, after: one)
+        #expect(elsewhere.changes.current.seq == here.changes.current.seq && elsewhere.changes.current.id != here.changes.current.id)
+        let unseen = here.unseen(since: SyncToken.Position(through: elsewhere.changes.current))
+        #expect(unseen.resync && unseen.indices.count == 3)
+    }
+
+    /// The issue's case: podcast B's 01:03 episode arrives first, podcast A's 01:00 one a
+    /// refresh later. `since` (the newest date seen) loses A's; the sync token does not.
+    @Test func anEpisodeDatedBeforeOneAlreadySeenIsStillSent() throws {
+        var a = try Self.data(Self.feed("A", [("a1", 1000)]))
+        var b = try Self.data(Self.feed("B", [("b1", 1100)]))
+        let ids = [(String(11)), String(22)].joined(separator: ",")
+        let first = try Self.batch([("podcasts", ids)])
+        var seen = Self.answer(first, [.ok(a), .ok(b)])
+        #expect(Set(seen.ids) == ["a1", "b1"])
+        // B publishes 01:03 and is refreshed; A is not yet.
+        b = try Self.data(Self.feed("B", [("b1", 1100), ("b2", 3780)]), after: b)
+        var request = try Self.batch([("podcasts", ids), ("sync", try #require(seen.token))])
+        seen = Self.answer(request, [.ok(a), .ok(b)])
+        #expect(seen.ids == ["b2"])
+        // A's 01:00 episode, dated before b2, comes with A's later refresh.
+        a = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 3600)]), after: a)
+        request = try Self.batch([("podcasts", ids), ("sync", try #require(seen.token))])
+        seen = Self.answer(request, [.ok(a), .ok(b)])
+        #expect(seen.ids == ["a2"])
+        // Nothing new: nothing sent, and the token stands.
+        let token = seen.token
+        request = try Self.batch([("podcasts", ids), ("sync", try #require(token))])
+        seen = Self.answer(request, [.ok(a), .ok(b)])
+        #expect(seen.ids.isEmpty && seen.token == token && seen.next == nil)
+        // What `since` would have done with the newest date the app had seen (b2's).
+        let bySince = try Self.batch([("podcasts", ids), ("since", "3780")])
+        #expect(Self.answer(bySince, [.ok(a), .ok(b)]).ids.isEmpty)
+    }
+
+    /// Changes larger than a page are walked through `page.next`: every episode once, the
+    /// newest heads first, and the last token says the client has everything.
+    @Test func aLongChangeListIsWalkedPageByPageWithoutGapsOrRepeats() throws {
+        let a0 = try Self.data(Self.feed("A", [("a0", 10)]))
+        let b0 = try Self.data(Self.feed("B", [("b0", 20)]))
+        let ids = "11,22"
+        let first = try Self.batch([("podcasts", ids)])
+        let start = try #require(Self.answer(first, [.ok(a0), .ok(b0)]).token)
+        let a = try Self.data(Self.feed("A", [("a0", 10)] + (1...7).map { ("a\($0)", 100 * $0) }), after: a0)
+        let b = try Self.data(Self.feed("B", [("b0", 20)] + (1...5).map { ("b\($0)", 100 * $0 + 50) }), after: b0)
+        var query: [(String, String)] = [("podcasts", ids), ("limit", "3"), ("sync", start)]
+        var got: [String] = []
+        var pages = 0
+        var last: String?
+        while pages < 20 {
+            let request = try Self.batch(query)
+            let page = Self.answer(request, [.ok(a), .ok(b)])
+            got += page.ids
+            pages += 1
+            last = page.token
+            guard let next = page.next else { break }
+            // page.next is the whole path and query: what an app follows.
+            let items = try #require(URLComponents(string: next)?.queryItems)
+            query = items.map { ($0.name, $0.value ?? "") }
+        }
+        #expect(pages == 4)
+        #expect(got.count == 12 && Set(got).count == 12)
+        // The newest changes come first.
+        #expect(Array(got.prefix(3)) == ["a7", "a6", "b5"])
+        let done = try Self.batch([("podcasts", ids), ("sync", try #require(last))])
+        #expect(Self.answer(done, [.ok(a), .ok(b)]).ids.isEmpty)
+    }
+
+    /// A token this data's history cannot follow (data rebuilt from nothing after a change)
+    /// sends the podcast's whole list again, flagged; a token ahead of this replica's data
+    /// (another replica refreshed later) sends nothing and keeps the client's position.
+    @Test func anUnfollowableTokenResyncsAndOneAheadWaits() throws {
+        let v1 = try Self.data(Self.feed("A", [("a1", 1000)]), at: 1_000)
+        let v2 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000)]), after: v1, at: 2_000)
+        let v3 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)]), after: v2, at: 3_000)
+        // Evicted everywhere, then read again from nothing, later.
+        let rebuilt = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)]), at: 4_000)
+        let atV2 = SyncToken([5: SyncToken.Position(through: v2.changes.current)])
+        let request = try Self.batch([("podcasts", "5"), ("sync", atV2.encoded)])
+        let resent = Self.answer(request, [.ok(rebuilt)])
+        #expect(Set(resent.ids) == ["a1", "a2", "a3"] && resent.resync[5] == true)
+        let followed = Self.answer(request, [.ok(v3)])
+        #expect(followed.ids == ["a3"] && followed.resync[5] == false)
+        let ahead = Self.answer(request, [.ok(v1)])
+        #expect(ahead.ids.isEmpty && ahead.token == atV2.encoded)
+        // A podcast still loading keeps the client's position too.
+        let pending = Self.answer(request, [.pending])
+        #expect(pending.ids.isEmpty && pending.token == atV2.encoded)
+    }
+
+    @Test func aTokenRoundTripsAndAnythingElseIsRefused() throws {
+        var token = SyncToken()
+        token[1_200_361_736] = SyncToken.Position(seq: 3, versionID: 0xDEAD_BEEF, ordinal: 0)
+        token[7] = SyncToken.Position(seq: UInt32.max, versionID: 1, ordinal: UInt32.max)
+        token[999_999_999_999_999_999] = SyncToken.Position(seq: 1, versionID: 0, ordinal: 5)
+        #expect(try SyncToken.decode(token.encoded) == token)
+        #expect(try SyncToken.decode(SyncToken().encoded) == SyncToken())
+        // A library of 200 stays well inside a request line.
+        var library = SyncToken()
+        for id in 0..<200 { library[1_000_000_000 + id * 7_919_113] = SyncToken.Position(seq: 4000, versionID: .max, ordinal: 4999) }
+        #expect(library.encoded.utf8.count < 4096)
+        #expect(throws: SyncToken.Refusal.invalid) { try SyncToken.decode("") }
+        #expect(throws: SyncToken.Refusal.invalid) { try SyncToken.decode("not a token!") }
+        var mangled = Array(token.encoded.utf8)
+        mangled[6] = mangled[6] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(throws: SyncToken.Refusal.invalid) { try SyncToken.decode(String(decoding: mangled, as: UTF8.self)) }
+        // A well-formed token of another format version: expired (410), not invalid.
+        var other: [UInt8] = [2, 0]
+        EpisodeFeedData.append(SyncToken.check(other), 4, to: &other)
+        #expect(throws: SyncToken.Refusal.expired) { try SyncToken.decode(Base64URL.encode(other)) }
+        // Anything at all decodes or is refused; never a trap.
+        var rng = SplitMix(seed: 55)
+        for length in 0..<300 {
+            var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if length > 4 {
+                bytes[0] = 1
+                let body = Array(bytes.dropLast(4))
+                bytes = body
+                EpisodeFeedData.append(SyncToken.check(body), 4, to: &bytes)
+            }
+            _ = try? SyncToken.decode(Base64URL.encode(bytes))
+        }
+    }
+
+    @Test func syncTakesNoSinceOrCursorAndABadTokenIsA400() throws {
+        let token = SyncToken().encoded
+        #expect(throws: ClientError.self) { try Self.batch([("podcasts", "1"), ("sync", token), ("since", "100")]) }
+        #expect(throws: ClientError.invalidParameter("sync is not a token this service gave out; refresh without it and keep the new syncToken")) {
+            try Self.batch([("podcasts", "1"), ("sync", "AAAA")])
+        }
+        var other: [UInt8] = [9, 0]
+        EpisodeFeedData.append(SyncToken.check(other), 4, to: &other)
+        do {
+            _ = try Self.batch([("podcasts", "1"), ("sync", Base64URL.encode(other))])
+            Issue.record("an expired token was taken")
+        } catch let error as ClientError {
+            #expect(error.status == 410 && error.code == "sync_token_expired")
+        }
+    }
+
+    /// One podcast's sync answer: only its unseen episodes, in feed order, and a validator
+    /// that names where it brings the client, so asking again with the token it gave is a
+    /// 304 (the same ETag) until the feed changes.
+    @Test func aPodcastsSyncAnswerNamesTheStateItBringsTheClientTo() throws {
+        let v1 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000)]))
+        let first = v1.page(podcastID: 5, limit: 10, since: nil, cursor: nil)
+        let token = try SyncToken.decode(try #require(Self.json(first.body)["syncToken"] as? String))
+        let v2 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)]), after: v1)
+        let changed = v2.page(podcastID: 5, limit: 10, since: nil, cursor: nil, sync: token)
+        let body = Self.json(changed.body)
+        #expect((body["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["a3"])
+        let moved = try SyncToken.decode(try #require(body["syncToken"] as? String))
+        let nothing = v2.page(podcastID: 5, limit: 10, since: nil, cursor: nil, sync: moved)
+        #expect((Self.json(nothing.body)["items"] as? [Any])?.isEmpty == true)
+        #expect(nothing.etag == changed.etag)
+        #expect(nothing.body != changed.body)
+        // Asked again once the feed changed: another validator.
+        let v3 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000), ("a4", 4000)]), after: v2)
+        #expect(v3.page(podcastID: 5, limit: 10, since: nil, cursor: nil, sync: moved).etag != nothing.etag)
+        // A page reached by a cursor names no position: the first page's stands.
+        let paged = v2.page(podcastID: 5, limit: 1, since: nil, cursor: nil)
+        let cursorText = try #require((Self.json(paged.body)["page"] as? [String: Any])?["nextCursor"] as? String)
+        let second = v2.page(podcastID: 5, limit: 1, since: nil, cursor: try EpisodeCursor.decode(cursorText, scope: "5"))
+        #expect(Self.json(second.body)["syncToken"] is NSNull)
+    }
+
+    /// Data whose stamps name a version its log does not hold is damage: not read.
+    @Test func aStampOutsideItsLogIsDamage() throws {
+        let blob = try EpisodeFeedData.build(feed: Self.feed("A", [("a1", 1000)]), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20)
+        #expect(EpisodeFeedData(blob) != nil)
+        // The header is 18 bytes, then one version of 12; the entry's stamp seq sits 28 bytes into it.
+        var damaged = blob
+        damaged[18 + 12 + 28] = 9
+        #expect(EpisodeFeedData(damaged) == nil)
+    }
+}
