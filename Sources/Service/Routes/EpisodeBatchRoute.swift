@@ -173,7 +173,7 @@ struct EpisodeBatchRoute: Sendable {
 
     /// 16 hex digits over the query and every podcast's part of the answer.
     static func etag(_ batch: EpisodeBatch, _ slots: [Slot]) -> String {
-        var h = FNV1a()
+        var h = XXH64.Hasher()
         h.add("v1|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
         for (id, slot) in zip(batch.ids, slots) {
             h.add("|\(id):".utf8)

@@ -59,7 +59,7 @@ public struct EpisodeBatch: Sendable {
         for (p, status) in statuses.enumerated() {
             guard case .ok(let data) = status else { continue }
             for (i, e) in data.entries.enumerated() {
-                var h = FNV1a()
+                var h = XXH64.Hasher()
                 h.add(String(ids[p]).utf8)
                 h.add([0])
                 withUnsafeBytes(of: e.anchor.littleEndian) { h.add($0) }
