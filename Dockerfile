@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # FeedProxy: build with the official Swift image, run on slim Debian with only the
 # shared libraries the binary needs: libcurl4 and ca-certificates for upstream fetches,
-# libexpat1 for podcast RSS/Atom (FoundationXML, and with it libxml2 and ICU, is gone),
+# libssl3 (libcrypto: HMAC-SHA256 for signed image URLs; libcurl4 pulls it in too),
+# libxxhash0 (xxHash64: ETags, cursors, fingerprints), libexpat1 for podcast RSS/Atom
+# (FoundationXML, and with it libxml2 and ICU, is gone),
 # libgumbo1 (the HTML5 parser) for sanitized show notes,
 # libhiredis0.14 for the optional Redis tier, libvips42 for the image proxy (slimmed:
 # see below and docs/container.md). `make image` builds this file with podman
@@ -11,7 +13,7 @@
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev \
+ && apt-get install -y --no-install-recommends libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -34,7 +36,7 @@ LABEL org.opencontainers.image.title="FeedProxy" \
 # sources are 415 and AVIF is never chosen. The ldd checks below fail the build if anything
 # the binary or libvips links against was taken.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libexpat1 libgumbo1 libhiredis0.14 libvips42 libglib2.0-0 \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libssl3 libxxhash0 libexpat1 libgumbo1 libhiredis0.14 libvips42 libglib2.0-0 \
  && rm -f /usr/lib/*-linux-gnu/vips-modules-8.14/vips-magick.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-poppler.so \
           /usr/lib/*-linux-gnu/vips-modules-8.14/vips-openslide.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-jxl.so \
           /usr/lib/*-linux-gnu/vips-modules-8.14/vips-heif.so \

@@ -21,8 +21,11 @@ let package = Package(
     ],
     targets: [
         // System shims: epoll/eventfd/zlib (CSystem), variadic setopt for libcurl (CCurl), libexpat and
-        // libgumbo for feeds (CExpat, CGumbo), hiredis with a reply-size cap (CHiredis).
+        // libgumbo for feeds (CExpat, CGumbo), hiredis with a reply-size cap (CHiredis), OpenSSL's
+        // libcrypto for SHA-256, HMAC-SHA256 and constant-time comparison (CCrypto), libxxhash (CXXHash).
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),
         .target(name: "CGumbo", linkerSettings: [.linkedLibrary("gumbo")]),
@@ -37,8 +40,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
 
         // What every layer uses: locks ThreadSanitizer understands, threads and the clock, JSON
-        // bytes, timestamps, FNV-1a, the LRU table, saturating conversions, trace ids, the client error.
-        .target(name: "Primitives", dependencies: ["CSystem"]),
+        // bytes, timestamps, xxHash64 and HMAC-SHA256 (on the libraries), the LRU table, saturating
+        // conversions, trace ids, the client error.
+        .target(name: "Primitives", dependencies: ["CSystem", "CCrypto", "CXXHash"]),
 
         .target(name: "HTTPServer", dependencies: ["CSystem", "Primitives"], swiftSettings: strictImports + hotLoopRelease),
         .target(name: "Upstream", dependencies: ["CCurl", "Primitives"], swiftSettings: strictImports),

@@ -176,9 +176,7 @@ final class FixtureState: Sendable {
 
     /// `data` with an ETag and Last-Modified, or a 304 when the request holds a matching validator.
     private func validated(_ data: [UInt8], type: String, _ request: Request, counting notModified: String) -> Response {
-        var fingerprint = FNV1a()
-        fingerprint.add(data)
-        let etag = "\"\(fingerprint.hex)\""
+        let etag = "\"\(XXH64.hex(XXH64.hash(data)))\""
         let matches =
             request.headers["if-none-match"].map { $0.split(separator: ",").contains { $0.trimmingASCIIWhitespace() == etag } }
             ?? (request.headers["if-modified-since"] == Self.feedLastModified)

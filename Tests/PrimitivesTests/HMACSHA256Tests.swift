@@ -4,7 +4,7 @@ import Testing
 @Suite struct HMACSHA256Tests {
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
 
-    /// FIPS 180-4's examples, and lengths around the padding boundary.
+    /// FIPS 180-4's examples (libcrypto's SHA-256 through the Swift API).
     @Test func sha256KnownAnswers() {
         #expect(hex(SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(hex(SHA256.hash([UInt8]())) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
@@ -34,9 +34,20 @@ import Testing
                             .utf8))) == "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2")
     }
 
+    /// An empty key and message (no pointer to hand libcrypto), and messages given as a string's
+    /// UTF-8 or a collection with no contiguous storage, sign as their bytes do.
+    @Test func emptyAndNonContiguousInputs() {
+        #expect(hex(HMACSHA256(key: [UInt8]()).mac([UInt8]())) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+        let jefe = HMACSHA256(key: "Jefe".utf8)
+        let expected = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        #expect(hex(jefe.mac("what do ya want for nothing?".utf8)) == expected)
+        #expect(hex(jefe.mac("what do ya want for nothing?".utf8.lazy.map { $0 })) == expected)
+    }
+
     @Test func comparisonIsExact() {
         #expect(HMACSHA256.equal([1, 2, 3], [1, 2, 3]))
         #expect(!HMACSHA256.equal([1, 2, 3], [1, 2, 4]))
         #expect(!HMACSHA256.equal([1, 2, 3], [1, 2]))
+        #expect(HMACSHA256.equal([], []))
     }
 }

@@ -1,79 +1,21 @@
-/// SHA-256 (FIPS 180-4), for the HMAC that signs image URLs: no crypto library is linked for
-/// one hash, and the messages are short (a URL), so a plain implementation is enough.
-public struct SHA256: Sendable {
-    static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5, 0xd807_aa98, 0x1283_5b01,
-        0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174, 0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc,
-        0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da, 0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147,
-        0x06ca_6351, 0x1429_2967, 0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070, 0x19a4_c116, 0x1e37_6c08,
-        0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3, 0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208,
-        0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
+import CCrypto
 
-    var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
-    )
-    var pending: [UInt8] = []
-    var length: UInt64 = 0
-
-    public init() { pending.reserveCapacity(64) }
-
+/// SHA-256 (FIPS 180-4), from OpenSSL's libcrypto.
+public enum SHA256 {
     public static func hash<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
-        var h = SHA256()
-        h.update(bytes)
-        return h.finish()
-    }
-
-    public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        length &+= UInt64(bytes.count)
-        for b in bytes {
-            pending.append(b)
-            if pending.count == 64 {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
+        withContiguousBytes(bytes) { data in
+            [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+                precondition(ccrypto_sha256(data.baseAddress, data.count, out.baseAddress) == 1, "libcrypto: SHA-256 failed")
+                count = 32
             }
         }
     }
+}
 
-    public mutating func finish() -> [UInt8] {
-        let bits = length &* 8
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(i)))) }
-        stride(from: 0, to: tail.count, by: 64).forEach { compress(tail[$0..<($0 + 64)]) }
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in [24, 16, 8, 0] as [UInt32] { out.append(UInt8(truncatingIfNeeded: word >> shift)) }
-        }
-        return out
-    }
-
-    @inline(__always) static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
-
-    /// One 64-byte block.
-    mutating func compress<C: Collection>(_ block: C) where C.Element == UInt8, C.Index == Int {
-        var w = [UInt32](repeating: 0, count: 64)
-        var i = block.startIndex
-        for t in 0..<16 {
-            w[t] = UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8 | UInt32(block[i + 3])
-            i += 4
-        }
-        for t in 16..<64 {
-            let s0 = Self.rotr(w[t - 15], 7) ^ Self.rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-            let s1 = Self.rotr(w[t - 2], 17) ^ Self.rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for t in 0..<64 {
-            let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
-            let t1 = h &+ s1 &+ ((e & f) ^ (~e & g)) &+ Self.k[t] &+ w[t]
-            let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
-            let t2 = s0 &+ ((a & b) ^ (a & c) ^ (b & c))
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
-    }
+/// `bytes` as one contiguous buffer: in place where the collection has one (arrays, native
+/// strings' UTF-8), else copied.
+@inline(__always) func withContiguousBytes<C: Collection, R>(_ bytes: C, _ body: (UnsafeRawBufferPointer) -> R) -> R
+where C.Element == UInt8 {
+    if let result = bytes.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+    return Array(bytes).withUnsafeBytes(body)
 }

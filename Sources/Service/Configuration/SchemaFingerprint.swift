@@ -19,7 +19,7 @@ enum SchemaFingerprint {
                 "\(c[Setting.feedMaxBodyBytes])", "\(c[Setting.episodeFileMaxBytes])", "\(c.negativeTTL)",
             ] + images
             + ["\(c[Setting.imageMaxBytes])", "\(c[Setting.imageMaxPixels])"]
-        var hash = FNV1a()
+        var hash = XXH64.Hasher()
         for part in parts {
             hash.add(part.utf8)
             hash.add(CollectionOfOne(0xFF))  // a separator no UTF-8 text contains

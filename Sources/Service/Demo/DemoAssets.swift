@@ -22,10 +22,9 @@ enum DemoAssets {
 
         init(_ text: String, contentType: String) {
             let body = Array(text.utf8)
-            var fingerprint = FNV1a()
-            fingerprint.add(body)
-            etag = "\"demo-\(fingerprint.hex)\""
-            gzipETag = "\"demo-\(fingerprint.hex)-gz\""
+            let fingerprint = XXH64.hex(XXH64.hash(body))
+            etag = "\"demo-\(fingerprint)\""
+            gzipETag = "\"demo-\(fingerprint)-gz\""
             let compressed = Gzip.compress(body)
             func response(_ tag: String) -> Response {
                 var headers = HTTPHeaders()

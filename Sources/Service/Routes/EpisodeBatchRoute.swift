@@ -178,7 +178,7 @@ struct EpisodeBatchRoute: Sendable {
     /// 16 hex digits over the query and every podcast's part of the answer (and, for a sync
     /// answer, the token and how many episodes remain).
     static func etag(_ batch: EpisodeBatch, _ slots: [Slot], _ selection: EpisodeBatch.Selection?) -> String {
-        var h = FNV1a()
+        var h = XXH64.Hasher()
         h.add("v2|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
         // What is left after it, not the total: the answer that brings a client to a token and
         // the empty one asked with that token name the same state.

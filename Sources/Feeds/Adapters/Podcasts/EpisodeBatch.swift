@@ -77,7 +77,7 @@ public struct EpisodeBatch: Sendable {
             guard case .ok(let data) = status else { continue }
             if data.changes.current.seq > 0 { token[ids[p]] = SyncToken.Position(through: data.changes.current) }
             for (i, e) in data.entries.enumerated() {
-                var h = FNV1a()
+                var h = XXH64.Hasher()
                 h.add(String(ids[p]).utf8)
                 h.add([0])
                 withUnsafeBytes(of: e.anchor.littleEndian) { h.add($0) }

@@ -38,7 +38,7 @@ public struct EpisodeCursor: Sendable, Equatable {
     }
 
     static func check(_ bytes: [UInt8], scope: String) -> UInt64 {
-        var h = FNV1a()
+        var h = XXH64.Hasher()
         h.add("episodes-cursor|\(scope)|".utf8)
         h.add(bytes)
         return h.value & 0xFFFF_FFFF
@@ -54,7 +54,7 @@ public struct EpisodeCursor: Sendable, Equatable {
 
     /// The anchor of an episode: its id, or its JSON where the feed gives none.
     public static func anchor(id: String?, json: ArraySlice<UInt8>) -> UInt64 {
-        var h = FNV1a()
+        var h = XXH64.Hasher()
         if let id { h.add(id.utf8) } else { h.add(json) }
         return h.value
     }

@@ -1,0 +1,20 @@
+// OpenSSL's libcrypto for the few primitives FeedProxy signs with: SHA-256, HMAC-SHA256 and a
+// constant-time comparison. Plain functions over byte pointers, so Swift sees three calls and
+// not OpenSSL's headers.
+#ifndef FEEDPROXY_CCRYPTO_H
+#define FEEDPROXY_CCRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// SHA-256 of `length` bytes at `data` (NULL when `length` is 0) into `out`: 1, or 0 on failure.
+int ccrypto_sha256(const void *data, size_t length, uint8_t out[32]);
+
+/// HMAC-SHA256 (RFC 2104) of `length` bytes at `data` under `key` into `out`: 1, or 0 on failure.
+int ccrypto_hmac_sha256(const void *key, size_t key_length, const void *data, size_t length, uint8_t out[32]);
+
+/// 1 when the `length` bytes at `a` and `b` are equal, compared in time that depends on
+/// `length` only (CRYPTO_memcmp).
+int ccrypto_equal(const void *a, const void *b, size_t length);
+
+#endif
