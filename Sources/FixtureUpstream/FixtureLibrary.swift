@@ -26,9 +26,16 @@ enum FixtureLibrary {
         ])
     }
 
-    /// The feed of `name` (`library-<id>.xml`), or nil when it names no synthetic podcast.
-    static func feed(_ name: String) -> [UInt8]? {
+    /// The synthetic podcast a feed name (`library-<id>.xml`) names.
+    static func id(ofFeed name: String) -> Int? {
         guard name.hasPrefix("library-"), name.hasSuffix(".xml"), let id = Int(name.dropFirst(8).dropLast(4)), isSynthetic(id) else { return nil }
+        return id
+    }
+
+    /// The feed of `name` (`library-<id>.xml`), or nil when it names no synthetic podcast;
+    /// `published`: the times of episodes published since (tests publish them), newest first.
+    static func feed(_ name: String, published: [Int] = []) -> [UInt8]? {
+        guard let id = id(ofFeed: name) else { return nil }
         let episodes = id == longDaily ? 1200 : 12
         // Daily for the long show; weekly otherwise, each podcast an hour apart.
         let step = id == longDaily ? 86_400 : 7 * 86_400
@@ -36,6 +43,11 @@ enum FixtureLibrary {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>"#
         xml += "<title>\(title(id))</title><link>https://library.example.com/\(id)</link><language>en-us</language>"
         xml += "<itunes:author>FeedProxy fixtures</itunes:author><itunes:image href=\"https://images.example.com/library/\(id)/cover.jpg\"/>"
+        for (n, time) in published.enumerated().reversed() {
+            let number = episodes + n + 1
+            xml += "<item><guid isPermaLink=\"false\">lib-\(id)-\(number)</guid><title>Episode \(number)</title><pubDate>\(Timestamp.format(time))</pubDate>"
+            xml += "<enclosure url=\"https://cdn.example.com/library/\(id)/\(number).mp3\" type=\"audio/mpeg\" length=\"1000000\"/></item>"
+        }
         for n in stride(from: episodes, to: 0, by: -1) {
             let published = Timestamp.format(newest - (episodes - n) * step)
             xml += "<item><guid isPermaLink=\"false\">lib-\(id)-\(n)</guid><title>Episode \(n)</title><pubDate>\(published)</pubDate>"

@@ -10,6 +10,8 @@ final class FixtureState: Sendable {
     private let counts = Locked<[String: Int]>([:])
     private let sentBytes = Locked<[String: Int]>([:])
     private let feedOverrides = Locked<[String: String?]>([:])
+    /// Episodes published on synthetic podcasts since (their times), by podcast id.
+    private let published = Locked<[Int: [Int]]>([:])
     private let kiva: FixtureKiva
 
     init(directory: String) throws {
@@ -37,6 +39,12 @@ final class FixtureState: Sendable {
     }
     func setMode(_ m: FixtureUpstream.Mode) { mode.withLock { $0 = m } }
     func setFeedURL(_ url: String?, id: String) { feedOverrides.withLock { $0[id] = .some(url) } }
+    /// A new episode on a synthetic podcast's feed, dated `time` (false: no such podcast).
+    func publish(podcast id: Int, at time: Int) -> Bool {
+        guard FixtureLibrary.isSynthetic(id), Timestamp.range.contains(time) else { return false }
+        published.withLock { $0[id, default: []].append(time) }
+        return true
+    }
 
     /// Counts the request and applies the current fault mode before answering.
     /// `answer` gets the request and its `:name` path parameter.
@@ -139,7 +147,9 @@ final class FixtureState: Sendable {
 
     func rss(_ name: String, _ request: Request) -> Response {
         let file = directory.appendingPathComponent("rss").appendingPathComponent(name)
-        guard !name.contains("/"), !name.hasPrefix("."), let data = FixtureLibrary.feed(name) ?? (try? Data(contentsOf: file)).map(Array.init) else {
+        let extra = FixtureLibrary.id(ofFeed: name).map { id in published.withLock { $0[id] ?? [] } } ?? []
+        guard !name.contains("/"), !name.hasPrefix("."), let data = FixtureLibrary.feed(name, published: extra) ?? (try? Data(contentsOf: file)).map(Array.init)
+        else {
             return .error(status: 404, code: "not_found", message: "no such feed")
         }
         // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.

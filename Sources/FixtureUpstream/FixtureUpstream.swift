@@ -59,6 +59,13 @@ public final class FixtureUpstream: Sendable {
             state.setMode(mode)
             return .response(Response(status: 204))
         }
+        // A new episode on a synthetic library podcast (`?at=` Unix seconds): its feed changes.
+        router.add("POST", "/__fixture/publish/:id") { ctx in
+            guard let id = Int(ctx.pathParameters["id"] ?? ""), let at = Int(ctx.request.query("at") ?? ""), state.publish(podcast: id, at: at) else {
+                return .response(.error(status: 400, code: "bad_publish", message: "a library podcast id (1590000001…) and at=<Unix seconds>"))
+            }
+            return .response(Response(status: 204))
+        }
         var config = ServerConfiguration()
         config.host = host
         config.port = port
@@ -85,6 +92,9 @@ public final class FixtureUpstream: Sendable {
     public var requestCount: Int { state.requests }
     public func requestCount(for upstream: String) -> Int { state.count(upstream) }
     public func setMode(_ mode: Mode) { state.setMode(mode) }
+    /// Publishes an episode dated `time` on a synthetic library podcast's feed.
+    @discardableResult
+    public func publish(podcast id: Int, at time: Int) -> Bool { state.publish(podcast: id, at: time) }
     /// Overrides the `feedUrl` the lookup answers for a podcast id (SSRF tests).
     public func setFeedURL(_ url: String?, forPodcast id: String) { state.setFeedURL(url, id: id) }
 

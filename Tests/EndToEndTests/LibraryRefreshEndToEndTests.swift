@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Primitives
 import TestSupport
 
 /// Issue 40: a podcast app's library refreshed in one request (`GET /episodes?podcasts=…`).
@@ -125,6 +126,58 @@ import TestSupport
             #expect(flood.header("Retry-After") != nil)
             // What is cached costs nothing: the first library answers in full.
             #expect(try h.get("/episodes?podcasts=1200361736,1526489823,1580000001,1580000002").header("X-Cache") == "HIT")
+        }
+    }
+
+    /// Issue 55: an app following docs/API.md's recipe (keep syncToken, send it as sync) never
+    /// misses an episode, whatever order the feeds are refreshed in; `since` would.
+    @Test func anAppFollowingTheRecipeNeverMissesAnEpisode() async throws {
+        try await offPool {
+            // Every feed expires after a second and is refreshed by the next request that needs it.
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "CACHE_TTL_EPISODES": "1", "CACHE_SWR_FACTOR": "0"])
+            let (a, b) = (1_590_000_001, 1_590_000_002)
+            let library = "/episodes?podcasts=\(a),\(b),1590000003"
+            func ids(_ r: RawClient.Response) -> [String] { Self.items(h, r).compactMap { $0["id"] as? String } }
+            let first = try h.get(library)
+            #expect(first.status == 200 && ids(first).count == 36)
+            var token = try #require(h.json(first)["syncToken"] as? String)
+            let newestSeen = try #require(Self.items(h, first).first?["published"] as? String)
+            // B publishes an episode an hour after the library's newest; only B's feed is read again.
+            let base = try #require(Timestamp.parseISO8601(newestSeen))
+            h.upstream.publish(podcast: b, at: base + 3600)
+            usleep(1_100_000)
+            #expect(try h.get("/podcasts/\(b)/episodes?limit=1").status == 200)
+            var answer = try h.get(library + "&sync=\(token)")
+            #expect(ids(answer) == ["lib-\(b)-13"], "\(answer.text)")
+            token = try #require(h.json(answer)["syncToken"] as? String)
+            // A publishes one dated before B's; its feed is read later.
+            h.upstream.publish(podcast: a, at: base + 1800)
+            usleep(1_100_000)
+            answer = try h.get(library + "&sync=\(token)")
+            #expect(ids(answer) == ["lib-\(a)-13"], "\(answer.text)")
+            let since = try h.get(library + "&since=\(base + 3600)")
+            #expect(ids(since).isEmpty)  // what the `since` recipe would have been sent: A's episode lost
+            // Nothing new: asked with the last token and the ETag of the answer that gave it, a 304.
+            token = try #require(h.json(answer)["syncToken"] as? String)
+            let etag = try #require(answer.header("ETag"))
+            let unchanged = try h.get(library + "&sync=\(token)", headers: ["If-None-Match: \(etag)"])
+            #expect(unchanged.status == 304, "\(unchanged.text)")
+            // Without the ETag: a 200 with nothing in it, the same token.
+            let empty = try h.get(library + "&sync=\(token)")
+            #expect(ids(empty).isEmpty && h.json(empty)["syncToken"] as? String == token)
+            // The podcast route keeps its own token the same way.
+            let single = try h.get("/podcasts/\(a)/episodes?limit=5")
+            let singleToken = try #require(h.json(single)["syncToken"] as? String)
+            h.upstream.publish(podcast: a, at: base + 7200)
+            usleep(1_100_000)
+            let changed = try h.get("/podcasts/\(a)/episodes?limit=5&sync=\(singleToken)")
+            #expect(ids(changed) == ["lib-\(a)-14"], "\(changed.text)")
+            let moved = try #require(h.json(changed)["syncToken"] as? String)
+            let same = try h.get("/podcasts/\(a)/episodes?limit=5&sync=\(moved)", headers: ["If-None-Match: \(changed.header("ETag") ?? "-")"])
+            #expect(same.status == 304, "\(same.text)")
+            // A mangled token is a 400; sync with since is a 400.
+            #expect(try h.get(library + "&sync=AAAAAAAAAA").status == 400)
+            #expect(try h.get(library + "&sync=\(token)&since=100").status == 400)
         }
     }
 }

@@ -7,6 +7,21 @@ enum PodcastFeedsAPI {
         + "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]))$"
     private static let space = OpenAPIValue.trimmedSpace
     private static let cursorPattern = "^[A-Za-z0-9_-]{23}$"
+    private static let syncPattern = "^[A-Za-z0-9_-]{8,10923}$"
+    private static let sync = OpenAPIValue.query(
+        "sync",
+        "the syncToken of an earlier answer: only the episodes new or changed since it, in the order FeedProxy saw them "
+            + "(follow page.next, then keep the last answer's syncToken); not with since or cursor",
+        ["type": "string", "pattern": .string(syncPattern)])
+    private static let syncToken = described(
+        OpenAPIValue.nullable("string").merging(["pattern": .string(syncPattern)]),
+        "where the client stands once it has this answer: sent back as sync, the next answer holds only what is new or changed since; "
+            + "null on a page reached by a cursor (keep the first page's)")
+    private static let resync: OpenAPIValue = [
+        "type": "boolean",
+        "description": "with sync: the token named a point this feed's history no longer holds (or not this podcast), so its whole list is being sent",
+    ]
+    private static let syncExpired = OpenAPIValue.error("a sync token of a format this version no longer reads (sync_token_expired): refresh without sync")
     private static let podcastID = OpenAPIValue.pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_200_361_736)
     private static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])
     private static let since = OpenAPIValue.query(
@@ -24,14 +39,20 @@ enum PodcastFeedsAPI {
             .query(
                 "cursor", "where the next page starts, as page.nextCursor gave it (with the same limit and since)",
                 ["type": "string", "pattern": .string(cursorPattern)]),
+            sync,
         ],
         errors: [
-            "400": .error("invalid parameter: id, limit, since, or a cursor this podcast's list did not give out (invalid_parameter)"),
+            "400": .error(
+                "invalid parameter: id, limit, since, a cursor this podcast's list did not give out, a sync token this service did not give out, "
+                    + "or sync with since or cursor (invalid_parameter)"),
             "404": .error("unknown podcast (podcast_not_found) or no feed (feed_unavailable)"),
+            "410": syncExpired,
         ],
         headers: nextLink("^</podcasts/[0-9]+/episodes\\?[^<>]+>; rel=\"next\"$"),
         description: "Episodes in the feed's order, cut from one download and parse of the feed per refresh whatever the page size, "
-            + "since or cursor: page.total counts the episodes that match, page.next (and Link: rel=\"next\") walks the rest.")
+            + "since, cursor or sync: page.total counts the episodes that match, page.next (and Link: rel=\"next\") walks the rest. "
+            + "syncToken, sent back as sync, asks for what is new or changed since; that answer's ETag, sent back with it as "
+            + "If-None-Match, is a 304 until something is.")
 
     static let episode = OpenAPIValue.feedOperation(
         "One episode, with its chapters and transcript on request", answers: "EpisodeDetail",
@@ -66,17 +87,22 @@ enum PodcastFeedsAPI {
             .query(
                 "cursor", "where the next page starts, as page.nextCursor gave it (with the same podcasts, limit and since)",
                 ["type": "string", "pattern": .string(cursorPattern)]),
+            sync,
         ],
         errors: [
             "400": .error(
                 "podcasts missing (missing_parameter), an entry that is not an id, more than 200 ids, a bad limit or since, "
-                    + "or a cursor this list did not give out (invalid_parameter)")
+                    + "a cursor this list did not give out, a sync token this service did not give out, or sync with since or cursor "
+                    + "(invalid_parameter)"),
+            "410": syncExpired,
         ],
         headers: OpenAPIValue.retryAfter.merging(nextLink("^</episodes\\?[^<>]+>; rel=\"next\"$")),
         description: "Episodes of every podcast asked, newest first across them (undated last), each with its podcastId, cut from the same "
             + "per-feed data as /podcasts/{id}/episodes. One entry per podcast in podcasts: ok, error (the code the single route "
             + "gives) or pending (not loaded by EPISODES_BATCH_DEADLINE_S; its fetch goes on, and Retry-After says when to ask again). "
-            + "A broken feed never fails the batch. Revalidate with If-None-Match: an unchanged library is a 304.")
+            + "A broken feed never fails the batch. Revalidate with If-None-Match: an unchanged library is a 304. "
+            + "To keep a library current, send the last answer's syncToken as sync: the answer holds exactly the episodes new or changed "
+            + "since, whatever order the feeds were refreshed in (docs/API.md, refreshing a library).")
 
     private static func described(_ schema: OpenAPIValue, _ description: String) -> OpenAPIValue {
         schema.merging(["description": .string(description)])
@@ -116,7 +142,7 @@ enum PodcastFeedsAPI {
                 "next": described(
                     OpenAPIValue.nullable("string").merging([
                         "pattern":
-                            "^/podcasts/[0-9]+/episodes\\?limit=[0-9]+(&since=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?&cursor=[A-Za-z0-9_-]{23}$"
+                            "^/podcasts/[0-9]+/episodes\\?limit=[0-9]+((&since=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?&cursor=[A-Za-z0-9_-]{23}|&sync=[A-Za-z0-9_-]+)$"
                     ]), "path and query of the next page (as in Link: rel=\"next\"); null on the last page"),
                 "nextCursor": described(OpenAPIValue.nullable("string").merging(["pattern": .string(cursorPattern)]), "the opaque cursor in next"),
             ], description: "a page of a list walked with a cursor: nothing repeated or skipped while the list does not change"),
@@ -148,10 +174,11 @@ enum PodcastFeedsAPI {
                 "funding": listOf("Funding", "podcast:funding, at most 50"),
                 "persons": listOf("Person", "the channel's podcast:person, at most 50"),
                 "newFeedUrl": described(.orNull(.httpURL), "itunes:new-feed-url"),
+                "syncToken": syncToken, "resync": resync,
             ]),
         "EpisodeBatch": .closedObject([
             "source": ["const": "rss"], "count": .nonNegative, "items": ["type": "array", "items": .ref("BatchEpisode")],
-            "podcasts": ["type": "array", "items": .ref("BatchPodcast")], "page": .ref("BatchPage"),
+            "podcasts": ["type": "array", "items": .ref("BatchPodcast")], "page": .ref("BatchPage"), "syncToken": syncToken,
         ]),
         "BatchPodcast": .closedObject([
             "id": ["type": "integer", "minimum": 1], "status": ["enum": ["ok", "error", "pending"]], "title": .nullable("string"),
@@ -161,11 +188,12 @@ enum PodcastFeedsAPI {
                     ["type": "null"], .closedObject(["code": ["type": "string"], "message": ["type": "string"]]),
                 ]
             ],
+            "resync": resync,
         ]),
         "BatchPage": .closedObject([
             "size": ["type": "integer", "minimum": 1], "total": .nonNegative,
             "next": OpenAPIValue.nullable("string").merging([
-                "pattern": "^/episodes\\?podcasts=[0-9,]+&limit=[0-9]+(&since=[0-9TZ:-]+)?&cursor=[A-Za-z0-9_-]{23}$"
+                "pattern": "^/episodes\\?podcasts=[0-9,]+&limit=[0-9]+((&since=[0-9TZ:-]+)?&cursor=[A-Za-z0-9_-]{23}|&sync=[A-Za-z0-9_-]+)$"
             ]),
             "nextCursor": OpenAPIValue.nullable("string").merging(["pattern": .string(cursorPattern)]),
         ]),

@@ -1,3 +1,4 @@
+import Feeds
 import Primitives
 
 /// A short hash of everything that shapes a cached response: the response schema (the
@@ -15,7 +16,8 @@ enum SchemaFingerprint {
             }
             ?? []
         let parts =
-            [OpenAPIDocument.json, Configuration.version] + upstreams + [
+            // The episode data's layout is no part of the API: named too.
+            [OpenAPIDocument.json, Configuration.version, "episode-data-\(EpisodeFeedData.version)"] + upstreams + [
                 "\(c[Setting.feedMaxBodyBytes])", "\(c[Setting.episodeFileMaxBytes])", "\(c.negativeTTL)",
             ] + images
             + ["\(c[Setting.imageMaxBytes])", "\(c[Setting.imageMaxPixels])"]
