@@ -91,7 +91,9 @@ public struct EpisodeFeedData: Sendable {
                     anchor: EpisodeCursor.anchor(id: episode.id, json: json[...]), offset: offset, length: json.count, chapters: chapters.count,
                     hash: area[offset...].withUnsafeBytes { XXH64.hash($0) }))
         }
-        let known = previous.map { old in (stamps: Dictionary(old.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), log: old.changes) }
+        let known = previous.map { old in
+            (stamps: Dictionary(old.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), log: old.changes)
+        }
         let (stamps, log) = EpisodeChangeLog.stamp(encoded.map(\.hash), after: known, at: seenAt)
         var out = magic + [version]
         out.reserveCapacity(fixed + encoded.count * entryBytes + area.count)

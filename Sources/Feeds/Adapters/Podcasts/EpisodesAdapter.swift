@@ -53,8 +53,9 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     /// `/podcasts/{id}`'s cached answer names the feed: a load that starts from it skips the lookup.
-    func startingFromPodcast(_ number: Int) -> (key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad)?)
-    {
+    func startingFromPodcast(_ number: Int) -> (
+        key: String, load: @Sendable ([UInt8]) -> (@Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad)?
+    ) {
         (PodcastAdapter.cacheKey(number), { body in Self.listed(fromPodcastAnswer: body).map { self.load(number, listed: $0) } })
     }
 
