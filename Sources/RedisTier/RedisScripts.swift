@@ -1,8 +1,8 @@
 /// The Lua the tier runs inside Redis, so each step is atomic and timed on Redis' clock
 /// (`TIME`), not on any replica's. Loaded on every connect; see `RedisConnection.script`.
 enum RedisScripts {
-    static let all = [get, put, unlock, rateTake, renew, probe]
-    static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3, renewIndex = 4, probeIndex = 5
+    static let all = [get, put, unlock, rateTake, renew, probe, watch]
+    static let getIndex = 0, putIndex = 1, unlockIndex = 2, rateTakeIndex = 3, renewIndex = 4, probeIndex = 5, watchIndex = 6
 
     /// KEYS[1] entry → {now_ms, stored_ms, status, policy, body, gzip, link, validators, media type} or {now_ms}.
     static let get = """
@@ -51,6 +51,32 @@ enum RedisScripts {
         local v = redis.call('HMGET', KEYS[1], 't', 'p', 's')
         local failed = redis.call('GET', KEYS[2])
         return {now, v[1] and tonumber(v[1]) or false, v[2] or false, failed or false, v[3] or false}
+        """
+
+    /// KEYS: per key waited on, its entry, failure marker and lock → per key, the marker's text,
+    /// or 1 (a fresh entry, good or negative), 0 (locked: still fetching), 2 (free: take over).
+    static let watch = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local out = {}
+        for i = 1, #KEYS, 3 do
+          local failed = redis.call('GET', KEYS[i + 1])
+          if failed then
+            out[#out + 1] = failed
+          else
+            local v = redis.call('HMGET', KEYS[i], 't', 'p', 's')
+            local ttl = v[2] and tonumber(string.match(v[2], '^(%S+)'))
+            local status = v[3] and tonumber(v[3])
+            if v[1] and ttl and status and (status == 200 or status >= 400) and now - tonumber(v[1]) < ttl * 1000 then
+              out[#out + 1] = 1
+            elseif redis.call('EXISTS', KEYS[i + 2]) == 1 then
+              out[#out + 1] = 0
+            else
+              out[#out + 1] = 2
+            end
+          end
+        end
+        return out
         """
 
     /// GCRA: KEYS[1] budget; ARGV: emission interval ms, burst. → {1, 0} or {0, retry_ms}.

@@ -128,6 +128,29 @@ public final class RedisSharedCache: SharedCacheTier {
         _ = await redis.command([Array("SET".utf8), Array((prefix + "e:" + key).utf8), Array(text.utf8), Array("PX".utf8), Array(px.utf8)], operation: "put")
     }
 
+    public func watch(_ keys: [String]) async -> [SharedWatch]? {
+        guard !keys.isEmpty else { return [] }
+        var names: [[UInt8]] = []
+        names.reserveCapacity(keys.count * 3)
+        for key in keys {
+            names.append(Array((prefix + "c:" + key).utf8))
+            names.append(Array((prefix + "e:" + key).utf8))
+            names.append(Array((prefix + "l:" + key).utf8))
+        }
+        let reply = await redis.script(RedisScripts.watchIndex, keys: names, args: [], operation: "watch")
+        guard case .success(let value) = reply, let items = value.elements, items.count == keys.count else { return nil }
+        return items.map { item in
+            if let marker = item.bytes { return Self.failure(marker, codes: failureCodes).map(SharedWatch.failed) ?? .locked }
+            switch item.int {
+            case 1: return .fresh
+            case 2: return .free
+            default: return .locked  // anything else: keep waiting (the bound still holds)
+            }
+        }
+    }
+
+    public var isReachable: Bool { redis.isUp }
+
     /// A failure marker as `markFailed` wrote it; anything else reads as none.
     static func failure(_ bytes: [UInt8], codes: Set<String>) -> SharedFailure? {
         guard bytes.count <= 1024 else { return nil }

@@ -63,13 +63,15 @@ extension ResponseCache {
         sharedObserver?(.staleServed)
     }
 
-    /// One replica at a time fetches: take the lock, or serve stale, or poll (body-less) for
-    /// the holder's result; a holder's failure is answered by its waiters, not refetched in turn.
+    /// One replica at a time fetches: take the lock, or serve stale, or wait in the wait room
+    /// for the holder's result; a holder's failure is answered by its waiters, not refetched in
+    /// turn. Only a tier that cannot be reached (or keeps not answering) makes this replica
+    /// fetch without the lock (counted as `fetchedUnlocked`).
     private func fetchOnce(
         _ key: String, _ loader: @escaping RefreshingLoader, stale: CachedResponse?, previous: CachedResponse?, shared: any SharedCacheTier
     ) async -> Outcome {
         let deadline = clock() + sharedPolicy.waitLimit
-        var interval = sharedPolicy.pollInterval
+        var unanswered = 0
         while true {
             switch await shared.lock(key, ttl: sharedPolicy.lockTTL) {
             case .acquired(let token):
@@ -100,41 +102,56 @@ extension ResponseCache {
                 }
                 return await fetchHere(key, loader, previous: previous, unlocking: token)
             case .unavailable:
-                return await fetchHere(key, loader, previous: previous)
+                // Down: on our own at once. Slow (a busy Redis, a busy replica): ask again a few
+                // times before fetching what another replica may be fetching too.
+                unanswered += 1
+                guard shared.isReachable, unanswered < Self.unansweredLocksBeforeFetching, clock() < deadline else {
+                    sharedObserver?(.fetchedUnlocked)
+                    return await fetchHere(key, loader, previous: previous)
+                }
+                try? await Task.sleep(for: .seconds(sharedPolicy.watchInterval))
+                if Task.isCancelled { return Self.leftWhileWaiting }
             case .heldElsewhere:
                 if let stale {
                     sharedObserver?(.staleServed)
                     return .loaded(stale, .staleWhileOtherRefreshes)
                 }
-                if clock() >= deadline {
-                    sharedObserver?(.waitTimedOut)
-                    return await fetchHere(key, loader, previous: previous)
-                }
-                try? await Task.sleep(for: .seconds(min(interval, max(0.001, deadline - clock()))))
-                if Task.isCancelled {
-                    // Left while another replica fetched: nothing was asked of the upstream, and
-                    // this says nothing about it to anyone else waiting.
-                    let error = ClientError(status: 502, code: "upstream_cancelled", message: "cancelled")
-                    return .failed(CacheLoadError(error, sharedWithWaiters: false, refusedBeforeSending: true))
-                }
-                interval = min(interval * 2, sharedPolicy.maxPollInterval)
-                // Polled without the body; fetched once it is there.
-                switch await shared.probe(key) {
-                case .fresh:
+                guard let room = waitRoom else { return await fetchHere(key, loader, previous: previous) }
+                switch await room.wait(key, until: deadline) {
+                case .settled(.fresh):
                     if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
                         sharedObserver?(.wait)
                         return .loaded(entry.restamped(storedAt: clock() - age), .sharedWait)
                     }
-                case .failed(.error(let error)):
+                case .settled(.failed(.error(let error))):
                     sharedObserver?(.wait)
                     return .failed(CacheLoadError(error, sharedWithWaiters: false))
-                case .failed(.tooLarge):
-                    return await fetchHere(key, loader, previous: previous)  // it cannot come through the tier: fetch now, not after the wait
-                case .notYet, .unavailable:
-                    break
+                case .settled(.failed(.tooLarge)):
+                    return await fetchHere(key, loader, previous: previous)  // it cannot come through the tier: fetch now
+                case .settled(.free), .settled(.locked):
+                    break  // the holder let go without an answer (or died): take the lock
+                case .timedOut:
+                    sharedObserver?(.waitTimedOut)
+                    return await fetchHere(key, loader, previous: previous)
+                case .unreachable:
+                    sharedObserver?(.fetchedUnlocked)
+                    return await fetchHere(key, loader, previous: previous)
+                case .cancelled:
+                    return Self.leftWhileWaiting
                 }
             }
         }
+    }
+
+    /// Lock attempts the tier may leave unanswered in a row (reachable, but slow) before this
+    /// replica fetches without it.
+    static let unansweredLocksBeforeFetching = 5
+
+    /// Left while another replica fetched: nothing was asked of the upstream, and this says
+    /// nothing about it to anyone else waiting.
+    static var leftWhileWaiting: Outcome {
+        let error = ClientError(status: 502, code: "upstream_cancelled", message: "cancelled")
+        return .failed(CacheLoadError(error, sharedWithWaiters: false, refusedBeforeSending: true))
     }
 
     /// Fetches from the upstream here; the result (or a negative entry, or a failure marker

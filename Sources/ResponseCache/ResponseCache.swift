@@ -69,6 +69,8 @@ public final class ResponseCache: Sendable {
     let shared: (any SharedCacheTier)?
     let sharedPolicy: SharedTierPolicy
     let sharedObserver: SharedTierObserver?
+    /// Where flights wait for other replicas' fetches (with a shared tier).
+    let waitRoom: SharedWaitRoom?
 
     /// `shared`: the L2 tier consulted on a miss before the loader runs (nil: this process only).
     public init(
@@ -80,7 +82,11 @@ public final class ResponseCache: Sendable {
         self.shared = shared
         self.sharedPolicy = sharedPolicy
         self.sharedObserver = sharedObserver
+        waitRoom = shared.map { SharedWaitRoom(tier: $0, interval: sharedPolicy.watchInterval, clock: clock) }
     }
+
+    /// Flights waiting for another replica's fetch now.
+    public var sharedWaiting: Int { waitRoom?.waiting ?? 0 }
 
     public var now: Double { clock() }
 

@@ -27,6 +27,24 @@ public protocol SharedCacheTier: Sendable {
     /// Tells waiters, for `ttl` seconds, that the fetch of `key` failed with `error` (they
     /// answer it instead of taking the lock and fetching in turn: no convoy).
     func markFailed(_ key: String, _ error: SharedFailure, ttl: Double) async
+    /// Where each key's fetch stands, for replicas waiting on them, in one round trip: what
+    /// `SharedWaitRoom` asks for every key it waits on at once. nil: the tier did not answer.
+    func watch(_ keys: [String]) async -> [SharedWatch]?
+    /// Whether the tier is reachable at all (a slow answer is not a missing tier: waiters keep
+    /// waiting for another replica's fetch instead of fetching too).
+    var isReachable: Bool { get }
+}
+
+/// Where another replica's fetch of a key stands.
+public enum SharedWatch: Sendable, Equatable {
+    /// Its answer (or a negative one) is there, fresh.
+    case fresh
+    /// It failed (the holder's marker).
+    case failed(SharedFailure)
+    /// Still fetching: its lock is held.
+    case locked
+    /// Nobody holds the lock and nothing fresh is there: a waiter takes over.
+    case free
 }
 
 /// What became of an entry offered to the tier.
@@ -68,7 +86,8 @@ public enum SharedLock: Sendable, Equatable {
 
 /// How the cache uses a shared tier.
 public struct SharedTierPolicy: Sendable {
-    /// Longest wait for another replica's fetch before fetching here (the upstream budget).
+    /// Longest wait for another replica's fetch while its lock is alive, before fetching here
+    /// anyway: a bound for a holder that never finishes (its fetch has a budget of its own).
     public var waitLimit: Double
     /// Entries larger than this (body plus gzip) stay in this process only.
     public var maxValueBytes: Int
@@ -80,6 +99,8 @@ public struct SharedTierPolicy: Sendable {
     public var lockTTL = 1.5
     /// How long waiters are told a fetch failed, so they answer it instead of refetching in turn.
     public var failureTTL = 2.0
+    /// How often the keys a replica waits on are asked about (all of them in one round trip).
+    public var watchInterval = 0.02
 
     public init(waitLimit: Double, maxValueBytes: Int) {
         self.waitLimit = waitLimit
@@ -103,6 +124,9 @@ public enum LoadOrigin: String, Sendable {
 public typealias SharedTierObserver = @Sendable (_ event: SharedTierEvent) -> Void
 public enum SharedTierEvent: String, Sendable {
     case hit, miss, wait, waitTimedOut, skippedTooLarge, stored, staleServed
+    /// Fetched here without the key's lock, because the tier could not be reached (or did not
+    /// answer in time, repeatedly): a fetch another replica may be making too.
+    case fetchedUnlocked
 }
 
 extension SharedTierEvent {
@@ -112,6 +136,7 @@ extension SharedTierEvent {
         case .waitTimedOut: return "wait_timed_out"
         case .skippedTooLarge: return "skipped_too_large"
         case .staleServed: return "stale_served"
+        case .fetchedUnlocked: return "fetched_unlocked"
         default: return rawValue
         }
     }

@@ -12,6 +12,8 @@ public final class UpstreamClient: Sendable {
     /// With a shared budget: the local share used while it cannot be reached.
     private let fallbacks: [String: TokenBucket]
     private let breakers: BreakerTable
+    /// Connections per publisher's host, shared fairly between clients.
+    private let hostSlots: HostSlots
     private let observer: UpstreamObserver?
     private let clock: @Sendable () -> Double
 
@@ -24,7 +26,10 @@ public final class UpstreamClient: Sendable {
         self.clock = clock
         breakers = BreakerTable(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldownSeconds)
         driver = try CurlDriver(
-            settings: .init(connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent, proxy: configuration.proxy))
+            settings: .init(
+                connectTimeoutMs: configuration.connectTimeoutMs, userAgent: configuration.userAgent, maxHostConnections: configuration.maxHostConnections,
+                proxy: configuration.proxy))
+        hostSlots = HostSlots(limit: configuration.maxHostConnections, clock: clock)
         let now = clock()
         var sources: [String: any TokenSource] = configuration.ratePerMinute.mapValues { perMinute in
             TokenBucket(capacity: Double(TokenCount.burst(perMinute: perMinute)), perSecond: perMinute / 60, now: now)
@@ -43,6 +48,9 @@ public final class UpstreamClient: Sendable {
 
     /// The default time budget of one request, in seconds.
     public var budgetSeconds: Double { Double(configuration.timeoutMs) / 1000 }
+
+    /// Waits for a connection to a busy host, for metrics.
+    public func hostSlotStats() -> HostSlots.Stats { hostSlots.stats }
 
     /// Fair-queue counters by upstream name, for metrics.
     public func queueStats() -> [(upstream: String, stats: FairQueue.Stats)] {
@@ -121,6 +129,21 @@ public final class UpstreamClient: Sendable {
                 }
                 sent = clock()
             }
+            // A connection to the host, in a fair turn among the clients waiting for one.
+            let hostKey = request.target.hostAndPort
+            if let hostKey {
+                switch await hostSlots.acquire(host: hostKey, client: context.requester, deadline: start + Double(budgetMs) / 1000) {
+                case .granted(let waited):
+                    if waited > 0 { sent = clock() }
+                case .timedOut:
+                    breaker.releaseProbe()
+                    observer?(request.upstream, "host_busy", 0)
+                    throw .hostBusy(retryAfter: 1)
+                case .cancelled:
+                    breaker.releaseProbe()
+                    throw .cancelledWhileQueued
+                }
+            }
             let remainingMs = budgetMs - Saturating.milliseconds(sent - start)
             let timeoutMs = max(remainingMs, 1), completesOnceSent = context.completesOnceSent, fallbackTrace = context.trace
             // Each attempt is a client span (OpenTelemetry's HTTP client conventions); the
@@ -138,6 +161,7 @@ public final class UpstreamClient: Sendable {
                 UpstreamSpan.note(result, into: &notes)
                 return result
             }
+            if let hostKey { hostSlots.release(host: hostKey) }
             let elapsed = clock() - sent
             switch result {
             case .success(let response):

@@ -8,6 +8,8 @@ public struct UpstreamConfiguration: Sendable {
     public var userAgent = "FeedProxy/1.0"
     /// `UPSTREAM_PROXY`: all upstream traffic through this proxy (nil: direct, environment ignored).
     public var proxy: String?
+    /// Requests to one host (name and port) at a time; the rest wait in a fair turn.
+    public var maxHostConnections = 8
     public var breakerThreshold = 5
     public var breakerCooldownSeconds = 30.0
     /// Requests per minute allowed per upstream name (absent: unlimited).

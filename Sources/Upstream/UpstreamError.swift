@@ -20,6 +20,8 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case rateLimited(retryAfter: Double)
     /// The circuit breaker is open after repeated failures.
     case circuitOpen(retryAfter: Double)
+    /// The host had every connection busy until the request's deadline: nothing was sent.
+    case hostBusy(retryAfter: Double)
     case invalidRequest(String)
     case other(String)
 
@@ -34,7 +36,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     /// not asked, so it said nothing about itself and cost nothing.
     public var isOwnRefusal: Bool {
         switch self {
-        case .rateLimited, .circuitOpen, .cancelledWhileQueued: return true
+        case .rateLimited, .circuitOpen, .hostBusy, .cancelledWhileQueued: return true
         default: return false
         }
     }
@@ -44,7 +46,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         "upstream_dns_failure", "upstream_connect_failure", "upstream_tls_failure", "upstream_timeout", "upstream_http_error",
         "upstream_body_too_large", "upstream_connection_lost", "upstream_too_many_redirects", "upstream_protocol_not_allowed",
         "upstream_forbidden_address", "upstream_cancelled", "upstream_rate_limited", "upstream_unavailable",
-        "upstream_invalid_request", "upstream_error",
+        "upstream_invalid_request", "upstream_error", "upstream_host_busy",
     ]
 
     /// A stable machine-readable code for JSON errors and metrics.
@@ -64,6 +66,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelledWhileQueued: return "upstream_cancelled"
         case .rateLimited: return "upstream_rate_limited"
         case .circuitOpen: return "upstream_unavailable"
+        case .hostBusy: return "upstream_host_busy"
         case .invalidRequest: return "upstream_invalid_request"
         case .other: return "upstream_error"
         }
@@ -86,6 +89,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelledWhileQueued: return "the request was cancelled before it was sent"
         case .rateLimited: return "the upstream rate limit is reached"
         case .circuitOpen: return "the upstream is failing; retrying later"
+        case .hostBusy: return "every connection to the upstream's host stayed busy"
         case .invalidRequest: return "the upstream request could not be built"
         case .other: return "the upstream request failed"
         }

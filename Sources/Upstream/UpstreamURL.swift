@@ -9,11 +9,16 @@ struct UpstreamURL: Sendable, Hashable {
     /// The authority's host, lowercased, without userinfo or port; an IPv6 literal keeps its
     /// brackets. Nil without a `scheme://` authority, with an empty host or an unclosed `[`.
     let host: String?
+    /// Host and port (the scheme's default when none is written): what libcurl counts
+    /// connections by, and so what `HostSlots` shares fairly. Nil with no host.
+    let hostAndPort: String?
 
     init(_ string: String) {
         self.string = string
         isHTTP = Self.isHTTP(string)
-        host = Self.host(string)
+        let authority = Self.authority(string)
+        host = authority?.host
+        hostAndPort = authority.map { a in a.host + ":" + (a.port ?? (string.prefix(6).lowercased() == "https:" ? "443" : "80")) }
     }
 
     /// `http://` or `https://` at the start, case-insensitively (what
@@ -25,7 +30,10 @@ struct UpstreamURL: Sendable, Hashable {
 
     /// The host of `scheme://[userinfo@]host[:port]` (RFC 3986: the scheme is a letter, then
     /// letters, digits, `+`, `-` or `.`); the authority ends at `/`, `?`, `#` or the end.
-    static func host(_ url: String) -> String? {
+    static func host(_ url: String) -> String? { authority(url)?.host }
+
+    /// The host and the port written after it (nil: none written).
+    static func authority(_ url: String) -> (host: String, port: String?)? {
         let utf8 = url.utf8
         guard let first = utf8.first, Self.isLetter(first) else { return nil }
         var i = utf8.index(after: utf8.startIndex)
@@ -40,8 +48,11 @@ struct UpstreamURL: Sendable, Hashable {
         } else {
             host = hostPort.prefix { $0 != UInt8(ascii: ":") }
         }
-        // Every cut is at an ASCII byte, so the slice is whole UTF-8.
-        return host.isEmpty ? nil : String(decoding: host, as: UTF8.self).lowercased()
+        // Every cut is at an ASCII byte, so the slices are whole UTF-8.
+        guard !host.isEmpty else { return nil }
+        let rest = hostPort[host.endIndex...]
+        let port = rest.first == UInt8(ascii: ":") && rest.count > 1 ? String(decoding: rest.dropFirst(), as: UTF8.self) : nil
+        return (String(decoding: host, as: UTF8.self).lowercased(), port)
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

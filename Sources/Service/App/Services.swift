@@ -57,7 +57,8 @@ struct Services: Sendable {
                     connection: $0, prefix: c.redisKeyPrefix, fingerprint: SchemaFingerprint.compute(c),
                     failureCodes: UpstreamError.codes.union(ClientError.feedCodes))
             },
-            sharedPolicy: SharedTierPolicy(waitLimit: Double(c.upstreamTimeoutMs) / 1000, maxValueBytes: c.l2MaxValueBytes),
+            // A holder's fetch may be a lookup and a download, each within the upstream budget.
+            sharedPolicy: SharedTierPolicy(waitLimit: 2 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver

@@ -315,7 +315,7 @@ struct FeedRoute: Sendable {
         let message = "\(source): \(error.description)"
         var retryAfter: Double?
         switch error {
-        case .rateLimited(let after), .circuitOpen(let after): retryAfter = after
+        case .rateLimited(let after), .circuitOpen(let after), .hostBusy(let after): retryAfter = after
         default: break
         }
         let status = error.clientStatus

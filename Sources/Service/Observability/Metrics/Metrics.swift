@@ -66,6 +66,7 @@ public final class Metrics: Sendable {
         var draining: Bool
         var droppedLogLines: Int
         var queues: [(upstream: String, stats: FairQueue.Stats)] = []
+        var hostSlots = HostSlots.Stats()
         var trackedClients = 0
         var untrustedForwarded = 0
     }
@@ -118,6 +119,12 @@ public final class Metrics: Sendable {
                 out += "feedproxy_upstream_queue_rejections_total{source=\"\(q.upstream)\",reason=\"\(reason)\"} \(n)\n"
             }
         }
+        single("feedproxy_upstream_host_waiting", "gauge", "Upstream requests waiting for a connection to a busy host.", g.hostSlots.waiting)
+        family("feedproxy_upstream_host_waits_total", "counter", "Waits for a connection to a busy host, by result (turns are fair between clients).")
+        out += "feedproxy_upstream_host_waits_total{result=\"granted\"} \(g.hostSlots.waitsGranted)\n"
+        out += "feedproxy_upstream_host_waits_total{result=\"timeout\"} \(g.hostSlots.waitsTimedOut)\n"
+        family("feedproxy_upstream_host_wait_seconds_total", "counter", "Seconds granted requests waited for a connection to a busy host.")
+        out += "feedproxy_upstream_host_wait_seconds_total \(g.hostSlots.waitSeconds)\n"
         single("feedproxy_clients_tracked", "gauge", "Clients whose miss quota is held in memory.", g.trackedClients)
         single(
             "feedproxy_untrusted_forwarded_for_total", "counter",

@@ -10,7 +10,7 @@ final class SharedTierMetrics: Sendable {
     /// 1 when `maxmemory-policy` is allkeys-*, 0 when it is not, -1 when unknown (CONFIG refused).
     private let evictionPolicyOK = Atomic<Int>(-1)
     /// Round trips of the Redis operations FeedProxy sends (others are not timed).
-    static let timedOperations = ["get", "probe", "put", "lock", "unlock", "rate", "ping"]
+    static let timedOperations = ["get", "probe", "watch", "put", "lock", "unlock", "rate", "ping"]
     private let latency: [String: Histogram] = Dictionary(
         uniqueKeysWithValues: timedOperations.map { ($0, Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25])) })
 
@@ -52,7 +52,7 @@ final class SharedTierMetrics: Sendable {
             "feedproxy_redis_commands_total", help: "Redis commands by operation and outcome (ok, error, timeout, unavailable).", always: false,
             into: &out)
         counters.render(
-            "feedproxy_l2_events_total", help: "Shared cache (L2) results: hit, miss, wait, wait_timed_out, stale_served, stored, skipped_too_large.",
+            "feedproxy_l2_events_total", help: "Shared cache (L2) results: hit, miss, wait, wait_timed_out, stale_served, stored, skipped_too_large, fetched_unlocked (fetched without the key's lock: the tier unreachable or not answering).",
             always: false, into: &out)
         counters.render(
             "feedproxy_rate_limit_decisions_total", help: "Upstream budget decisions by upstream and mode (local, shared, fallback).", always: false,
