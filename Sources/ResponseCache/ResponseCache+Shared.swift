@@ -51,6 +51,28 @@ extension ResponseCache {
         return result
     }
 
+    /// An answer kept here and offered to the other replicas (the podcast an episodes load
+    /// looked up, say: the replica that next loads that podcast's feed finds it there).
+    public func share(_ response: CachedResponse, for key: String) {
+        store(response, for: key)
+        guard let shared else { return }
+        let policy = sharedPolicy, observer = sharedObserver, age = response.age(at: clock())
+        Task {
+            if case .stored = await shared.put(key, response, age: age, fetchSeconds: 0, maxBytes: policy.maxValueBytes) { observer?(.stored) }
+        }
+    }
+
+    /// The key's entry fresh here, else fresh in the shared tier (then kept here too); nil
+    /// when neither has one. For what a load can start from, not for answers (a miss on the
+    /// tier costs a round trip).
+    public func freshAnywhere(_ key: String) async -> CachedResponse? {
+        if case .fresh(let entry) = lookup(key) { return entry }
+        guard let shared, case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl else { return nil }
+        let found = entry.restamped(storedAt: clock() - age)
+        store(found, for: key)
+        return found
+    }
+
     /// Stale-if-error across replicas: when a fetch fails, another replica's last good
     /// answer (kept in the tier for TTL + the longer stale window) is as good as our own.
     /// Kept here, it is what the failed flight's callers are served, and no negative

@@ -16,18 +16,19 @@ public struct TokenCount: Sendable {
         updated = now
     }
 
-    /// Refills to `now` (at `perSecond`, up to `capacity`), then takes a token if there is
-    /// one: granted, or the seconds until one is due.
-    public mutating func take(now: Double, capacity: Double, perSecond: Double) -> (granted: Bool, retryAfter: Double) {
+    /// Refills to `now` (at `perSecond`, up to `capacity`), then takes `cost` tokens (one by
+    /// default) if there are as many: granted, or the seconds until they are due.
+    public mutating func take(now: Double, capacity: Double, perSecond: Double, cost: Double = 1) -> (granted: Bool, retryAfter: Double) {
         tokens = min(capacity, tokens + max(0, now - updated) * perSecond)
         updated = max(updated, now)
-        if tokens >= 1 {
-            tokens -= 1
+        // A share of a token summed many times lands a rounding error short of the whole.
+        if tokens >= cost - 1e-9 {
+            tokens = max(0, tokens - cost)
             return (true, 0)
         }
-        return (false, (1 - tokens) / perSecond)
+        return (false, (cost - tokens) / perSecond)
     }
 
-    /// Gives back one token taken for work that cost nothing.
-    public mutating func giveBack(capacity: Double) { tokens = min(capacity, tokens + 1) }
+    /// Gives back what was taken for work that cost nothing.
+    public mutating func giveBack(capacity: Double, cost: Double = 1) { tokens = min(capacity, tokens + cost) }
 }

@@ -112,20 +112,26 @@ import TestSupport
         }
     }
 
-    /// A library refresh costs its client one miss however many podcasts it loads; a flood of
-    /// batches from one address is refused like a flood of misses.
-    @Test func aBatchCostsOneMissOfTheClientsQuota() async throws {
+    /// A library refresh costs its client in proportion to the feeds it has fetched: a whole
+    /// library of 200 cold podcasts fits a full allowance; a flood of batches from one
+    /// address after it is throttled (client_rate_limited, Retry-After).
+    @Test func aBatchCostsItsClientInProportionToTheFeedsItFetches() async throws {
         try await offPool {
-            // 6 a minute: a burst of one.
-            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "CLIENT_MISS_RATE_PER_MIN": "6"])
-            let first = try h.get("/episodes?podcasts=1200361736,1526489823,1580000001,1580000002")
-            #expect((h.json(first)["podcasts"] as? [[String: Any]] ?? []).allSatisfy { $0["status"] as? String == "ok" }, "\(first.text)")
-            let flood = try h.get("/episodes?podcasts=1580000003,1580000004")
-            let statuses = h.json(flood)["podcasts"] as? [[String: Any]] ?? []
-            #expect(statuses.allSatisfy { ($0["error"] as? [String: Any])?["code"] as? String == "client_rate_limited" }, "\(flood.text)")
+            // 0.6 a minute: an allowance of one (200 feeds), refilled by a feed every 5 s.
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "CLIENT_MISS_RATE_PER_MIN": "0.6", "EPISODES_BATCH_DEADLINE_S": "60"])
+            let library = "/episodes?podcasts=" + (1_590_000_001...1_590_000_200).map(String.init).joined(separator: ",") + "&limit=1"
+            let first = try h.get(library)
+            let statuses = (h.json(first)["podcasts"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+            #expect(statuses.count == 200 && statuses.allSatisfy { $0 == "ok" }, "\(first.text.prefix(2000))")
+            #expect(h.upstream.requestCount(for: "rss") == 200)
+            let flood = try h.get("/episodes?podcasts=1200361736,1526489823,1580000001,1580000002,1580000009")
+            let refused = (h.json(flood)["podcasts"] as? [[String: Any]] ?? []).filter {
+                ($0["error"] as? [String: Any])?["code"] as? String == "client_rate_limited"
+            }
+            #expect(refused.count >= 4, "\(flood.text)")
             #expect(flood.header("Retry-After") != nil)
-            // What is cached costs nothing: the first library answers in full.
-            #expect(try h.get("/episodes?podcasts=1200361736,1526489823,1580000001,1580000002").header("X-Cache") == "HIT")
+            // What is cached costs nothing: the library answers in full.
+            #expect(try h.get(library).header("X-Cache") == "HIT")
         }
     }
 

@@ -118,17 +118,8 @@ import Testing
         #expect(EpisodeDuration.seconds(input) == nil)
     }
 
-    @Test func lookupErrors() {
-        #expect(throws: ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")) {
-            try EpisodesAdapter.feedURL(fromLookup: Array("\n\n{\"resultCount\":0,\"results\":[]}".utf8))
-        }
-        #expect(throws: ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")) {
-            try EpisodesAdapter.feedURL(fromLookup: Array("{\"resultCount\":1,\"results\":[{\"collectionName\":\"x\"}]}".utf8))
-        }
-    }
-
     @Test func idValidation() {
-        let adapter = EpisodesAdapter(lookupURL: "http://127.0.0.1:9/lookup", maxFeedBytes: 1 << 20, allowPrivateHosts: false)
+        let adapter = EpisodesAdapter(lookups: PodcastLookups(lookupURL: "http://127.0.0.1:9/lookup"), maxFeedBytes: 1 << 20, allowPrivateHosts: false)
         for bad in ["abc", "0", "-1", "1234567890123456789"] {
             #expect(throws: ClientError.invalidParameter("id must be a positive iTunes collection id")) { try adapter.prepare(QueryParameters([("id", bad)])) }
         }

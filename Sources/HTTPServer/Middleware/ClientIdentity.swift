@@ -11,9 +11,17 @@ public protocol ClientIdentity: Sendable {
     /// Once for a request that went to the upstream (started or joined a fetch, or was refused
     /// one): where the application checks how such requests reach it.
     func noteMiss(_ context: RequestContext)
-    /// Takes one unit of `client`'s allowance: nil when admitted (or unmetered), else seconds
-    /// until it may retry.
-    func admit(_ client: IPAddress) -> Double?
-    /// Gives back a unit `admit` took for work that turned out to cost nothing.
-    func refund(_ client: IPAddress)
+    /// Takes `cost` units of `client`'s allowance: nil when admitted (or unmetered), else
+    /// seconds until it may retry.
+    func admit(_ client: IPAddress, cost: Double) -> Double?
+    /// Gives back what `admit` took for work that turned out to cost nothing.
+    func refund(_ client: IPAddress, cost: Double)
+    /// The units a client may spend at once (a full allowance); nil: unmetered.
+    var allowance: Double? { get }
+}
+
+extension ClientIdentity {
+    /// One unit: one request's upstream fetch.
+    public func admit(_ client: IPAddress) -> Double? { admit(client, cost: 1) }
+    public func refund(_ client: IPAddress) { refund(client, cost: 1) }
 }

@@ -22,6 +22,8 @@ struct Services: Sendable {
     let tracing: SpanExporter?
     /// The image proxy's signer and decoders, when `IMAGE_PROXY_KEY` is set.
     let images: ImageServices?
+    /// This replica's iTunes lookups, shared by `/podcasts/{id}` and every episodes load.
+    let podcastLookups: PodcastLookups
     /// Announced when draining starts (`/readyz` turns 503); the server reads it too.
     let shutdown = ShutdownPhase()
     /// The server's connection counts, for `/metrics`.
@@ -34,6 +36,7 @@ struct Services: Sendable {
         let traceMetrics = export.map { _ in TraceMetrics() }
         let images = ImageServices(c)
         self.images = images
+        podcastLookups = PodcastLookups(lookupURL: c[Setting.itunesLookupURL])
         let metrics = Metrics(
             routes: RouteDeclaration.all.map(\.name.path),
             sources: UpstreamCatalog.sources,

@@ -26,7 +26,7 @@ extension UpstreamDeclaration {
                 ).handle
             },
             RouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts, described: ITunesAPI.podcast) { s in
-                s.feedRoute(PodcastAdapter(lookupURL: s.configuration[Setting.itunesLookupURL]), ttl: s.configuration[Setting.ttlPodcasts]).handle
+                s.feedRoute(PodcastAdapter(lookups: s.podcastLookups), ttl: s.configuration[Setting.ttlPodcasts]).handle
             },
         ],
         schemas: ITunesAPI.schemas,

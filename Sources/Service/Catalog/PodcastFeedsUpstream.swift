@@ -22,11 +22,11 @@ extension UpstreamDeclaration {
         ],
         routes: [
             RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts, described: PodcastFeedsAPI.episodes) { s in
-                s.feedRoute(EpisodesAdapter(s.configuration), ttl: s.configuration[Setting.ttlEpisodes]).handle
+                s.feedRoute(EpisodesAdapter(s.configuration, lookups: s.podcastLookups), ttl: s.configuration[Setting.ttlEpisodes]).handle
             },
             RouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts, described: PodcastFeedsAPI.episode) { s in
                 let c = s.configuration
-                let adapter = EpisodesAdapter(c)
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups)
                 return EpisodeRoute(
                     adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]),
                     parts: EpisodePartLoader(maxFileBytes: c[Setting.episodeFileMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts),
@@ -35,7 +35,7 @@ extension UpstreamDeclaration {
             },
             RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts, described: PodcastFeedsAPI.library) { s in
                 let c = s.configuration
-                let adapter = EpisodesAdapter(c)
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups)
                 return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
                     .handle
             },
@@ -47,9 +47,9 @@ extension UpstreamDeclaration {
 extension EpisodesAdapter {
     /// A podcast's episode data stays within what one cache entry may take (an eighth of the
     /// cache), so a long feed is kept rather than fetched again for every page.
-    init(_ c: Configuration) {
+    init(_ c: Configuration, lookups: PodcastLookups) {
         self.init(
-            lookupURL: c[Setting.itunesLookupURL], maxFeedBytes: c[Setting.feedMaxBodyBytes], allowPrivateHosts: c.allowPrivateFeedHosts,
+            lookups: lookups, maxFeedBytes: c[Setting.feedMaxBodyBytes], allowPrivateHosts: c.allowPrivateFeedHosts,
             maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
             imageLinks: c[Setting.imageProxyKey].flatMap { ImageProxyLinks(key: $0, publicBaseURL: c[Setting.publicBaseURL]) })
     }

@@ -8,13 +8,15 @@ import Upstream
 /// `GET /episodes?podcasts=…`: a library refresh in one request. Each podcast's episode data
 /// is the entry `/podcasts/{id}/episodes` pages are cut from (one download and parse per feed
 /// per refresh, single-flight, shared tier, conditional refresh, breakers, fair queue all as
-/// for one podcast). What is cached answers at once; the rest is fetched (its feed URLs found
-/// with one iTunes lookup for all of them) until the batch's deadline, after which a podcast
-/// still loading is `pending`: its fetch goes on and the next refresh finds it.
+/// for one podcast). What is cached answers at once; the rest is fetched (their feed URLs found
+/// by this replica's shared lookups) until the batch's deadline, counted from the request's
+/// arrival, after which a podcast still loading is `pending`: its fetch goes on and the next
+/// refresh finds it.
 ///
-/// Quota: a batch that has to fetch costs its client one miss, however many podcasts it
-/// loads, so one person's library refresh is never refused for its size while a flood of
-/// batches from one address is, like a flood of single misses.
+/// Quota: a batch costs its client in proportion to the feeds it makes this replica fetch
+/// (`FetchAdmission`: a whole library of cold feeds costs at most the quota's burst), so one
+/// person's library refresh is not refused for its size, while a flood of batches from one
+/// address is throttled to the quota's rate.
 struct EpisodeBatchRoute: Sendable {
     let adapter: EpisodesAdapter
     /// The episodes route: its cache, loader, quota and counters.
@@ -56,77 +58,59 @@ struct EpisodeBatchRoute: Sendable {
         }
         feeds.stats?.misses.add()
         let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, upstream = feeds.upstream
-        // Podcasts looked up before (`/podcasts/{id}` cached) name their feeds: not looked up again.
-        var known: [Int: EpisodesAdapter.ListedFeed] = [:]
-        for i in uncached {
-            if case .fresh(let podcast) = cache.lookup(PodcastAdapter.cacheKey(batch.ids[i])), podcast.status == 200,
-                let listed = EpisodesAdapter.listed(fromPodcastAnswer: podcast.body)
-            {
-                known[batch.ids[i]] = listed
-            }
-        }
-        let missing = uncached, cachedSlots = slots, knownFeeds = known
+        let missing = uncached, cachedSlots = slots
         return .deferred { context in
             context.identifyClient()
             context.noteMiss()  // only what is not cached comes here
             // The batch answers by then, whatever is still loading (which goes on).
             context.deadline = context.receivedAt + deadline
-            let admission = BatchAdmission(identity: context.identity, client: context.client)
+            let answerBy = context.receivedAt + deadline
+            let admission = FetchAdmission(identity: context.identity, client: context.client)
             let client = context.client.map(ClientResolver.key), trace = context.trace
             var slots = cachedSlots
-            let ids = missing.map { batch.ids[$0] }
-            let unknown = ids.filter { knownFeeds[$0] == nil }
             let upstreamContext: @Sendable (inout UpstreamRequestContext) -> Void = {
                 $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
                 $0.requester = client
                 $0.trace = trace
                 $0.completesOnceSent = true
             }
-            // One iTunes lookup finds every missing podcast's feed (iTunes takes up to 200 ids).
-            // Each podcast it finds is also `/podcasts/{id}`'s answer, kept for that route.
-            let policy = feeds.policy
-            let lookup: Task<[Int: EpisodesAdapter.ListedFeed], Never>? =
-                unknown.count >= 2 && admission.admit()
-                ? Task {
-                    guard let found = try? await UpstreamRequestContext.with(upstreamContext, { try await adapter.lookUp(unknown, with: upstream) }) else {
-                        return [:]
-                    }
-                    for (key, body) in found.podcasts {
-                        cache.store(CachedResponse(Representation(body).compressed(), storedAt: cache.now, policy: policy), for: key)
-                    }
-                    return found.listed
-                } : nil
             let results = Locked([Int: ResponseCache.Outcome?]())
             let (arrivals, arrived) = AsyncStream<Void>.makeStream()
-            for (n, i) in missing.enumerated() {
+            for i in missing {
+                let id = batch.ids[i]
                 // Not children of this request: a fetch still running at the deadline goes on.
+                // Each load looks its podcast up (when nothing names its feed yet) together with
+                // whatever else this replica is looking up: a few lookups for a storm of batches.
                 Task {
-                    var listed = knownFeeds[ids[n]]
-                    if listed == nil { listed = await lookup?.value[ids[n]] }
-                    let key = EpisodesAdapter.dataKey(ids[n])
+                    let key = EpisodesAdapter.dataKey(id)
                     let outcome = await UpstreamRequestContext.with(upstreamContext) {
                         await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
-                            var started = false
+                            var started = false, charged = false
                             let outcome = await cache.lookupOrFetch(
                                 key, revalidate: bypass,
                                 admit: {
                                     started = true
-                                    return admission.admit()
-                                }, refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed)))
+                                    charged = admission.admit()
+                                    return charged
+                                }, refreshing: feeds.loader(adapter.dataFeed(id)))
+                            // A fetch another replica's answer (or this one's cache) made unnecessary costs nothing.
+                            if charged, let outcome, !FeedRoute.costTheUpstream(outcome) { admission.refund() }
                             FeedRoute.note(outcome, startedFlight: started, into: &notes)
                             return outcome
                         }
                     }
-                    // Gone stale since the loop looked (a long wait for the lookup): served, and refreshed.
+                    // Gone stale since the loop looked (a long wait for a turn): served, and refreshed.
                     if case .stale? = outcome {
-                        cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(ids[n], listed: listed), refreshFor: trace))
+                        cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id), refreshFor: trace))
                     }
                     results.withLock { $0[i] = .some(outcome) }
                     arrived.yield()
                 }
             }
+            // The deadline counts from when the request arrived, not from here.
             let timer = Task {
-                try? await Task.sleep(for: .seconds(deadline))
+                let left = answerBy - NativeThread.monotonicSeconds()
+                if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 0...Int(Int32.max)))) }
                 arrived.finish()
             }
             var count = 0
@@ -139,9 +123,6 @@ struct EpisodeBatchRoute: Sendable {
             var pending = false
             for i in missing {
                 if let outcome = loaded[i] { slots[i] = .loaded(outcome) } else { pending = true }
-            }
-            if lookup == nil, loaded.count == missing.count, loaded.values.allSatisfy({ $0.map { !FeedRoute.costTheUpstream($0) } ?? true }) {
-                admission.refund()
             }
             return Self.answer(batch, slots, for: &context, status: .miss, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
         }
@@ -220,34 +201,4 @@ struct EpisodeBatchRoute: Sendable {
         }
         return .ok(data)
     }
-}
-
-/// A batch's one quota decision: taken by its first upstream fetch, the same for the rest.
-final class BatchAdmission: Sendable {
-    private let identity: (any ClientIdentity)?
-    private let client: IPAddress?
-    /// nil: not decided yet; then the seconds until a retry (0: admitted).
-    private let decision = Locked<Double?>(nil)
-
-    init(identity: (any ClientIdentity)?, client: IPAddress?) {
-        self.identity = identity
-        self.client = client
-    }
-
-    func admit() -> Bool {
-        guard let identity, let client else { return true }
-        return decision.withLock { d in
-            if d == nil { d = identity.admit(client) ?? 0 }
-            return d == 0
-        }
-    }
-
-    /// Gives the batch's unit back when it took one (its fetches cost the upstream nothing).
-    func refund() {
-        guard let identity, let client, decision.withLock({ $0 }) == 0 else { return }
-        identity.refund(client)
-    }
-
-    /// Seconds until the client may retry, when the batch was refused its fetches.
-    var refusedFor: Double? { decision.withLock { $0.flatMap { $0 > 0 ? $0 : nil } } }
 }

@@ -37,7 +37,7 @@ struct EpisodeRoute: Sendable {
         let route = self
         return .deferred { context in
             context.identifyClient()
-            let admission = BatchAdmission(identity: context.identity, client: context.client)
+            let admission = RequestAdmission(identity: context.identity, client: context.client)
             let deadline = context.receivedAt + route.feeds.upstream.budgetSeconds
             context.deadline = deadline
             let loads = Loads(
@@ -58,11 +58,11 @@ struct EpisodeRoute: Sendable {
         let bypass: Bool
         let client: ClientKey?
         let trace: TraceContext?
-        let admission: BatchAdmission
+        let admission: RequestAdmission
         let deadline: Double
         private let state = Mutex((fetched: false, cost: false))
 
-        init(route: EpisodeRoute, bypass: Bool, client: ClientKey?, trace: TraceContext?, admission: BatchAdmission, deadline: Double) {
+        init(route: EpisodeRoute, bypass: Bool, client: ClientKey?, trace: TraceContext?, admission: RequestAdmission, deadline: Double) {
             self.route = route
             self.bypass = bypass
             self.client = client
@@ -76,13 +76,8 @@ struct EpisodeRoute: Sendable {
 
         func answer(_ query: EpisodeQuery, for context: inout RequestContext) async -> Response {
             let cache = route.feeds.cache, adapter = route.adapter, id = query.podcastID
-            var prepared = adapter.dataFeed(id)
             // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
-            if case .fresh(let known) = cache.lookup(PodcastAdapter.cacheKey(id)), known.status == 200,
-                let listed = EpisodesAdapter.listed(fromPodcastAnswer: known.body)
-            {
-                prepared = adapter.dataFeed(id, listed: listed)
-            }
+            let prepared = adapter.dataFeed(id)
             let data: CachedResponse, status: CachedRendering.CacheStatus
             switch await load(prepared, with: route.feeds) {
             case .success(let (entry, loaded)): (data, status) = (entry, loaded)

@@ -230,7 +230,7 @@ struct FeedRoute: Sendable {
             let started = cache.now
             let current = previous.flatMap { $0.status == 200 ? $0 : nil }
             do {
-                let loaded = try await Self.refresh(prepared, startingFrom: cache)(
+                let loaded = try await (await Self.refresh(prepared, startingFrom: cache))(
                     upstream, current.map { PreviousAnswer(validators: $0.revalidation, body: $0.body) })
                 let now = cache.now  // one read: what is stored, and what the debug line says
                 switch loaded {
@@ -242,7 +242,7 @@ struct FeedRoute: Sendable {
                     return .success(current.renewed(storedAt: now, revalidation: validators))
                 case .rendered(let representation, let revalidation, let related):
                     for (key, body) in related {
-                        cache.store(CachedResponse(Representation(body).compressed(), storedAt: now, policy: policy), for: key)
+                        cache.share(CachedResponse(Representation(body).compressed(), storedAt: now, policy: policy), for: key)
                     }
                     if logger.level <= .debug {
                         logger.log(
@@ -286,10 +286,12 @@ struct FeedRoute: Sendable {
         }
     }
 
-    /// How `prepared` loads: from another route's answer when this replica holds it fresh
-    /// (a podcast looked up before, `/podcasts/{id}`, names its feed: no second lookup).
-    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad {
-        guard let start = prepared.view?.startingFrom, case .fresh(let known) = cache.lookup(start.key), known.status == 200,
+    /// How `prepared` loads: from another route's answer when this replica (or the shared
+    /// tier) holds it fresh (a podcast looked up before, `/podcasts/{id}`, names its feed: no
+    /// second lookup, on any replica).
+    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) async -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad
+    {
+        guard let start = prepared.view?.startingFrom, let known = await cache.freshAnywhere(start.key), known.status == 200,
             let refresh = start.load(known.body)
         else { return prepared.refresh }
         return refresh

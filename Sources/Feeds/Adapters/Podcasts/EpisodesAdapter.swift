@@ -7,7 +7,7 @@ import Upstream
 /// (checked on the address connected to, redirects included) unless explicitly allowed.
 public struct EpisodesAdapter: FeedAdapter {
     public let source = SourceName.episodes
-    let lookupURL: String
+    let lookups: PodcastLookups
     let maxFeedBytes: Int
     let allowPrivateHosts: Bool
     /// The most one podcast's episode data may take (kept within what the cache admits).
@@ -15,9 +15,9 @@ public struct EpisodesAdapter: FeedAdapter {
     /// With the image proxy on: the proxied sizes of every image, and show notes' images proxied.
     let imageLinks: ImageProxyLinks?
 
-    public init(lookupURL: String, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20, imageLinks: ImageProxyLinks? = nil) {
+    public init(lookups: PodcastLookups, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20, imageLinks: ImageProxyLinks? = nil) {
         self.imageLinks = imageLinks
-        self.lookupURL = lookupURL
+        self.lookups = lookups
         self.maxFeedBytes = maxFeedBytes
         self.allowPrivateHosts = allowPrivateHosts
         self.maxDataBytes = maxDataBytes
@@ -44,12 +44,13 @@ public struct EpisodesAdapter: FeedAdapter {
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: lookup(number), view: view, refresh: load(number))
     }
 
-    /// Podcast `number`'s episode data as a load of its own (a batch's), listed by a batch
-    /// lookup or not.
-    public func dataFeed(_ number: Int, listed: ListedFeed? = nil) -> PreparedFeed {
+    /// Podcast `number`'s episode data as a load of its own (a batch's, one episode's),
+    /// starting from its `/podcasts/{id}` answer when one is at hand.
+    public func dataFeed(_ number: Int) -> PreparedFeed {
         let key = Self.dataKey(number)
         return PreparedFeed(
-            source: source, cacheKey: key, upstreamRequest: lookup(number), view: FeedView(dataKey: key) { _ in nil }, refresh: load(number, listed: listed))
+            source: source, cacheKey: key, upstreamRequest: lookup(number), view: FeedView(dataKey: key, startingFrom: startingFromPodcast(number)) { _ in nil },
+            refresh: load(number))
     }
 
     /// `/podcasts/{id}`'s cached answer names the feed: a load that starts from it skips the lookup.
@@ -74,14 +75,14 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     func lookup(_ number: Int) -> UpstreamRequest {
-        UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(number)&entity=podcast"))
+        UpstreamRequest(upstream: SourceName.itunes, url: lookups.lookupURL.addingQuery("id=\(number)&entity=podcast"))
     }
 
     /// Loads podcast `number`'s episode data: the iTunes lookup for its feed URL (unless a
     /// batch lookup already `listed` it), then the feed, conditionally when it is the same
     /// listed feed as last time.
     public func load(_ number: Int, listed: ListedFeed? = nil) -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad {
-        let lookup = self.lookup(number)
+        let lookups = self.lookups
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes, imageLinks = self.imageLinks
         return { client, replaced in
             let previous = replaced?.validators
@@ -90,11 +91,18 @@ public struct EpisodesAdapter: FeedAdapter {
             switch listed {
             case .feed(let url, let title)?: found = (url, title)
             case .noFeed?: throw Self.noFeed
-            case .notFound?: throw Self.notFound
             case nil:
-                let body = try await client.send(lookup).body
-                found = try Self.feedURL(fromLookup: body)
-                podcast = PodcastAdapter.answer(fromLookup: body, id: number)
+                // Looked up with whatever else this replica is looking up now.
+                switch await lookups.answer(for: number, with: client) {
+                case .success(let body):
+                    switch Self.listed(fromPodcastAnswer: body) {
+                    case .feed(let url, let title)?: found = (url, title)
+                    case .noFeed?: throw Self.noFeed
+                    case nil: throw ClientError.badUpstreamResponse("the iTunes lookup")
+                    }
+                    podcast = body
+                case .failure(let failure): throw failure.thrown()
+                }
             }
             var feed = UpstreamRequest(
                 upstream: SourceName.episodes, url: found.feedURL,
@@ -141,54 +149,13 @@ public struct EpisodesAdapter: FeedAdapter {
         return page
     }
 
-    struct Lookup: Decodable {
-        struct Result: Decodable {
-            let collectionId: Int?
-            let collectionName: String?
-            let feedUrl: String?
-        }
-        let results: [Result]
-    }
-
     static let notFound = ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
     static let noFeed = ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
 
-    static func feedURL(fromLookup body: [UInt8]) throws(ClientError) -> (feedURL: String, title: String?) {
-        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
-        guard let podcast = lookup.results.first else { throw notFound }
-        guard let url = podcast.feedUrl?.trimmingWhitespace(), !url.isEmpty else { throw noFeed }
-        return (url, podcast.collectionName)
-    }
-
-    /// Where iTunes lists a podcast's feed, as one lookup of many ids found it.
+    /// Where iTunes lists a podcast's feed, as its `/podcasts/{id}` answer says.
     public enum ListedFeed: Sendable, Equatable {
         case feed(url: String, title: String?)
         case noFeed
-        case notFound
-    }
-
-    /// One iTunes lookup for up to 200 podcasts (its `id` takes a comma-separated list): what
-    /// each id's feed is, an id iTunes does not answer for being `.notFound`.
-    /// Also `/podcasts/{id}`'s answer for each podcast found, by its cache key.
-    public func lookUp(_ ids: [Int], with client: UpstreamClient) async throws -> (listed: [Int: ListedFeed], podcasts: [(key: String, body: [UInt8])]) {
-        let list = ids.prefix(EpisodeBatch.maxPodcasts).map(String.init).joined(separator: ",")
-        let request = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(list)&entity=podcast"))
-        let body = try await client.send(request).body
-        let lookup = try FeedJSON.decode(Lookup.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
-        var listed: [Int: ListedFeed] = [:]
-        for id in ids { listed[id] = .notFound }
-        for result in lookup.results {
-            guard let id = result.collectionId, listed[id] != nil else { continue }
-            if let url = result.feedUrl?.trimmingWhitespace(), !url.isEmpty {
-                listed[id] = .feed(url: url, title: result.collectionName)
-            } else {
-                listed[id] = .noFeed
-            }
-        }
-        let podcasts = ids.compactMap { id in
-            listed[id] == .notFound ? nil : PodcastAdapter.answer(fromLookup: body, id: id).map { (key: PodcastAdapter.cacheKey(id), body: $0) }
-        }
-        return (listed, podcasts)
     }
 }
 

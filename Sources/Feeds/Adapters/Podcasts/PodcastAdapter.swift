@@ -5,18 +5,23 @@ import Upstream
 /// that searches return.
 public struct PodcastAdapter: FeedAdapter {
     public let source = SourceName.itunes
-    let lookupURL: String
+    /// This replica's lookups, shared with every other podcast looked up meanwhile.
+    let lookups: PodcastLookups
 
-    public init(lookupURL: String) {
-        self.lookupURL = lookupURL
+    public init(lookups: PodcastLookups) {
+        self.lookups = lookups
     }
 
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
         let id = try Self.collectionID(p)
-        let request = UpstreamRequest(upstream: source, url: lookupURL.addingQuery("id=\(id)&entity=podcast"))
-        return PreparedFeed(
-            source: source, cacheKey: Self.cacheKey(id), upstreamRequest: request,
-            render: { body throws(ClientError) in Representation(try FeedJSON.encode(try Self.normalise(body, id: id))) })
+        let request = UpstreamRequest(upstream: source, url: lookups.lookupURL.addingQuery("id=\(id)&entity=podcast"))
+        let lookups = self.lookups
+        return PreparedFeed(source: source, cacheKey: Self.cacheKey(id), upstreamRequest: request) { client in
+            switch await lookups.answer(for: id, with: client) {
+            case .success(let body): return Representation(body)
+            case .failure(let failure): throw failure.thrown()
+            }
+        }
     }
 
     /// The `{id}` path segment: a positive iTunes collection id of at most 18 digits.

@@ -33,9 +33,11 @@ final class ClientIdentityMiddleware: Middleware, ClientIdentity {
         untrustedForwarding?.check(peer: context.peer, headers: context.request.headers, trusted: resolver.trusted, now: clock())
     }
 
-    func admit(_ client: IPAddress) -> Double? { limiter?.admit(ClientResolver.key(client), now: clock()) }
+    func admit(_ client: IPAddress, cost: Double) -> Double? { limiter?.admit(ClientResolver.key(client), now: clock(), cost: cost) }
 
-    func refund(_ client: IPAddress) { limiter?.refund(ClientResolver.key(client)) }
+    func refund(_ client: IPAddress, cost: Double) { limiter?.refund(ClientResolver.key(client), cost: cost) }
+
+    var allowance: Double? { limiter?.burst }
 }
 
 extension RequestContext {

@@ -20,11 +20,11 @@ final class ClientLimiter: Sendable {
 
     var trackedClients: Int { buckets.withLock { $0.count } }
 
-    /// Takes one from the client's bucket: nil when admitted, else seconds until it may retry.
-    func admit(_ key: ClientKey, now: Double) -> Double? {
+    /// Takes `cost` from the client's bucket: nil when admitted, else seconds until it may retry.
+    func admit(_ key: ClientKey, now: Double, cost: Double = 1) -> Double? {
         buckets.withLock { table in
             var bucket = table.touch(key) ?? TokenCount(capacity: burst, now: now)
-            let taken = bucket.take(now: now, capacity: burst, perSecond: perSecond)
+            let taken = bucket.take(now: now, capacity: burst, perSecond: perSecond, cost: cost)
             if table.peek(key) == nil, table.count >= maxClients { table.removeOldest() }  // the least recently seen client goes
             table.set(key, bucket)
             return taken.granted ? nil : taken.retryAfter
@@ -33,10 +33,10 @@ final class ClientLimiter: Sendable {
 
     /// Gives back a token taken by `admit` for a fetch that cost the upstream nothing
     /// (another replica's answer found in the shared cache).
-    func refund(_ key: ClientKey) {
+    func refund(_ key: ClientKey, cost: Double = 1) {
         buckets.withLock { table in
             guard var bucket = table.peek(key) else { return }
-            bucket.giveBack(capacity: burst)
+            bucket.giveBack(capacity: burst, cost: cost)
             table.set(key, bucket)
         }
     }

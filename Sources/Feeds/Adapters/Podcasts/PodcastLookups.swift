@@ -1,0 +1,130 @@
+import FeedFormats
+import Primitives
+import Upstream
+
+/// iTunes lookups shared by everything on this replica that needs a podcast looked up (its
+/// `/podcasts/{id}` answer, or the feed its episodes are read from): ids asked for within
+/// `window` of each other go out together, up to `maxIDs` (what iTunes' `id=` list takes) a
+/// lookup, and an id already on its way is not asked again. The data-loader pattern: a
+/// library refresh, a storm of them, and single podcasts opened meanwhile make a few
+/// lookups, not one per request. (Across replicas, a feed is loaded by the replica holding
+/// its fetch lock: no two replicas look the same podcast up for it.)
+public final class PodcastLookups: Sendable {
+    /// One id's answer: `/podcasts/{id}`'s body, or why there is none.
+    public typealias Answer = Result<[UInt8], LookupFailure>
+
+    /// Why a lookup gave no podcast: iTunes does not know the id, or the lookup failed.
+    public enum LookupFailure: Error, Sendable {
+        case notFound
+        case upstream(UpstreamError)
+        case unreadable(ClientError)
+    }
+
+    private struct State {
+        /// Ids waiting for the next lookup, in the order asked, with who waits for each.
+        var queued: [Int] = []
+        var waiting: [Int: [CheckedContinuation<Answer, Never>]] = [:]
+        var flushScheduled = false
+    }
+
+    let lookupURL: String
+    let window: Double
+    let maxIDs: Int
+    private let state = Locked(State())
+    /// Lookup requests sent, and ids asked in them (for tests and metrics).
+    private let sent = Locked((lookups: 0, ids: 0))
+
+    public init(lookupURL: String, window: Double = 0.01, maxIDs: Int = EpisodeBatch.maxPodcasts) {
+        self.lookupURL = lookupURL
+        self.window = window
+        self.maxIDs = max(1, maxIDs)
+    }
+
+    public var counts: (lookups: Int, ids: Int) { sent.withLock { $0 } }
+
+    /// Podcast `id`'s `/podcasts/{id}` answer, from the next lookup this replica sends (or the
+    /// one already carrying `id`). The lookup is sent under the context of whoever's id opened
+    /// its window (its fair-queue turn, deadline and trace).
+    public func answer(for id: Int, with client: UpstreamClient) async -> Answer {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
+            let (full, schedule) = state.withLock { s -> ([Int]?, Bool) in
+                if s.waiting[id] != nil {
+                    s.waiting[id]?.append(continuation)
+                    return (nil, false)
+                }
+                s.waiting[id] = [continuation]
+                s.queued.append(id)
+                if s.queued.count >= maxIDs { return (take(&s), false) }
+                guard !s.flushScheduled else { return (nil, false) }
+                s.flushScheduled = true
+                return (nil, true)
+            }
+            if let full { Task { await send(full, with: client) } }
+            if schedule {
+                let window = self.window
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Saturating.int((window * 1000).rounded(.up), in: 0...60_000)))
+                    let ids = state.withLock { s -> [Int] in
+                        s.flushScheduled = false
+                        return take(&s)
+                    }
+                    if !ids.isEmpty { await send(ids, with: client) }
+                }
+            }
+        }
+    }
+
+    /// The next lookup's ids (at most `maxIDs`); their waiters stay until it is answered.
+    private func take(_ s: inout State) -> [Int] {
+        let ids = Array(s.queued.prefix(maxIDs))
+        s.queued.removeFirst(ids.count)
+        return ids
+    }
+
+    private func send(_ ids: [Int], with client: UpstreamClient) async {
+        sent.withLock {
+            $0.lookups += 1
+            $0.ids += ids.count
+        }
+        let request = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(ids.map(String.init).joined(separator: ","))&entity=podcast"))
+        var answers: [Int: Answer] = [:]
+        do {
+            let body = try await client.send(request).body
+            // Read once for every id it answers.
+            let podcasts = Dictionary(try ITunesAdapter.podcasts(body).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for id in ids {
+                guard let podcast = podcasts[id] else {
+                    answers[id] = .failure(.notFound)
+                    continue
+                }
+                do {
+                    answers[id] = .success(try FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast)))
+                } catch {
+                    answers[id] = .failure(.unreadable(error))
+                }
+            }
+        } catch let error as UpstreamError {
+            for id in ids { answers[id] = .failure(.upstream(error)) }
+        } catch let error as ClientError {
+            for id in ids { answers[id] = .failure(.unreadable(error)) }
+        } catch {
+            for id in ids { answers[id] = .failure(.upstream(.other("lookup failed"))) }
+        }
+        let waiters = state.withLock { s in ids.map { id in (id, s.waiting.removeValue(forKey: id) ?? []) } }
+        for (id, continuations) in waiters {
+            let answer = answers[id] ?? .failure(.notFound)
+            for c in continuations { c.resume(returning: answer) }
+        }
+    }
+}
+
+extension PodcastLookups.LookupFailure {
+    /// What a load throws for it: the same errors a single lookup threw.
+    public func thrown() -> any Error {
+        switch self {
+        case .notFound: return EpisodesAdapter.notFound
+        case .upstream(let error): return error
+        case .unreadable(let error): return error
+        }
+    }
+}
