@@ -107,7 +107,9 @@ extension ITunesAdapter {
         _ = try? FeedJSON.encode(try normalise(body))
         // As a lookup: each podcast's answer, and the feed it names.
         for podcast in (try? podcasts(body))?.prefix(EpisodeBatch.maxPodcasts) ?? [] {
-            if let answer = try? FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast)) { _ = EpisodesAdapter.listed(fromPodcastAnswer: answer) }
+            if let answer = try? FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast)) {
+                _ = EpisodesAdapter.listed(fromPodcastAnswer: answer)
+            }
         }
         return nil
     }

@@ -289,7 +289,8 @@ struct FeedRoute: Sendable {
     /// How `prepared` loads: from another route's answer when this replica (or the shared
     /// tier) holds it fresh (a podcast looked up before, `/podcasts/{id}`, names its feed: no
     /// second lookup, on any replica).
-    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) async -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad
+    static func refresh(_ prepared: PreparedFeed, startingFrom cache: ResponseCache) async
+        -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad
     {
         guard let start = prepared.view?.startingFrom, let known = await cache.freshAnywhere(start.key), known.status == 200,
             let refresh = start.load(known.body)

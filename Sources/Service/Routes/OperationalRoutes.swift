@@ -62,7 +62,8 @@ enum OperationalRoutes {
             .init(
                 openConnections: statistics.open, loopConnections: statistics.perLoop, connectionsMoved: statistics.moved,
                 cacheBytes: s.cache.byteCount, cacheEntries: s.cache.entryCount, breakers: breakers, feedBreakers: s.upstream.feedBreakerCounts(),
-                draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(), hostSlots: s.upstream.hostSlotStats(),
+                draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
+                hostSlots: s.upstream.hostSlotStats(),
                 trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0))
         let body = Array(text.utf8)
         var r = Response(status: 200, body: body, gzippedBody: Gzip.compress(body), compressible: true)

@@ -49,7 +49,8 @@ public struct EpisodesAdapter: FeedAdapter {
     public func dataFeed(_ number: Int) -> PreparedFeed {
         let key = Self.dataKey(number)
         return PreparedFeed(
-            source: source, cacheKey: key, upstreamRequest: lookup(number), view: FeedView(dataKey: key, startingFrom: startingFromPodcast(number)) { _ in nil },
+            source: source, cacheKey: key, upstreamRequest: lookup(number),
+            view: FeedView(dataKey: key, startingFrom: startingFromPodcast(number)) { _ in nil },
             refresh: load(number))
     }
 

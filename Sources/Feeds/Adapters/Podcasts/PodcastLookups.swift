@@ -86,7 +86,8 @@ public final class PodcastLookups: Sendable {
             $0.lookups += 1
             $0.ids += ids.count
         }
-        let request = UpstreamRequest(upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(ids.map(String.init).joined(separator: ","))&entity=podcast"))
+        let request = UpstreamRequest(
+            upstream: SourceName.itunes, url: lookupURL.addingQuery("id=\(ids.map(String.init).joined(separator: ","))&entity=podcast"))
         var answers: [Int: Answer] = [:]
         do {
             let body = try await client.send(request).body

@@ -52,7 +52,9 @@ final class SharedTierMetrics: Sendable {
             "feedproxy_redis_commands_total", help: "Redis commands by operation and outcome (ok, error, timeout, unavailable).", always: false,
             into: &out)
         counters.render(
-            "feedproxy_l2_events_total", help: "Shared cache (L2) results: hit, miss, wait, wait_timed_out, stale_served, stored, skipped_too_large, fetched_unlocked (fetched without the key's lock: the tier unreachable or not answering).",
+            "feedproxy_l2_events_total",
+            help:
+                "Shared cache (L2) results: hit, miss, wait, wait_timed_out, stale_served, stored, skipped_too_large, fetched_unlocked (fetched without the key's lock: the tier unreachable or not answering).",
             always: false, into: &out)
         counters.render(
             "feedproxy_rate_limit_decisions_total", help: "Upstream budget decisions by upstream and mode (local, shared, fallback).", always: false,
