@@ -16,6 +16,11 @@ public final class RedisConnection: Sendable {
     public struct Settings: Sendable {
         public var endpoint: RedisEndpoint
         public var commandTimeoutMs = 25
+        /// How long the connection waits for a reply before it takes the server for stopped and
+        /// reconnects (nil: 20 × `commandTimeoutMs`, at least 500 ms). A reply later than a
+        /// command's deadline fails only that command: under load (a busy machine, a busy
+        /// Redis) replies come late but come, and the connection stays.
+        public var stallTimeoutMs: Int?
         public var connectTimeoutMs = 100
         /// Lua scripts loaded (SCRIPT LOAD) on every connect; run with `script(_:keys:args:)`.
         public var scripts: [String] = []
@@ -71,7 +76,12 @@ public final class RedisConnection: Sendable {
     /// prove the caller-side deadline holds whatever the thread or hiredis does.
     let losesRepliesForTesting = Atomic<Bool>(false)
     /// How long past its own deadline a caller waits for the connection thread at most.
-    static let callerSlackMs = 50
+    static let callerSlackMs = 2
+    /// When the thread last read a reply, and a caller last gave up waiting for one (monotonic
+    /// seconds, as bit patterns): a timeout with no reply since means the server stopped
+    /// answering, and commands fail at once until one comes.
+    private let lastReply = Atomic<UInt64>(0)
+    private let lastTimeout = Atomic<UInt64>(0)
 
     public init(settings: Settings, observer: Observer? = nil) {
         self.settings = settings
@@ -80,6 +90,17 @@ public final class RedisConnection: Sendable {
     }
 
     public var isUp: Bool { up.load(ordering: .relaxed) }
+
+    /// Up, and not silent since a command timed out: what a caller that would rather wait for
+    /// Redis than work around it asks. Silent, commands fail at once for a command's deadline
+    /// after each timeout; then the next one goes through and finds out.
+    public var isAnswering: Bool {
+        guard isUp else { return false }
+        let reply = Double(bitPattern: lastReply.load(ordering: .relaxed)), timeout = Double(bitPattern: lastTimeout.load(ordering: .relaxed))
+        return !(timeout > reply && Self.now() - timeout < Double(settings.commandTimeoutMs) / 1000)
+    }
+
+    private var stallMs: Int { settings.stallTimeoutMs ?? max(500, 20 * settings.commandTimeoutMs) }
 
     public func stop() {
         stopped.store(true, ordering: .relaxed)
@@ -100,7 +121,7 @@ public final class RedisConnection: Sendable {
     }
 
     private func send(_ args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
-        guard isUp else {
+        guard isAnswering else {
             observer?(.command(operation: operation, outcome: "unavailable"))
             return .failure(.unavailable)
         }
@@ -115,13 +136,16 @@ public final class RedisConnection: Sendable {
                 q.append(Pending(args: args, operation: operation, deadline: deadline, reply: { once.resume($0) }))
                 return true
             }
-            guard accepted else { return once.resume(.failure(.unavailable)) }
+            guard accepted else {
+                once.resume(.failure(.unavailable))
+                return
+            }
             wake.signal()
             // The caller's own deadline: answered in time whatever the connection thread
             // or hiredis does with the command (a lost reply would hang every joined flight).
-            once.timer = Task {
+            once.timer = Task { [self] in
                 try? await Task.sleep(for: .milliseconds(waitMs))
-                once.resume(.failure(.timeout))
+                if once.resume(.failure(.timeout)) { lastTimeout.store(Self.now().bitPattern, ordering: .relaxed) }
             }
         }
         observer?(.latency(operation: operation, seconds: Self.now() - began))
@@ -271,6 +295,7 @@ public final class RedisConnection: Sendable {
             }
             let value = RedisValue(reply: reply)
             freeReplyObject(raw)
+            lastReply.store(Self.now().bitPattern, ordering: .relaxed)
             if case .error(let message) = value, Self.primaryMoved(message), movedReason == nil { movedReason = message }
             p.reply(.success(value))
         }
@@ -321,7 +346,7 @@ public final class RedisConnection: Sendable {
             target = primary
         }
         // hiredis resolves the name on every connect: a managed endpoint that moves is followed.
-        guard let c = chiredis_connect(target.host, Int32(target.port), Int32(settings.connectTimeoutMs), Int32(settings.commandTimeoutMs)) else {
+        guard let c = chiredis_connect(target.host, Int32(target.port), Int32(settings.connectTimeoutMs), Int32(stallMs)) else {
             return .failure(ConnectFailure(reason: "cannot allocate a connection"))
         }
         guard c.pointee.err == 0 else {
@@ -444,6 +469,8 @@ public final class RedisConnection: Sendable {
     }
 
     private func setUp(_ value: Bool, reason: String) {
+        // A new connection has answered its handshake.
+        if value { lastReply.store(Self.now().bitPattern, ordering: .relaxed) }
         // Logged and counted once per change of state (or of why it is down: a wrong password
         // at startup is reported, not only a connection that was up and went), not per failed command.
         let changed = up.exchange(value, ordering: .relaxed) != value
@@ -477,9 +504,12 @@ private final class ReplyOnce: Sendable {
         }
     }
 
-    func resume(_ result: Result<RedisValue, RedisFailure>) {
-        guard done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+    /// True when this resumed the caller (false: it had been answered already).
+    @discardableResult
+    func resume(_ result: Result<RedisValue, RedisFailure>) -> Bool {
+        guard done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return false }
         timerBox.withLock { $0 }?.cancel()
         continuation.resume(returning: result)
+        return true
     }
 }

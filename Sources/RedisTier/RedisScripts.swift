@@ -37,12 +37,6 @@ enum RedisScripts {
         return 0
         """
 
-    /// KEYS[1] lock; ARGV: token, px. Extends only the caller's own lock.
-    static let renew = """
-        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-        return 0
-        """
-
     /// KEYS[1] entry, KEYS[2] failure marker → {now_ms, stored_ms or false, policy or false,
     /// marker or false}: what a waiting replica polls, without the body.
     static let probe = """
@@ -51,6 +45,17 @@ enum RedisScripts {
         local v = redis.call('HMGET', KEYS[1], 't', 'p', 's')
         local failed = redis.call('GET', KEYS[2])
         return {now, v[1] and tonumber(v[1]) or false, v[2] or false, failed or false, v[3] or false}
+        """
+
+    /// KEYS: locks; ARGV: their tokens, then px. Extends each lock that is still the caller's
+    /// → per lock, 1 (renewed) or 0.
+    static let renew = """
+        local px = ARGV[#KEYS + 1]
+        local out = {}
+        for i = 1, #KEYS do
+          if redis.call('GET', KEYS[i]) == ARGV[i] then out[i] = redis.call('PEXPIRE', KEYS[i], px) else out[i] = 0 end
+        end
+        return out
         """
 
     /// KEYS: per key waited on, its entry, failure marker and lock → per key, the marker's text,

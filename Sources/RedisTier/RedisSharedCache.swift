@@ -99,11 +99,14 @@ public final class RedisSharedCache: SharedCacheTier {
         _ = await redis.script(RedisScripts.unlockIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8)], operation: "unlock")
     }
 
-    public func renew(_ key: String, token: String, ttl: Double) async -> Bool {
+    public func renew(_ locks: [(key: String, token: String)], ttl: Double) async -> [Bool]? {
+        guard !locks.isEmpty else { return [] }
         let px = String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))
         let reply = await redis.script(
-            RedisScripts.renewIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8), Array(px.utf8)], operation: "lock")
-        return reply == .success(.integer(1))
+            RedisScripts.renewIndex, keys: locks.map { Array((prefix + "l:" + $0.key).utf8) }, args: locks.map { Array($0.token.utf8) } + [Array(px.utf8)],
+            operation: "lock")
+        guard case .success(let value) = reply, let items = value.elements, items.count == locks.count else { return nil }
+        return items.map { $0.int == 1 }
     }
 
     public func probe(_ key: String) async -> SharedProbe {
@@ -149,7 +152,7 @@ public final class RedisSharedCache: SharedCacheTier {
         }
     }
 
-    public var isReachable: Bool { redis.isUp }
+    public var isReachable: Bool { redis.isAnswering }
 
     /// A failure marker as `markFailed` wrote it; anything else reads as none.
     static func failure(_ bytes: [UInt8], codes: Set<String>) -> SharedFailure? {

@@ -182,25 +182,10 @@ extension ResponseCache {
     /// The lock is renewed while the fetch runs (every upstream call of it).
     private func fetchHere(_ key: String, _ loader: RefreshingLoader, previous: CachedResponse?, unlocking token: String? = nil) async -> Outcome {
         let started = clock()
-        let renewal: Task<Void, Never>? = token.flatMap { token in
-            guard let shared else { return nil }
-            let ttl = sharedPolicy.lockTTL
-            return Task {
-                var renewed = true
-                while !Task.isCancelled {
-                    // After a failed renewal the next comes soon, not a third of the lock's life
-                    // later: two in a row missed (a paused Redis, then a reconnect still backing
-                    // off) would otherwise let the lock lapse and a waiter fetch again.
-                    try? await Task.sleep(for: .seconds(renewed ? ttl / 3 : ttl / 20))
-                    if Task.isCancelled { return }
-                    // A lock another holder has taken is not ours to renew (the script checks
-                    // the token), so trying costs nothing.
-                    renewed = await shared.renew(key, token: token, ttl: ttl)
-                }
-            }
-        }
+        // The lock lives while the fetch runs (renewed with every other lock this replica holds).
+        let held = token.flatMap { token in lockKeeper?.hold(key, token: token) }
         let result = await loader(previous)
-        renewal?.cancel()
+        if let held { lockKeeper?.release(held) }
         let fetchSeconds = clock() - started
         let publish: CachedResponse?
         var failure: SharedFailure?

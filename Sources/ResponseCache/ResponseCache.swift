@@ -71,6 +71,8 @@ public final class ResponseCache: Sendable {
     let sharedObserver: SharedTierObserver?
     /// Where flights wait for other replicas' fetches (with a shared tier).
     let waitRoom: SharedWaitRoom?
+    /// Renews the fetch locks this replica holds, all at once.
+    let lockKeeper: SharedLockKeeper?
 
     /// `shared`: the L2 tier consulted on a miss before the loader runs (nil: this process only).
     public init(
@@ -83,6 +85,7 @@ public final class ResponseCache: Sendable {
         self.sharedPolicy = sharedPolicy
         self.sharedObserver = sharedObserver
         waitRoom = shared.map { SharedWaitRoom(tier: $0, interval: sharedPolicy.watchInterval, clock: clock) }
+        lockKeeper = shared.map { SharedLockKeeper(tier: $0, ttl: sharedPolicy.lockTTL) }
     }
 
     /// Flights waiting for another replica's fetch now.

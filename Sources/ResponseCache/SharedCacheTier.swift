@@ -19,8 +19,9 @@ public protocol SharedCacheTier: Sendable {
     /// Takes the key's fetch lock for `ttl` seconds (it expires by itself if its holder dies).
     func lock(_ key: String, ttl: Double) async -> SharedLock
     func unlock(_ key: String, token: String) async
-    /// Extends the caller's own lock to `ttl` seconds from now; false if it is not held any more.
-    func renew(_ key: String, token: String, ttl: Double) async -> Bool
+    /// Extends each of the caller's own locks to `ttl` seconds from now, in one round trip:
+    /// which were still held; nil: no answer.
+    func renew(_ locks: [(key: String, token: String)], ttl: Double) async -> [Bool]?
     /// What a waiter needs to know, without the body: is there a fresh entry, or did the
     /// lock holder's fetch just fail (and how)?
     func probe(_ key: String) async -> SharedProbe

@@ -50,7 +50,13 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
         // machine adds to that.
         #expect(waited < 5, "\(waited)")
         c.losesRepliesForTesting.store(false, ordering: .relaxed)
-        #expect(await c.command(["ECHO", "back"], operation: "t") == .success(.bulk(Array("back".utf8))))
+        // Silent since those timeouts: commands fail at once for a deadline, then one finds it answering.
+        var back = false
+        for _ in 0..<200 where !back {
+            back = await c.command(["ECHO", "back"], operation: "t") == .success(.bulk(Array("back".utf8)))
+            if !back { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(back)
     }
 
     @Test func binarySafeRoundTripAndPipelining() async throws {
@@ -114,7 +120,12 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
         #expect(await c.command(["PING"], operation: "t") == .failure(.unavailable))  // not another timeout
         redis.resume()
         #expect(await eventually { c.isUp })
-        #expect(await c.command(["PING"], operation: "t") == .success(.status("PONG")))
+        var pong = false
+        for _ in 0..<500 where !pong {
+            pong = await c.command(["PING"], operation: "t") == .success(.status("PONG"))
+            if !pong { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(pong)
     }
 
     @Test func aRestartedEmptyServerIsReconnectedAndScriptsReloaded() async throws {
