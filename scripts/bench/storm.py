@@ -67,6 +67,8 @@ from publisher import BASE_ID, Remote  # noqa: E402
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+PERF = shutil.which("perf")
+DEMANGLE = shutil.which("swift-demangle") or next((p for p in ("/opt/swift/usr/bin/swift-demangle",) if os.path.exists(p)), None)
 FLOOD_ADDR, VICTIM_ADDR = "127.0.0.252", "127.0.0.253"
 
 
@@ -123,6 +125,53 @@ def proc_cpu(pid):
         return 0.0
 
 
+def perf_top(data, n=25):
+    """The hottest symbols of a `perf record` of the replicas (self time, demangled), and
+    where the samples' call chains pass (children time) for the same number."""
+    def report(extra):
+        try:
+            r = subprocess.run([PERF, "report", "-i", data, "--stdio", "--sort", "symbol", "--percent-limit", "0.7", *extra], capture_output=True,
+                               text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        rows = []
+        for line in r.stdout.splitlines():
+            m = re.match(r"^\s+([\d.]+)%\s+(?:([\d.]+)%\s+)?\[[.k]\]\s+(.*)$", line)
+            if m:
+                rows.append((float(m.group(1)), re.sub(r"(\s+-)+\s*$", "", m.group(3)).strip()))
+        names = [sym for _, sym in rows]
+        if DEMANGLE and names:
+            try:
+                d = subprocess.run([DEMANGLE, "--simplified"], input="\n".join(names), capture_output=True, text=True, timeout=60).stdout.splitlines()
+                if len(d) == len(names):
+                    names = d
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        return [(pc, re.sub(r"(\s+-)+\s*$", "", name).strip()[:160]) for (pc, _), name in zip(rows, names)][:n]
+    if not PERF:
+        return None
+    return {"self": report(["--no-children"]), "children": report(["--children"])}
+
+
+def thread_cpu(pid):
+    """{thread name: CPU seconds} of a process's threads (same-named threads added up)."""
+    out = {}
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    name = f.read().strip()
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                name = re.sub(r"[-_ ]?\d+$", "", name) or name
+                out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / CLK_TCK
+            except (OSError, IndexError, ValueError):
+                continue
+    except OSError:
+        pass
+    return out
+
+
 def machine_busy():
     with open("/proc/stat") as f:
         parts = [int(x) for x in f.readline().split()[1:]]
@@ -130,11 +179,43 @@ def machine_busy():
     return sum(parts) - idle, sum(parts)
 
 
-class Sampler:
-    """The machine's busy share every 0.5 s (all cores), until stopped."""
+def socket_ports(pids, remote):
+    """{local port: name} of the TCP connections the processes `pids` ({name: pid}) hold to
+    `remote` (host, port): which replica a feed request came from, by its source port."""
+    inodes = {}
+    for name, pid in pids.items():
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                except OSError:
+                    continue
+                if link.startswith("socket:["):
+                    inodes[link[8:-1]] = name
+        except OSError:
+            continue
+    host, port = remote
+    want = "%08X:%04X" % (int.from_bytes(socket.inet_aton(host), "little"), port)
+    out = {}
+    try:
+        with open("/proc/net/tcp") as f:
+            next(f)
+            for line in f:
+                parts = line.split()
+                if parts[2] == want and parts[9] in inodes:
+                    out[int(parts[1].split(":")[1], 16)] = inodes[parts[9]]
+    except OSError:
+        pass
+    return out
 
-    def __init__(self, interval=0.5):
+
+class Sampler:
+    """The machine's busy share every 0.5 s (all cores), and which replica holds which
+    connection to the feed host, until stopped."""
+
+    def __init__(self, interval=0.5, pids=None, feed_host=None):
         self.interval, self.samples, self.done = interval, [], threading.Event()
+        self.pids, self.feed_host, self.ports = pids or {}, feed_host, {}
 
     def start(self):
         def loop():
@@ -143,6 +224,8 @@ class Sampler:
                 now = machine_busy()
                 self.samples.append((now[0] - last[0]) / max(1, now[1] - last[1]))
                 last = now
+                if self.feed_host:
+                    self.ports.update(socket_ports(self.pids, self.feed_host))
 
         self.thread = threading.Thread(target=loop, daemon=True)
         self.thread.start()
@@ -151,6 +234,8 @@ class Sampler:
     def stop(self):
         self.done.set()
         self.thread.join(timeout=2)
+        if self.feed_host:
+            self.ports.update(socket_ports(self.pids, self.feed_host))
         return self.samples
 
 
@@ -225,6 +310,9 @@ class Cluster:
                                    "--maxmemory", "1gb", "--maxmemory-policy", "allkeys-lru"])
         if not wait_until(lambda: self.redis("PING") == "PONG", 10):
             raise RuntimeError("redis-server did not start")
+        if self.args.redis_monitor:
+            self.procs.spawn("redis-monitor", [REDIS_CLI, "-h", "127.0.0.1", "-p", str(self.redis_port), "MONITOR"],
+                             stdout=open(os.path.join(self.tmp, "redis-monitor.txt"), "ab"))
 
     def redis(self, *argv):
         r = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(self.redis_port), *argv], capture_output=True, text=True, timeout=5)
@@ -568,7 +656,7 @@ def feed_counts(c, key):
 def upstream_report(c):
     ids = c.get("lookup_ids", [])
     return {
-        "full_downloads": feed_counts(c, "full"), "conditional_requests": feed_counts(c, "conditional"), "not_modified": feed_counts(c, "not_modified"),
+        "full_downloads": feed_counts(c, "full"), "abandoned_by_client": feed_counts(c, "abandoned"), "conditional_requests": feed_counts(c, "conditional"), "not_modified": feed_counts(c, "not_modified"),
         "lookups": {"requests": c.get("lookups", 0), "ids_total": sum(ids), "distinct_ids": c.get("lookup_distinct_ids"),
                     "ids_in_more_than_one_lookup": c.get("lookup_ids_repeated"), "max_lookups_per_id": c.get("lookup_id_max"),
                     "ids_per_lookup": {"min": min(ids, default=0), "p50": pct(ids, 50) or 0, "max": max(ids, default=0),
@@ -644,6 +732,52 @@ def hist_delta(before, after, metric, label, value):
     return out
 
 
+def repeat_analysis(entries, ports):
+    """Feeds asked more than once (full downloads, and conditional requests, apart): by the
+    same replica or another one (by source port), and whether the later request started
+    while the earlier one was still running (two holders at once) or after it ended (and
+    how long after)."""
+    out = {}
+    for kind, pick in (("full", lambda e: e[4] == 200), ("conditional", lambda e: e[5])):
+        per = {}
+        for e in entries:
+            if pick(e):
+                per.setdefault(e[2], []).append(e)
+        same = other = unknown = overlap = 0
+        gaps = []
+        by_replica = {}
+        for fid, es in per.items():
+            es.sort()
+            for e in es:
+                who = ports.get(e[3], "?")
+                by_replica[who] = by_replica.get(who, 0) + 1
+            for a, b in zip(es, es[1:]):
+                ra, rb = ports.get(a[3]), ports.get(b[3])
+                if ra is None or rb is None:
+                    unknown += 1
+                elif ra == rb:
+                    same += 1
+                else:
+                    other += 1
+                if b[0] < a[1]:
+                    overlap += 1
+                else:
+                    gaps.append(round((b[0] - a[1]) * 1000))
+        out[kind] = {"repeats": same + other + unknown, "same_replica": same, "other_replica": other, "replica_unknown": unknown,
+                     "started_while_previous_running": overlap,
+                     "gap_after_previous_ms": {"n": len(gaps), "p50": pct(gaps, 50), "p90": pct(gaps, 90), "max": max(gaps, default=None)},
+                     "requests_by_replica": by_replica}
+    # A request the replica gave up on (status 0) followed by another of the same feed.
+    retried = {}
+    for e in sorted(entries):
+        if e[4] == 0:
+            retried.setdefault(e[2], [e, 0])
+        elif e[2] in retried and e[0] >= retried[e[2]][0][0]:
+            retried[e[2]][1] += 1
+    out["abandoned_then_asked_again"] = {"feeds": sum(1 for v in retried.values() if v[1]), "requests": sum(v[1] for v in retried.values())}
+    return out
+
+
 def sum_by(delta, prefix, label):
     out = {}
     for k, v in delta.items():
@@ -670,16 +804,36 @@ class Storm:
         self.self_cpu_before = None
         self.busy_before = None
         self.sampler = None
+        self.threads_before = {}
 
-    def mark(self):
+    def mark(self, phase=None):
+        self.perf = None
+        if phase and phase in self.args.perf:
+            pids = ",".join(str(p) for n, p in self.c.procs.pids().items() if n.startswith("replica"))
+            out = os.path.join(self.tmp, f"perf-{phase}.data")
+            self.perf = (subprocess.Popen([PERF, "record", "-F", "99", "-g", "-p", pids, "-o", out], stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, start_new_session=True), out)
         self.metrics_before = [self.c.metrics(i) for i in range(len(self.c.ports))]
         self.cpu_before = self.c.cpu()
+        self.threads_before = {n: thread_cpu(p) for n, p in self.c.procs.pids().items() if n.startswith("replica")}
         t = os.times()
         self.self_cpu_before = (t.user + t.system, time.monotonic())
         self.busy_before = machine_busy()
-        self.sampler = Sampler().start()
+        host, port = urllib.parse.urlsplit(self.c.feed_base).netloc.split(":")
+        replicas = {n: p for n, p in self.c.procs.pids().items() if n.startswith("replica")}
+        self.sampler = Sampler(pids=replicas, feed_host=(host, int(port))).start()
 
     def collect(self, name):
+        perf = None
+        if getattr(self, "perf", None):
+            proc, out = self.perf
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            perf = perf_top(out)
+            self.perf = None
         texts = [self.c.metrics_text(i) for i in range(len(self.c.ports))]
         for i, text in enumerate(texts):
             with open(os.path.join(self.tmp, f"metrics-{name}-replica{i + 1}.txt"), "w") as f:
@@ -693,18 +847,28 @@ class Storm:
                   "upstream_itunes_s": hist_delta(b, a, "feedproxy_upstream_request_duration_seconds", "source", "itunes")}
                  for b, a in zip(self.metrics_before, after)]
         samples = self.sampler.stop() if self.sampler else []
+        plog = self.c.publisher.request_log()
+        ports = self.sampler.ports if self.sampler else {}
+        with open(os.path.join(self.tmp, f"publisher-log-{name}.json"), "w") as f:
+            json.dump({"requests": plog, "ports": {str(k): v for k, v in ports.items()}}, f)
+        repeats = repeat_analysis(plog, ports)
         cpu_now = self.c.cpu()
         t = os.times()
         wall = time.monotonic() - self.self_cpu_before[1]
         busy, total = machine_busy()
         cpu = {n: round(cpu_now[n] - self.cpu_before.get(n, 0.0), 2) for n in cpu_now}
         cpu["load-generator (this script)"] = round(t.user + t.system - self.self_cpu_before[0], 2)
+        threads = {}
+        for n, p in self.c.procs.pids().items():
+            if n in self.threads_before:
+                now_t, before_t = thread_cpu(p), self.threads_before[n]
+                threads[n] = {k: round(v - before_t.get(k, 0.0), 2) for k, v in sorted(now_t.items(), key=lambda kv: -kv[1]) if v - before_t.get(k, 0.0) >= 0.01}
         ncpu = os.cpu_count() or 1
         machine = (busy - self.busy_before[0]) / max(1, total - self.busy_before[1])
-        return {"metrics_delta": deltas, "redis_slower_than_timeout": slow, "histograms": hists,
+        return {"metrics_delta": deltas, "redis_slower_than_timeout": slow, "histograms": hists, "repeats": repeats, "perf_top": perf,
                 "machine_busy_samples": {"n": len(samples), "at_least_95pct": sum(1 for x in samples if x >= 0.95),
                                          "p50": round(pct(samples, 50), 3) if samples else None},
-                "cpu_seconds": cpu, "cpu_share_of_machine": {n: round(v / (wall * ncpu), 3) for n, v in cpu.items()},
+                "cpu_seconds": cpu, "replica_thread_cpu_seconds": threads, "cpu_share_of_machine": {n: round(v / (wall * ncpu), 3) for n, v in cpu.items()},
                 "machine_busy": round(machine, 3), "measured_s": round(wall, 2)}
 
     def settle(self, quiet=1.5, bound=30):
@@ -754,7 +918,7 @@ class Storm:
         a = self.args
         log(f"\n[a] cold storm: {a.apps} apps refresh at once, re-asking every {a.retry_s} s while anything is pending")
         self.c.publisher.reset_counts()
-        self.mark()
+        self.mark("a")
         stats, wall = run_round(self.apps, self.recipe, a, "cold", a.phase_timeout)
         self.settle()
         r = round_report(stats, wall)
@@ -811,7 +975,7 @@ class Storm:
         if wait > 0:
             time.sleep(wait)
         self.c.publisher.reset_counts()
-        self.mark()
+        self.mark("c")
         stats, wall = run_round(self.apps, self.recipe, a, "expiry", a.phase_timeout)
         self.settle()
         r = round_report(stats, wall)
@@ -872,7 +1036,7 @@ class Storm:
         self.c.start_replicas({"CLIENT_MISS_RATE_PER_MIN": None})
         self.c.publisher.set_delay(a.flood_delay_ms)
         self.c.publisher.reset_counts()
-        self.mark()
+        self.mark("e")
         port = self.c.ports[0]
         batches = [self.flood_ids[k * a.flood_size:(k + 1) * a.flood_size] for k in range(a.flood_batches)]
         victim_id = self.flood_ids[-1]
@@ -943,7 +1107,8 @@ class Storm:
         log(f"  victim GET /podcasts/{victim_id}/episodes: {victim['status']} in {victim['ms']} ms "
             f"(X-Cache {victim.get('x_cache')}){' error ' + json.dumps(victim.get('error')) if victim.get('error') else ''}")
         log(f"  flood batches: HTTP {flood_http}, latency {fmt_lat(r['flood_latency'])}; podcasts {flood_sts}")
-        log(f"  publisher: {fmt_feed(r['upstream']['full_downloads'], 'downloads')} by then; max {counts.get('max_in_flight')} feed requests in flight")
+        log(f"  publisher: {fmt_feed(r['upstream']['full_downloads'], 'downloads')} by then, {r['upstream']['abandoned_by_client']['total']} abandoned by the "
+            f"replica; max {counts.get('max_in_flight')} feed requests in flight")
         self.print_metrics(r)
 
     # output
@@ -960,6 +1125,8 @@ class Storm:
             + (f", errors {r['errors']}" if r["errors"] else ""))
         log(f"  feeds: {fmt_feed(u['full_downloads'], 'full downloads (200)')}")
         log(f"  feeds: {fmt_feed(u['conditional_requests'], 'conditional requests')}; {u['not_modified']['total']} answered 304")
+        if u["abandoned_by_client"]["total"]:
+            log(f"  feeds: {u['abandoned_by_client']['total']} requests abandoned by the replica before the answer was due (timed out; not counted above)")
         lk = u["lookups"]
         log(f"  iTunes: {lk['requests']} lookups for {lk['ids_total']} ids ({lk['distinct_ids']} distinct; {lk['ids_in_more_than_one_lookup']} ids in "
             f">1 lookup, max {lk['max_lookups_per_id']}); ids per lookup min {lk['ids_per_lookup']['min']} / p50 {lk['ids_per_lookup']['p50']} / "
@@ -970,11 +1137,26 @@ class Storm:
         self.print_metrics(r)
 
     def print_metrics(self, r):
+        for kind, d in r.get("repeats", {}).items():
+            if kind == "abandoned_then_asked_again":
+                if d["feeds"]:
+                    log(f"  feeds asked again after a request the replica abandoned: {d['feeds']} feeds, {d['requests']} requests")
+                continue
+            if d["repeats"]:
+                log(f"  repeated {kind} requests of one feed: {d['repeats']} ({d['other_replica']} by another replica, {d['same_replica']} by the same, "
+                    f"{d['replica_unknown']} unknown); {d['started_while_previous_running']} started while the previous one was still running, "
+                    f"the rest {d['gap_after_previous_ms']['p50']} ms (p50) / {d['gap_after_previous_ms']['max']} ms (max) after it ended; "
+                    f"by replica {d['requests_by_replica']}")
         cpu = r["cpu_seconds"]
         share = r["cpu_share_of_machine"]
         log(f"  CPU seconds (share of {os.cpu_count()} cores over {r['measured_s']} s, round + settling): "
             + ", ".join(f"{n} {v} ({share[n] * 100:.0f}%)" for n, v in sorted(cpu.items())) + f"; machine busy {r['machine_busy'] * 100:.0f}% "
             f"(0.5 s samples: median {r['machine_busy_samples']['p50']}, {r['machine_busy_samples']['at_least_95pct']} of {r['machine_busy_samples']['n']} at >= 95%)")
+        if r.get("perf_top"):
+            log("  perf, replicas' hottest symbols (self %): " + "; ".join(f"{pc}% {name}" for pc, name in r["perf_top"]["self"][:12]))
+            log("  perf, inclusive (children %): " + "; ".join(f"{pc}% {name}" for pc, name in r["perf_top"]["children"][:20]))
+        for n, th in sorted(r.get("replica_thread_cpu_seconds", {}).items()):
+            log(f"  {n} CPU by thread: {th}")
         for i, d in enumerate(r["metrics_delta"]):
             l2 = sum_by(d, "feedproxy_l2_events_total", "event")
             redis = {}
@@ -1066,6 +1248,8 @@ def main():
     ap.add_argument("--phases", default="abcde", help="which of a b c d e to run")
     ap.add_argument("--seed", type=int, default=55)
     ap.add_argument("--max-seconds", type=float, default=1200, help="the whole run is stopped after this long")
+    ap.add_argument("--perf", default="", help="diagnostics: perf record the replicas during these phases (e.g. ac); top symbols in the report")
+    ap.add_argument("--redis-monitor", action="store_true", help="diagnostics: every Redis command to redis-monitor.txt (costs Redis CPU)")
     ap.add_argument("--json", help="write the report here")
     ap.add_argument("--keep-logs", action="store_true", help="keep the temporary directory (replica logs, metrics) even when all went well")
     args = ap.parse_args()

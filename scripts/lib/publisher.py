@@ -11,6 +11,8 @@ Two listening addresses, so a client's per-host connection limit sees two hosts:
                                                             episodes already out): {"id","guid","published"}
         POST /__delay?ms=N                                  the delay of every feed response from now on
         GET  /__counts                                      every counter as JSON
+        GET  /__log                                         every feed request since the last reset:
+                                                            [start, end, id, client port, status, conditional]
         POST /__reset_counts                                counters back to zero (feeds keep their episodes)
   feeds (default 127.0.0.3): `GET /feed/<id>.xml`, RSS 2.0 with the itunes namespace and
       `episodes` items (guid, title, pubDate, enclosure, short description), a strong ETag
@@ -22,7 +24,8 @@ Known ids are `base_id` .. `base_id + feeds - 1`; a feed's episodes are made fro
 (deterministic), newest first, weekly, the newest 1 to 72 hours before the publisher started.
 
 Counters: lookups (requests, ids in each), and per feed full downloads (200), conditional
-requests (If-None-Match or If-Modified-Since sent), 304s; feed requests in flight and the
+requests (If-None-Match or If-Modified-Since sent), 304s, abandoned requests (the client had
+closed the connection when the answer was due: not counted as a download); feed requests in flight and the
 most ever in flight at once.
 
 As a module: `Publisher(feeds=1000, delay_ms=100).start()` then `.lookup_url`, `.feed_base`,
@@ -35,7 +38,9 @@ import argparse
 import email.utils
 import json
 import random
+import select
 import signal
+import socket
 import sys
 import threading
 import time
@@ -157,10 +162,13 @@ class Publisher:
             self.conditional = {}
             self.not_modified = {}
             self.other = 0  # feed-host requests that were not a known feed
+            self.abandoned = {}  # id -> requests whose client had closed the connection when the answer was due
             self.in_flight = 0
             self.max_in_flight = 0
             self.first_at = None
             self.last_at = None
+            self.log = []  # (start, end, id, client port, status, conditional): every feed request
+                                # (status 0: abandoned, the client had gone when the answer was due)
 
     def reset_counts(self):
         in_flight = self.in_flight
@@ -177,9 +185,14 @@ class Publisher:
                 "full": {str(k): v for k, v in self.full.items()},
                 "conditional": {str(k): v for k, v in self.conditional.items()},
                 "not_modified": {str(k): v for k, v in self.not_modified.items()},
+                "abandoned": {str(k): v for k, v in self.abandoned.items()},
                 "other": self.other, "in_flight": self.in_flight, "max_in_flight": self.max_in_flight,
                 "first_at": self.first_at, "last_at": self.last_at, "delay_ms": self.delay * 1000,
             }
+
+    def request_log(self):
+        with self._lock:
+            return list(self.log)
 
     def publish(self, fid, published, title=None):
         return self.feed(fid).add(published, title)
@@ -216,6 +229,8 @@ class Publisher:
                         return self.lookup(url)
                     if url.path == "/__counts":
                         return self.send(200, json.dumps(pub.counts()).encode())
+                    if url.path == "/__log":
+                        return self.send(200, json.dumps(pub.request_log()).encode())
                     self.send(404, b'{"error":"not found"}')
                 except (BrokenPipeError, ConnectionResetError):
                     pass
@@ -242,6 +257,14 @@ class Publisher:
                     pub.delay = int(q["ms"]) / 1000
                     return self.send(204)
                 self.send(404, b'{"error":"not found"}')
+
+            def client_gone(self):
+                """The client closed its end while the answer was being delayed (it gave up)."""
+                try:
+                    readable, _, _ = select.select([self.connection], [], [], 0)
+                    return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    return True
 
             def lookup(self, url):
                 q = dict(urllib.parse.parse_qsl(url.query))
@@ -281,6 +304,12 @@ class Publisher:
                         with pub._lock:
                             pub.other += 1
                         return self.send(404, b"not found", "text/plain")
+                    if self.client_gone():
+                        with pub._lock:
+                            pub.abandoned[fid] = pub.abandoned.get(fid, 0) + 1
+                            pub.log.append((round(now, 4), round(time.time(), 4), fid, self.client_address[1], 0, False))
+                        self.close_connection = True
+                        return
                     f = pub.feed(fid)
                     with f.lock:
                         body, etag, last_modified, modified = f.body, f.etag, f.last_modified, f.modified
@@ -303,6 +332,8 @@ class Publisher:
                         else:
                             pub.full[fid] = pub.full.get(fid, 0) + 1
                         pub.last_at = time.time()
+                        pub.log.append((round(now, 4), round(pub.last_at, 4), fid, self.client_address[1], 304 if fresh else 200,
+                                        inm is not None or ims is not None))
                     headers = [("ETag", etag), ("Last-Modified", last_modified), ("Cache-Control", "max-age=0")]
                     if fresh:
                         return self.send(304, headers=headers)
@@ -349,6 +380,9 @@ class Remote:
         if title:
             q["title"] = title
         return self._call("POST", "/__publish?" + urllib.parse.urlencode(q))
+
+    def request_log(self):
+        return self._call("GET", "/__log", timeout=30)
 
     def set_delay(self, ms):
         self._call("POST", f"/__delay?ms={int(ms)}")
