@@ -37,8 +37,13 @@ the replicas. Phases:
              --flood-size cold ids while another asks one cold /podcasts/{id}/episodes on the
              same feed host and the same replica: its status and latency.
 Replicas' /metrics are snapshotted after each phase (deltas in the report), CPU seconds of
-every process (this load generator too) per phase, and the replicas' warn/error log lines
-counted. A human summary on stdout, everything in --json. Everything it starts it stops by
+every process (this load generator too) and of each replica's threads per phase, the
+machine's busy share every 0.5 s, which replica made each feed request (by its source
+port) and whether a repeat overlapped the previous request or came after it, and the
+replicas' warn/error log lines counted. Diagnostics (they cost CPU themselves): --perf ace
+(perf record of the replicas per phase, hottest symbols), --redis-monitor (every Redis
+command to redis-monitor.txt). Scales: full 1000/150/100/100 ms (about 80 s plus startup),
+CI-friendly --podcasts 300 --apps 60 --per-app 50 --delay-ms 50 (about 45 s). A human summary on stdout, everything in --json. Everything it starts it stops by
 PID, on Ctrl-C, an error or --max-seconds too. Python 3.11 standard library only.
 """
 import argparse
