@@ -152,7 +152,7 @@ public final class RedisSharedCache: SharedCacheTier {
         }
     }
 
-    public var isReachable: Bool { redis.isAnswering }
+    public var health: SharedTierHealth { redis.isAnswering ? .answering : redis.isUp ? .silent : .down }
 
     /// A failure marker as `markFailed` wrote it; anything else reads as none.
     static func failure(_ bytes: [UInt8], codes: Set<String>) -> SharedFailure? {

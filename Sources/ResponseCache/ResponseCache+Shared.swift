@@ -42,7 +42,11 @@ extension ResponseCache {
         case .absent:
             sharedObserver?(.miss)
         case .unavailable:
-            return await fetchHere(key, loader, previous: own)
+            // Not connected: on our own. Connected but slow: the lock still decides who fetches.
+            guard shared.health != .down else {
+                sharedObserver?(.fetchedUnlocked)
+                return await fetchHere(key, loader, previous: own)
+            }
         }
         // The newer of ours and the tier's: a refresh of another replica's entry sends its validators.
         let previous = Self.newer(own, sharedCopy)
@@ -124,10 +128,16 @@ extension ResponseCache {
                 }
                 return await fetchHere(key, loader, previous: previous, unlocking: token)
             case .unavailable:
-                // Down: on our own at once. Slow (a busy Redis, a busy replica): ask again a few
-                // times before fetching what another replica may be fetching too.
+                // No answer about the lock. Connected, with a usable stale copy: serve it (the next
+                // request refreshes). Slow (a busy Redis, a busy replica): ask again a few times.
+                // Down, or silent: on our own at once, counted; another replica may fetch it too.
                 unanswered += 1
-                guard shared.isReachable, unanswered < Self.unansweredLocksBeforeFetching, clock() < deadline else {
+                let health = shared.health
+                if health != .down, let stale {
+                    sharedObserver?(.staleServed)
+                    return .loaded(stale, .staleWhileOtherRefreshes)
+                }
+                guard health == .answering, unanswered < Self.unansweredLocksBeforeFetching, clock() < deadline else {
                     sharedObserver?(.fetchedUnlocked)
                     return await fetchHere(key, loader, previous: previous)
                 }

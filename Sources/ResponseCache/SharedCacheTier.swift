@@ -31,9 +31,19 @@ public protocol SharedCacheTier: Sendable {
     /// Where each key's fetch stands, for replicas waiting on them, in one round trip: what
     /// `SharedWaitRoom` asks for every key it waits on at once. nil: the tier did not answer.
     func watch(_ keys: [String]) async -> [SharedWatch]?
-    /// Whether the tier is reachable at all (a slow answer is not a missing tier: waiters keep
-    /// waiting for another replica's fetch instead of fetching too).
-    var isReachable: Bool { get }
+    /// Whether the tier can be reached, and answers (a slow answer is not a missing tier:
+    /// waiters keep waiting for another replica's fetch instead of fetching too).
+    var health: SharedTierHealth { get }
+}
+
+public enum SharedTierHealth: Sendable, Equatable {
+    /// Connected and answering (late answers included).
+    case answering
+    /// Connected, but silent since a command's deadline passed (a stopped server, or one too
+    /// busy to answer): asking again now is pointless.
+    case silent
+    /// Not connected.
+    case down
 }
 
 /// Where another replica's fetch of a key stands.

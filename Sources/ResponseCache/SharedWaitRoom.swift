@@ -4,8 +4,8 @@ import Primitives
 /// asked about in one round trip per `interval` (`SharedCacheTier.watch`), however many wait:
 /// a storm of a thousand feeds being fetched elsewhere costs one command every 20 ms, not a
 /// thousand polls. A waiter is let go when its key's answer is fresh, its fetch failed, its
-/// lock is gone (the holder died: take over), at its deadline, or when the tier cannot be
-/// reached at all. A slow answer from a reachable tier only means asking again.
+/// lock is gone (the holder died: take over), at its deadline, or when the tier is not
+/// connected. A slow (or silent) tier only means asking again.
 final class SharedWaitRoom: Sendable {
     enum Outcome: Sendable, Equatable {
         case settled(SharedWatch)
@@ -89,7 +89,7 @@ final class SharedWaitRoom: Sendable {
                 }
                 for (key, watch) in zip(chunk, states) where watch != .locked { settled[key] = watch }
             }
-            let unreachable = !answered && !tier.isReachable
+            let unreachable = !answered && tier.health == .down
             let now = clock()
             let done = state.withLock { s -> [(CheckedContinuation<Outcome, Never>, Outcome)] in
                 var out: [(CheckedContinuation<Outcome, Never>, Outcome)] = []

@@ -404,6 +404,7 @@ class App:
         self.newest = None  # since recipe: newest `published` seen (Unix s)
         self.etag = None
         self.token = None  # sync recipe
+        self.pending_token = self.pending_etag = None
         self.recipe_errors = []
         self.resyncs = 0
 
@@ -480,14 +481,18 @@ class SinceRecipe:
 
 
 class SyncRecipe:
-    """The sync-token contract: keep `syncToken`, send `&sync=<token>`, follow page.next to
-    the end and keep the last answer's token; `resync: true` = the podcast's whole list again."""
+    """docs/API.md, "How an app refreshes a library": the first refresh is plain (its first
+    page's `syncToken` is kept; pages reached by `page.next` there carry none); every refresh
+    after sends `&sync=<token>` with the last ETag as If-None-Match (a 304: nothing new),
+    follows `page.next` to the end and keeps the last answer's token and ETag; `resync: true`
+    on a podcast means its whole list comes again (apps dedupe by episode id)."""
     name = "sync"
 
     def first(self, app):
         path = f"/episodes?podcasts={app.ids}"
         if app.token is not None:
             path += "&sync=" + urllib.parse.quote(app.token, safe="")
+            return path, ({"If-None-Match": app.etag} if app.etag else {})
         return path, {}
 
     def retry(self, app):
@@ -501,11 +506,13 @@ class SyncRecipe:
         app.resyncs += sum(1 for p in doc.get("podcasts", []) if p.get("resync") is True)
         nxt = (doc.get("page") or {}).get("next")
         token = doc.get("syncToken")
-        if not isinstance(token, str):
-            app.recipe_errors.append("answer has no top-level syncToken")
-            raise RecipeUnsupported("answer has no top-level syncToken")
+        if first or isinstance(token, str):
+            if not isinstance(token, str):
+                app.recipe_errors.append("answer has no top-level syncToken")
+                raise RecipeUnsupported("answer has no top-level syncToken")
+            app.pending_token, app.pending_etag = token, headers.get("etag")
         if nxt is None:
-            app.token = token
+            app.token, app.etag = app.pending_token, app.pending_etag
         return nxt
 
 
