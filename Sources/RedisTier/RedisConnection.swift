@@ -109,9 +109,11 @@ public final class RedisConnection: Sendable {
 
     /// Sends one command; `operation` names it in metrics (e.g. "get", "lock") and in its
     /// client span (OpenTelemetry's database conventions) when the request is traced.
-    public func command(_ args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
+    /// `patient`: for work nobody waits on, which may wait out a busy server: its deadline is
+    /// the stall timeout, and it is sent even while the server is silent.
+    public func command(_ args: [[UInt8]], operation: String, patient: Bool = false) async -> Result<RedisValue, RedisFailure> {
         await TraceScope.span(operation, kind: .client, [("db.system.name", .string("redis")), ("db.operation.name", .string(operation))]) { notes in
-            let result = await send(args, operation: operation)
+            let result = await send(args, operation: operation, patient: patient)
             if case .failure(let failure) = result {
                 notes.set("error.type", .string(failure.outcome))
                 notes.error = failure.outcome
@@ -120,14 +122,15 @@ public final class RedisConnection: Sendable {
         }
     }
 
-    private func send(_ args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
-        guard isAnswering else {
+    private func send(_ args: [[UInt8]], operation: String, patient: Bool) async -> Result<RedisValue, RedisFailure> {
+        guard patient ? isUp : isAnswering else {
             observer?(.command(operation: operation, outcome: "unavailable"))
             return .failure(.unavailable)
         }
         let began = Self.now()
-        let deadline = began + Double(settings.commandTimeoutMs) / 1000
-        let waitMs = settings.commandTimeoutMs + Self.callerSlackMs
+        let timeoutMs = patient ? stallMs : settings.commandTimeoutMs
+        let deadline = began + Double(timeoutMs) / 1000
+        let waitMs = timeoutMs + Self.callerSlackMs
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<RedisValue, RedisFailure>, Never>) in
             let once = ReplyOnce(c)
             let accepted = queue.withLock { q -> Bool in
@@ -145,7 +148,7 @@ public final class RedisConnection: Sendable {
             // or hiredis does with the command (a lost reply would hang every joined flight).
             once.timer = Task { [self] in
                 try? await Task.sleep(for: .milliseconds(waitMs))
-                if once.resume(.failure(.timeout)) { lastTimeout.store(Self.now().bitPattern, ordering: .relaxed) }
+                if once.resume(.failure(.timeout)), !patient { lastTimeout.store(Self.now().bitPattern, ordering: .relaxed) }
             }
         }
         observer?(.latency(operation: operation, seconds: Self.now() - began))
@@ -162,21 +165,21 @@ public final class RedisConnection: Sendable {
         }
     }
 
-    public func command(_ args: [String], operation: String) async -> Result<RedisValue, RedisFailure> {
-        await command(args.map { Array($0.utf8) }, operation: operation)
+    public func command(_ args: [String], operation: String, patient: Bool = false) async -> Result<RedisValue, RedisFailure> {
+        await command(args.map { Array($0.utf8) }, operation: operation, patient: patient)
     }
 
     /// Runs loaded script `index` by SHA; a server that lost its scripts (NOSCRIPT, e.g.
     /// after SCRIPT FLUSH) gets the source once with EVAL instead.
-    public func script(_ index: Int, keys: [[UInt8]], args: [[UInt8]], operation: String) async -> Result<RedisValue, RedisFailure> {
+    public func script(_ index: Int, keys: [[UInt8]], args: [[UInt8]], operation: String, patient: Bool = false) async -> Result<RedisValue, RedisFailure> {
         guard index >= 0, index < settings.scripts.count else { return .failure(.error("no such script")) }
         let sha = shas.withLock { index < $0.count ? $0[index] : "" }
         let tail = [Array(String(keys.count).utf8)] + keys + args
         if !sha.isEmpty {
-            let result = await command([Array("EVALSHA".utf8), Array(sha.utf8)] + tail, operation: operation)
+            let result = await command([Array("EVALSHA".utf8), Array(sha.utf8)] + tail, operation: operation, patient: patient)
             guard case .failure(.error(let message)) = result, message.hasPrefix("NOSCRIPT") else { return result }
         }
-        return await command([Array("EVAL".utf8), Array(settings.scripts[index].utf8)] + tail, operation: operation)
+        return await command([Array("EVAL".utf8), Array(settings.scripts[index].utf8)] + tail, operation: operation, patient: patient)
     }
 
     // MARK: the connection thread

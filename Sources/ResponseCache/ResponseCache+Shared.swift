@@ -62,7 +62,9 @@ extension ResponseCache {
         guard let shared else { return }
         let policy = sharedPolicy, observer = sharedObserver, age = response.age(at: clock())
         Task {
-            if case .stored = await shared.put(key, response, age: age, fetchSeconds: 0, maxBytes: policy.maxValueBytes) { observer?(.stored) }
+            await SharedTierCall.inBackground {
+                if case .stored = await shared.put(key, response, age: age, fetchSeconds: 0, maxBytes: policy.maxValueBytes) { observer?(.stored) }
+            }
         }
     }
 
@@ -121,7 +123,9 @@ extension ResponseCache {
                 // tier's) is served now, and this replica refreshes in the background, under the lock.
                 if let stale {
                     Task { [self] in
-                        if case .loaded(let fresh, _) = await fetchHere(key, loader, previous: previous, unlocking: token) { store(fresh, for: key) }
+                        await SharedTierCall.inBackground {
+                            if case .loaded(let fresh, _) = await fetchHere(key, loader, previous: previous, unlocking: token) { store(fresh, for: key) }
+                        }
                     }
                     sharedObserver?(.staleServed)
                     return .loaded(stale, .staleWhileOtherRefreshes)
@@ -208,20 +212,22 @@ extension ResponseCache {
         if let shared, publish != nil || token != nil {
             let policy = sharedPolicy, observer = sharedObserver, now = clock(), failed = failure, publish = publish
             Task {
-                var failure = failed
-                if let entry = publish {
-                    switch await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {
-                    case .stored: observer?(.stored)
-                    case .notStored: break
-                    case .tooLarge:
-                        observer?(.skippedTooLarge)
-                        failure = .tooLarge
+                await SharedTierCall.inBackground {
+                    var failure = failed
+                    if let entry = publish {
+                        switch await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {
+                        case .stored: observer?(.stored)
+                        case .notStored: break
+                        case .tooLarge:
+                            observer?(.skippedTooLarge)
+                            failure = .tooLarge
+                        }
                     }
-                }
-                // Only the lock holder speaks for the key: its waiters answer its failure.
-                if let token {
-                    if let failure { await shared.markFailed(key, failure, ttl: policy.failureTTL) }
-                    await shared.unlock(key, token: token)
+                    // Only the lock holder speaks for the key: its waiters answer its failure.
+                    if let token {
+                        if let failure { await shared.markFailed(key, failure, ttl: policy.failureTTL) }
+                        await shared.unlock(key, token: token)
+                    }
                 }
             }
         }

@@ -36,6 +36,19 @@ public protocol SharedCacheTier: Sendable {
     var health: SharedTierHealth { get }
 }
 
+/// Whom a call to the tier is for, told to it by a task-local: a request waiting on it (the
+/// tier's own short deadline applies), or work nobody waits on (a background refresh, lock
+/// renewals, publishing an answer, watching for other replicas' fetches), which waits out a
+/// busy tier rather than giving up and working around it.
+public enum SharedTierCall {
+    @TaskLocal public static var isBackground = false
+
+    /// Runs `work` as background work.
+    public static func inBackground<R: Sendable>(_ work: @Sendable () async -> R) async -> R {
+        await $isBackground.withValue(true) { await work() }
+    }
+}
+
 public enum SharedTierHealth: Sendable, Equatable {
     /// Connected and answering (late answers included).
     case answering

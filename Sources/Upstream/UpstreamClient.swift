@@ -83,8 +83,9 @@ public final class UpstreamClient: Sendable {
     /// requests, all inside one time budget. Non-2xx answers throw `.httpStatus`.
     public func send(_ request: UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse {
         let breaker = breaker(for: request)
-        var budgetMs = request.timeoutSeconds.map(Saturating.milliseconds) ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
-        let start = clock()
+        let fullBudgetMs = request.timeoutSeconds.map(Saturating.milliseconds) ?? configuration.timeoutMsByUpstream[request.upstream] ?? configuration.timeoutMs
+        var budgetMs = fullBudgetMs
+        var start = clock()
         let context = UpstreamRequestContext.current
         if let deadline = context.deadline {
             budgetMs = min(budgetMs, Saturating.milliseconds(deadline - start))
@@ -129,12 +130,23 @@ public final class UpstreamClient: Sendable {
                 }
                 sent = clock()
             }
-            // A connection to the host, in a fair turn among the clients waiting for one.
+            // A connection to the host, in a fair turn among the clients waiting for one, up to the
+            // caller's deadline (its budget without one). Waited for, the transfer still has its
+            // budget, within that deadline: a feed queued behind a hosting platform's others is
+            // not cut short for the wait.
             let hostKey = request.target.hostAndPort
             if let hostKey {
-                switch await hostSlots.acquire(host: hostKey, client: context.requester, deadline: start + Double(budgetMs) / 1000) {
+                switch await hostSlots.acquire(host: hostKey, client: context.requester, deadline: context.deadline ?? (start + Double(budgetMs) / 1000)) {
                 case .granted(let waited):
-                    if waited > 0 { sent = clock() }
+                    if waited > 0 {
+                        sent = clock()
+                        start = sent
+                        budgetMs = min(fullBudgetMs, context.deadline.map { Saturating.milliseconds($0 - sent) } ?? fullBudgetMs)
+                        guard budgetMs > 0 else {
+                            hostSlots.release(host: hostKey)
+                            throw .timeout
+                        }
+                    }
                 case .timedOut:
                     breaker.releaseProbe()
                     observer?(request.upstream, "host_busy", 0)

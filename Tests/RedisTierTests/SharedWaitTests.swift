@@ -22,7 +22,9 @@ import TestSupport
         return (c, counts)
     }
 
-    static func replica(_ tier: RedisSharedCache, lockTTL: Double = 0.6) -> ResponseCache {
+    /// Locks live 3 s (renewed every second): a busy machine running the suite in parallel has
+    /// held a renewal task past a shorter life.
+    static func replica(_ tier: RedisSharedCache, lockTTL: Double = 3) -> ResponseCache {
         var p = SharedTierPolicy(waitLimit: 60, maxValueBytes: 1 << 20)
         p.lockTTL = lockTTL
         return ResponseCache(maxBytes: 1 << 20, clock: { NativeThread.monotonicSeconds() }, shared: tier, sharedPolicy: p)
@@ -41,8 +43,8 @@ import TestSupport
         let b = Self.replica(RedisSharedCache(connection: cb, fingerprint: "f"))
         let fetches = ConvoyTests.Fetches()
         let keys = (0..<100).map { "k\($0)" }
-        // Replica a holds every key's lock for 2 s (more than three lock lives: renewed meanwhile).
-        let holders = keys.map { key in Task { await a.fetch(key, loader: ConvoyTests.loader(fetches, seconds: 2)) } }
+        // Replica a holds every key's lock for 4 s (more than a lock's life: renewed meanwhile).
+        let holders = keys.map { key in Task { await a.fetch(key, loader: ConvoyTests.loader(fetches, seconds: 4)) } }
         #expect(await eventually { fetches.count == 100 })
         let before = aCounts.withLock { $0["lock"] ?? 0 }
         let waiters = keys.map { key in Task { await b.fetch(key, loader: ConvoyTests.loader(fetches, seconds: 0)) } }
@@ -52,8 +54,9 @@ import TestSupport
         #expect(waited == 100 && fetches.count == 100)
         // b asked about all hundred at once, each interval: far fewer commands than a poll per key.
         let asked = bCounts.withLock { $0 }
-        #expect((asked["watch"] ?? 0) < 150 && (asked["probe"] ?? 0) < 20, "\(asked)")
+        // (A poll per key would be a hundred every 50 ms: thousands.)
+        #expect((asked["watch"] ?? 0) < 400 && (asked["probe"] ?? 0) < 20, "\(asked)")
         // a renewed its hundred locks in a few round trips (a third of a lock's life apart), not one per lock.
-        #expect(aCounts.withLock { $0["lock"] ?? 0 } - before < 60, "\(aCounts.withLock { $0 })")
+        #expect(aCounts.withLock { $0["lock"] ?? 0 } - before < 30, "\(aCounts.withLock { $0 })")
     }
 }

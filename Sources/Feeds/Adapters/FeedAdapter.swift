@@ -114,11 +114,9 @@ public struct PreviousAnswer: Sendable {
 
 /// What a (possibly conditional) load produced.
 public enum FeedLoad: Sendable {
-    /// A new answer; the upstream's validators (and a feed's permanent new address) for the
-    /// next refresh; answers of other routes the same upstream responses hold, by their cache
-    /// keys (the podcast an episodes load looked up is `/podcasts/{id}`'s answer): kept
-    /// alongside, so they cost no request of their own.
-    case rendered(Representation, revalidation: Revalidation? = nil, related: [(key: String, body: [UInt8])] = [])
+    /// A new answer, and the upstream's validators (and a feed's permanent new address) for
+    /// the next refresh.
+    case rendered(Representation, revalidation: Revalidation? = nil)
     /// The upstream answered `304 Not Modified`: the answer being refreshed stands, with
     /// these validators from now on.
     case notModified(Revalidation)

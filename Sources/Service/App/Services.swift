@@ -36,7 +36,6 @@ struct Services: Sendable {
         let traceMetrics = export.map { _ in TraceMetrics() }
         let images = ImageServices(c)
         self.images = images
-        podcastLookups = PodcastLookups(lookupURL: c[Setting.itunesLookupURL])
         let metrics = Metrics(
             routes: RouteDeclaration.all.map(\.name.path),
             sources: UpstreamCatalog.sources,
@@ -63,6 +62,13 @@ struct Services: Sendable {
             // A holder's fetch may be a lookup and a download, each within the upstream budget.
             sharedPolicy: SharedTierPolicy(waitLimit: 2 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
+        // Every podcast looked up is `/podcasts/{id}`'s answer, kept here and shared with the
+        // other replicas at once (a load that failed after its lookup is retried without one).
+        let cache = self.cache, podcastTTL = c[Setting.ttlPodcasts]
+        let podcastPolicy = FreshnessPolicy(ttl: podcastTTL, staleWhileRevalidate: podcastTTL * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
+        podcastLookups = PodcastLookups(lookupURL: c[Setting.itunesLookupURL]) { id, answer in
+            cache.share(CachedResponse(Representation(answer).compressed(), storedAt: cache.now, policy: podcastPolicy), for: PodcastAdapter.cacheKey(id))
+        }
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

@@ -68,8 +68,9 @@ struct EpisodeBatchRoute: Sendable {
             let admission = FetchAdmission(identity: context.identity, client: context.client)
             let client = context.client.map(ClientResolver.key), trace = context.trace
             var slots = cachedSlots
+            // A load may wait a budget for its turn at a busy host, then download within another.
             let upstreamContext: @Sendable (inout UpstreamRequestContext) -> Void = {
-                $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
+                $0.deadline = NativeThread.monotonicSeconds() + 2 * upstream.budgetSeconds
                 $0.requester = client
                 $0.trace = trace
                 $0.completesOnceSent = true
@@ -138,6 +139,8 @@ struct EpisodeBatchRoute: Sendable {
     ) -> Response {
         context.logFields = status.logFields
         let statuses = slots.map(Self.status)
+        // A podcast still loading (or refused a fetch for now) is asked again after Retry-After.
+        let retryAfter = retryAfter ?? (statuses.contains { if case .pending = $0 { true } else { false } } ? 1 : nil)
         let selection = batch.sync == nil ? nil : batch.select(statuses)
         let tag = etag(batch, slots, selection)
         let gzip = context.request.acceptsGzip
@@ -189,6 +192,9 @@ struct EpisodeBatchRoute: Sendable {
         case .loaded(.some(.loaded(let loaded, _))), .loaded(.some(.staleAfterError(let loaded, _))), .loaded(.some(.answered(let loaded))),
             .loaded(.some(.fresh(let loaded))), .loaded(.some(.stale(let loaded))):
             entry = loaded
+        // Refused here before anything was sent (a busy host, the upstream's budget): not an
+        // answer about the feed; asked again after Retry-After, it loads.
+        case .loaded(.some(.failed(let error))) where error.refusedBeforeSending: return .pending
         case .loaded(.some(.failed(let error))): return .error(code: error.error.code, message: error.error.message)
         }
         guard entry.status == 200 else {

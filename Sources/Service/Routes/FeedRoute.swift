@@ -240,10 +240,7 @@ struct FeedRoute: Sendable {
                         logger.log(.debug, "cache renewed (304)", [("key", .string(prepared.loadKey)), ("upstream_ms", .double((now - started) * 1000))])
                     }
                     return .success(current.renewed(storedAt: now, revalidation: validators))
-                case .rendered(let representation, let revalidation, let related):
-                    for (key, body) in related {
-                        cache.share(CachedResponse(Representation(body).compressed(), storedAt: now, policy: policy), for: key)
-                    }
+                case .rendered(let representation, let revalidation):
                     if logger.level <= .debug {
                         logger.log(
                             .debug, "cache fill",

@@ -88,7 +88,6 @@ public struct EpisodesAdapter: FeedAdapter {
         return { client, replaced in
             let previous = replaced?.validators
             let found: (feedURL: String, title: String?)
-            var podcast: [UInt8]?
             switch listed {
             case .feed(let url, let title)?: found = (url, title)
             case .noFeed?: throw Self.noFeed
@@ -101,7 +100,6 @@ public struct EpisodesAdapter: FeedAdapter {
                     case .noFeed?: throw Self.noFeed
                     case nil: throw ClientError.badUpstreamResponse("the iTunes lookup")
                     }
-                    podcast = body
                 case .failure(let failure): throw failure.thrown()
                 }
             }
@@ -134,9 +132,7 @@ public struct EpisodesAdapter: FeedAdapter {
                 throw error
             }
             parsing?.end("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))])
-            return .rendered(
-                Representation(data), revalidation: validators.isUseful ? validators : nil,
-                related: podcast.map { [(PodcastAdapter.cacheKey(number), $0)] } ?? [])
+            return .rendered(Representation(data), revalidation: validators.isUseful ? validators : nil)
         }
     }
 

@@ -30,14 +30,18 @@ public final class PodcastLookups: Sendable {
     let lookupURL: String
     let window: Double
     let maxIDs: Int
+    /// Told each podcast a lookup found (its id and `/podcasts/{id}` answer), whatever becomes
+    /// of the load that asked: kept, a retry on any replica finds it instead of a lookup.
+    let keep: (@Sendable (Int, [UInt8]) -> Void)?
     private let state = Locked(State())
     /// Lookup requests sent, and ids asked in them (for tests and metrics).
     private let sent = Locked((lookups: 0, ids: 0))
 
-    public init(lookupURL: String, window: Double = 0.01, maxIDs: Int = EpisodeBatch.maxPodcasts) {
+    public init(lookupURL: String, window: Double = 0.01, maxIDs: Int = EpisodeBatch.maxPodcasts, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil) {
         self.lookupURL = lookupURL
         self.window = window
         self.maxIDs = max(1, maxIDs)
+        self.keep = keep
     }
 
     public var counts: (lookups: Int, ids: Int) { sent.withLock { $0 } }
@@ -99,7 +103,9 @@ public final class PodcastLookups: Sendable {
                     continue
                 }
                 do {
-                    answers[id] = .success(try FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast)))
+                    let answer = try FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast))
+                    answers[id] = .success(answer)
+                    keep?(id, answer)
                 } catch {
                     answers[id] = .failure(.unreadable(error))
                 }
