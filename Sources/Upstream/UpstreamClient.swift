@@ -46,6 +46,9 @@ public final class UpstreamClient: Sendable {
         queues = sources.mapValues { FairQueue(source: $0, settings: settings, clock: clock) }
     }
 
+    /// How many budgets background work (no deadline of its own) may wait for a busy host.
+    static let backgroundHostWaitBudgets = 4.0
+
     /// The default time budget of one request, in seconds.
     public var budgetSeconds: Double { Double(configuration.timeoutMs) / 1000 }
 
@@ -131,12 +134,14 @@ public final class UpstreamClient: Sendable {
                 sent = clock()
             }
             // A connection to the host, in a fair turn among the clients waiting for one, up to the
-            // caller's deadline (its budget without one). Waited for, the transfer still has its
-            // budget, within that deadline: a feed queued behind a hosting platform's others is
-            // not cut short for the wait.
+            // caller's deadline (background work, which has none: a few budgets, enough for a
+            // thousand feeds of one hosting platform to be refreshed by one replica). Waited for,
+            // the transfer still has its budget, within that deadline: a feed queued behind a
+            // hosting platform's others is not cut short for the wait.
             let hostKey = request.target.hostAndPort
             if let hostKey {
-                switch await hostSlots.acquire(host: hostKey, client: context.requester, deadline: context.deadline ?? (start + Double(budgetMs) / 1000)) {
+                let waitUntil = context.deadline ?? (start + Self.backgroundHostWaitBudgets * Double(budgetMs) / 1000)
+                switch await hostSlots.acquire(host: hostKey, client: context.requester, deadline: waitUntil) {
                 case .granted(let waited):
                     if waited > 0 {
                         sent = clock()

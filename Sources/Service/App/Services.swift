@@ -59,8 +59,9 @@ struct Services: Sendable {
                     connection: $0, prefix: c.redisKeyPrefix, fingerprint: SchemaFingerprint.compute(c),
                     failureCodes: UpstreamError.codes.union(ClientError.feedCodes))
             },
-            // A holder's fetch may be a lookup and a download, each within the upstream budget.
-            sharedPolicy: SharedTierPolicy(waitLimit: 2 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes),
+            // A bound for a holder that never finishes: its fetch may wait budgets for a busy host
+            // (a background refresh up to four), then look up and download within one each.
+            sharedPolicy: SharedTierPolicy(waitLimit: 6 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
         // Every podcast looked up is `/podcasts/{id}`'s answer, kept here and shared with the
         // other replicas at once (a load that failed after its lookup is retried without one).
