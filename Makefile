@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev redis-server curl
 
-.PHONY: run build release test test-under-load test-tsan scaleout-test prometheus-check deps bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
+.PHONY: run build release test test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -42,6 +42,14 @@ scaleout-test: deps
 	  else echo "missing nginx (run as root or: sudo apt-get install nginx-light)"; exit 1; fi; }
 	$(SWIFT) build
 	FEEDPROXY_BIN=$$($(SWIFT) build --show-bin-path)/feedproxy python3 scripts/tests/scaleout-test.py
+
+# A storm of library refreshes on three replicas sharing Redis against a loopback hosting platform
+# (scripts/bench/storm.py at CI scale, the debug binary): each feed downloaded and revalidated
+# once in total, few lookups, every batch within its deadline (+2 s here), no app following
+# docs/API.md's sync recipe missing an episode, one address's flood leaving another's feed on time.
+storm-test: deps
+	$(SWIFT) build --product feedproxy
+	python3 scripts/bench/storm.py $$($(SWIFT) build --show-bin-path)/feedproxy --podcasts 300 --apps 60 --per-app 50 --delay-ms 50 --check --margin 2
 
 # deploy/prometheus/ against the real thing, on loopback: promtool check/test rules, then
 # Debian's prometheus scraping two replicas (Redis, traffic) and evaluating every alert and
@@ -100,7 +108,7 @@ format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 
 # Everything CI runs (.ci/run, in its order): tests, the suite again with the cores busy, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
-ci: lint test test-under-load scaleout-test prometheus-check deploy-check test-tsan api-check add-upstream-check container-check
+ci: lint test test-under-load scaleout-test storm-test prometheus-check deploy-check test-tsan api-check add-upstream-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

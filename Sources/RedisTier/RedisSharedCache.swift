@@ -22,7 +22,7 @@ public final class RedisSharedCache: SharedCacheTier {
 
     public func get(_ key: String) async -> SharedLookup {
         let reply = await redis.script(
-            RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get", patient: SharedTierCall.isBackground)
+            RedisScripts.getIndex, keys: [Array((prefix + "c:" + key).utf8)], args: [], operation: "get", patient: SharedTierCall.isPatient)
         guard case .success(let value) = reply, let fields = value.elements else { return .unavailable }
         guard fields.count == 9 else { return fields.count == 1 ? .absent : .unavailable }
         // Validated like any network input: anything a replica would not have written is absent.
@@ -82,7 +82,7 @@ public final class RedisSharedCache: SharedCacheTier {
             entry.isJSON ? [] : Array(entry.contentType.utf8),
         ]
         let reply = await redis.script(
-            RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put", patient: SharedTierCall.isBackground)
+            RedisScripts.putIndex, keys: [Array((prefix + "c:" + key).utf8)], args: args, operation: "put", patient: SharedTierCall.isPatient)
         return reply == .success(.integer(1))
     }
 
@@ -90,7 +90,7 @@ public final class RedisSharedCache: SharedCacheTier {
         let token = Self.token()
         let reply = await redis.command(
             ["SET", prefix + "l:" + key, token, "NX", "PX", String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))], operation: "lock",
-            patient: SharedTierCall.isBackground)
+            patient: SharedTierCall.isPatient)
         switch reply {
         case .success(.status("OK")): return .acquired(token: token)
         case .success(.null): return .heldElsewhere
@@ -101,7 +101,7 @@ public final class RedisSharedCache: SharedCacheTier {
     public func unlock(_ key: String, token: String) async {
         _ = await redis.script(
             RedisScripts.unlockIndex, keys: [Array((prefix + "l:" + key).utf8)], args: [Array(token.utf8)], operation: "unlock",
-            patient: SharedTierCall.isBackground)
+            patient: SharedTierCall.isPatient)
     }
 
     public func renew(_ locks: [(key: String, token: String)], ttl: Double) async -> [Bool]? {
@@ -109,7 +109,7 @@ public final class RedisSharedCache: SharedCacheTier {
         let px = String(Saturating.int(ttl * 1000, in: 1...Int(Int32.max)))
         let reply = await redis.script(
             RedisScripts.renewIndex, keys: locks.map { Array((prefix + "l:" + $0.key).utf8) }, args: locks.map { Array($0.token.utf8) } + [Array(px.utf8)],
-            operation: "lock", patient: SharedTierCall.isBackground)
+            operation: "lock", patient: SharedTierCall.isPatient)
         guard case .success(let value) = reply, let items = value.elements, items.count == locks.count else { return nil }
         return items.map { $0.int == 1 }
     }
@@ -117,7 +117,7 @@ public final class RedisSharedCache: SharedCacheTier {
     public func probe(_ key: String) async -> SharedProbe {
         let reply = await redis.script(
             RedisScripts.probeIndex, keys: [Array((prefix + "c:" + key).utf8), Array((prefix + "e:" + key).utf8)], args: [], operation: "probe",
-            patient: SharedTierCall.isBackground)
+            patient: SharedTierCall.isPatient)
         guard case .success(let value) = reply, let f = value.elements, f.count == 5, let now = f[0].int, now >= 0 else { return .unavailable }
         if let marker = f[3].bytes, let failure = Self.failure(marker, codes: failureCodes) { return .failed(failure) }
         guard let stored = f[1].int, stored >= 0, stored <= now, let policyText = f[2].bytes, policyText.count <= 128,
@@ -136,7 +136,7 @@ public final class RedisSharedCache: SharedCacheTier {
         }
         _ = await redis.command(
             [Array("SET".utf8), Array((prefix + "e:" + key).utf8), Array(text.utf8), Array("PX".utf8), Array(px.utf8)], operation: "put",
-            patient: SharedTierCall.isBackground)
+            patient: SharedTierCall.isPatient)
     }
 
     public func watch(_ keys: [String]) async -> [SharedWatch]? {
@@ -148,7 +148,7 @@ public final class RedisSharedCache: SharedCacheTier {
             names.append(Array((prefix + "e:" + key).utf8))
             names.append(Array((prefix + "l:" + key).utf8))
         }
-        let reply = await redis.script(RedisScripts.watchIndex, keys: names, args: [], operation: "watch", patient: SharedTierCall.isBackground)
+        let reply = await redis.script(RedisScripts.watchIndex, keys: names, args: [], operation: "watch", patient: SharedTierCall.isPatient)
         guard case .success(let value) = reply, let items = value.elements, items.count == keys.count else { return nil }
         return items.map { item in
             if let marker = item.bytes { return Self.failure(marker, codes: failureCodes).map(SharedWatch.failed) ?? .locked }

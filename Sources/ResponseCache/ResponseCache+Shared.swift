@@ -62,7 +62,7 @@ extension ResponseCache {
         guard let shared else { return }
         let policy = sharedPolicy, observer = sharedObserver, age = response.age(at: clock())
         Task {
-            await SharedTierCall.inBackground {
+            await SharedTierCall.patiently {
                 if case .stored = await shared.put(key, response, age: age, fetchSeconds: 0, maxBytes: policy.maxValueBytes) { observer?(.stored) }
             }
         }
@@ -123,7 +123,7 @@ extension ResponseCache {
                 // tier's) is served now, and this replica refreshes in the background, under the lock.
                 if let stale {
                     Task { [self] in
-                        await SharedTierCall.inBackground {
+                        await SharedTierCall.patiently {
                             if case .loaded(let fresh, _) = await fetchHere(key, loader, previous: previous, unlocking: token) { store(fresh, for: key) }
                         }
                     }
@@ -212,7 +212,7 @@ extension ResponseCache {
         if let shared, publish != nil || token != nil {
             let policy = sharedPolicy, observer = sharedObserver, now = clock(), failed = failure, publish = publish
             Task {
-                await SharedTierCall.inBackground {
+                await SharedTierCall.patiently {
                     var failure = failed
                     if let entry = publish {
                         switch await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {

@@ -279,7 +279,7 @@ public final class ResponseCache: Sendable {
         let run: @Sendable () async -> Outcome = { [self] in finish(key, number, await load(key, loader, consultShared: !revalidate, own: own)) }
         // A caller's flight inherits the caller's task-locals (its upstream deadline, fair-queue
         // turn, trace). A background refresh belongs to no request, wherever it was started from.
-        let task = counted ? Task(operation: run) : Task.detached { await SharedTierCall.inBackground(run) }
+        let task = counted ? Task(operation: run) : Task.detached { await SharedTierCall.patiently(run) }
         s.flights[key] = task
         s.flightNumbers[key] = number
         s.waiters[key] = counted ? 0 : nil

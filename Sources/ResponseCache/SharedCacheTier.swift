@@ -36,16 +36,18 @@ public protocol SharedCacheTier: Sendable {
     var health: SharedTierHealth { get }
 }
 
-/// Whom a call to the tier is for, told to it by a task-local: a request waiting on it (the
-/// tier's own short deadline applies), or work nobody waits on (a background refresh, lock
-/// renewals, publishing an answer, watching for other replicas' fetches), which waits out a
-/// busy tier rather than giving up and working around it.
+/// Whether a call to the tier may wait out a busy tier, told to it by a task-local. A request
+/// waiting on the answer keeps the tier's own short deadline (REDIS_TIMEOUT_MS) and works
+/// around a slow tier; work that can wait (a background refresh, a library batch's loads,
+/// which the batch answers without at its deadline, lock renewals, publishing an answer,
+/// watching other replicas' fetches) waits for the tier rather than fetching what another
+/// replica may be fetching.
 public enum SharedTierCall {
-    @TaskLocal public static var isBackground = false
+    @TaskLocal public static var isPatient = false
 
-    /// Runs `work` as background work.
-    public static func inBackground<R: Sendable>(_ work: @Sendable () async -> R) async -> R {
-        await $isBackground.withValue(true) { await work() }
+    /// Runs `work` as work that may wait out a busy tier.
+    public static func patiently<R: Sendable>(_ work: @Sendable () async -> R) async -> R {
+        await $isPatient.withValue(true) { await work() }
     }
 }
 

@@ -33,7 +33,7 @@ final class SharedLockKeeper: Sendable {
             defer { s.running = true }
             return (s.next, !s.running)
         }
-        if start { Task.detached { [self] in await SharedTierCall.inBackground { await run() } } }
+        if start { Task.detached { [self] in await SharedTierCall.patiently { await run() } } }
         return id
     }
 

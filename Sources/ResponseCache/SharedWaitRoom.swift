@@ -57,7 +57,7 @@ final class SharedWaitRoom: Sendable {
                     return (true, nil)
                 }
                 if let immediate { continuation.resume(returning: immediate) }
-                if start { Task.detached { [self] in await SharedTierCall.inBackground { await poll() } } }
+                if start { Task.detached { [self] in await SharedTierCall.patiently { await poll() } } }
             }
         } onCancel: {
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }

@@ -270,6 +270,13 @@ echo
 python3 scripts/bench/library-bench.py "$BIN/feedproxy"
 
 echo
+# A storm of library refreshes (issue 55): 150 apps x 100 podcasts of one hosting platform
+# (1,000 feeds, 100 ms each) at once on three replicas sharing Redis, then an expiry round, 10 %
+# of the feeds publishing, the apps' sync recipe, and one address's flood beside another's feed.
+python3 scripts/bench/storm.py "$BIN/feedproxy" --podcasts 1000 --apps 150 --per-app 100 --delay-ms 100 --check --json "$OUT/storm.json" |
+  grep -E '^\[|batch latency|feeds:|iTunes:|every app|missed|victim|flood batches|storm checks|^  (ok|FAIL)'
+
+echo
 # Clients that try to hold or spin a loop: trickled bodies, slow bodies, long chunk extensions.
 python3 scripts/bench/loop-attacks.py "$BIN/feedproxy"
 

@@ -6,7 +6,7 @@ each feed answer delayed like a real publisher's).
 
 Usage:
   python3 scripts/bench/storm.py [FEEDPROXY_BIN] [--podcasts 1000 --apps 150 --per-app 100
-      --delay-ms 100 --replicas 3 --ttl 20 --recipe since|sync --json report.json]
+      --delay-ms 100 --replicas 3 --ttl 20 --recipe sync|since --check --json report.json]
   (FEEDPROXY_BIN also from the environment; default .build/release/feedproxy)
   On a shared machine run it under the CPU lock: flock /tmp/fp-cpu.lock python3 scripts/bench/storm.py ...
 
@@ -25,13 +25,12 @@ the replicas. Phases:
              lookups, latency;
   d misses   settle (background refreshes done), then --settle-rounds more refreshes by the
              recipe; did every app see every new episode of its podcasts? Recipes:
-               since  docs/API.md today: keep the newest `published` seen, send it as `since`
-                      with If-None-Match: <last ETag>; follow page.next; retry pending;
-               sync   the sync-token contract being built: keep the answer's `syncToken`, send
-                      `&sync=<token>`; follow page.next to the end, keep the last answer's
-                      token; `resync: true` on a podcast means its whole list comes again
-                      (apps dedupe by episode id). An answer without `syncToken` is reported
-                      (today's binary), and the app carries on without it;
+               sync   docs/API.md's: the first refresh plain (its first page's `syncToken`
+                      kept), then `&sync=<token>` with If-None-Match: <last ETag>, page.next
+                      followed to the end, the last answer's token and ETag kept; `resync:
+                      true` on a podcast means its whole list comes again (apps dedupe by id);
+               since  the recipe it replaced: keep the newest `published` seen, send it as
+                      `since` (misses episodes by design: dated before one already seen);
   e flood    replicas restarted with the default CLIENT_MISS_RATE_PER_MIN, feed delay
              --flood-delay-ms: one address sends --flood-batches concurrent batches of
              --flood-size cold ids while another asks one cold /podcasts/{id}/episodes on the
@@ -1230,6 +1229,36 @@ class Storm:
             return {"error": str(e)}
 
 
+def verdicts(report, args):
+    """What issue 55 asks of a storm, checked against the report: (label, value, ok, expected)."""
+    out = []
+    ph = report.get("phases", {})
+    margin_ms = (args.deadline + args.margin) * 1000
+    a, c, d, e = ph.get("a_cold"), ph.get("c_expiry"), ph.get("d_misses"), ph.get("e_flood")
+    if a:
+        full = a["upstream"]["full_downloads"]
+        out.append(("cold: downloads per feed", f"{full['total']} for {full['feeds']} feeds, max {full['max']}", full["max"] <= 1, "each feed once"))
+        lk = a["upstream"]["lookups"]
+        # Each replica looks up what it loads: a lookup per 200 ids, and one more, each.
+        bound = args.replicas * (-(-lk["distinct_ids"] // 200) + 1)
+        out.append(("cold: iTunes lookups", f"{lk['requests']} for {lk['distinct_ids']} ids, {lk['ids_in_more_than_one_lookup']} ids in more than one",
+                    lk["requests"] <= bound and lk["ids_in_more_than_one_lookup"] == 0, f"at most {bound}, no id twice"))
+        late = a["batch_latency"]
+        out.append(("cold: slowest batch answer", f"{late['max_ms']} ms", late["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
+    if c:
+        cond, full = c["upstream"]["conditional_requests"], c["upstream"]["full_downloads"]
+        out.append(("expiry: revalidations per feed", f"{cond['total']} for {cond['feeds']} feeds, max {cond['max']}; downloads max {full['max']}",
+                    cond["max"] <= 1 and full["max"] <= 1, "each feed once"))
+        out.append(("expiry: slowest batch answer", f"{c['batch_latency']['max_ms']} ms", c["batch_latency"]["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
+    if d:
+        out.append(("every app saw every new episode", f"{d['pairs_missed']} of {d['pairs_owed']} (app, episode) pairs missed", d["pairs_missed"] == 0, "none missed"))
+    if e:
+        v = e["victim"]
+        out.append(("flood: another address's one cold feed", f"{v['status']} in {v['ms']} ms", v["status"] == 200 and v["ms"] <= margin_ms,
+                    f"200 within the deadline + {args.margin} s"))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="library-refresh storm against three FeedProxy replicas sharing Redis (issue 55)")
     ap.add_argument("binary", nargs="?", default=os.environ.get("FEEDPROXY_BIN", os.path.join(ROOT, ".build", "release", "feedproxy")))
@@ -1245,7 +1274,7 @@ def main():
     ap.add_argument("--itunes-rate", type=int, default=100000, help="RATE_LIMIT_ITUNES_PER_MIN")
     ap.add_argument("--redis-timeout-ms", type=int, default=25, help="what REDIS_TIMEOUT_MS is (only for the report; set it with --env)")
     ap.add_argument("--env", action="append", default=[], help="KEY=VALUE for every replica (repeatable)")
-    ap.add_argument("--recipe", choices=sorted(RECIPES), default="since")
+    ap.add_argument("--recipe", choices=sorted(RECIPES), default="sync")
     ap.add_argument("--retry-s", type=float, default=1.0, help="an app asks again this long after an answer with pending podcasts")
     ap.add_argument("--max-rounds", type=int, default=60, help="asks per app per refresh at most")
     ap.add_argument("--max-pages", type=int, default=20, help="page.next followed per answer at most")
@@ -1263,6 +1292,9 @@ def main():
     ap.add_argument("--perf", default="", help="diagnostics: perf record the replicas during these phases (e.g. ac); top symbols in the report")
     ap.add_argument("--redis-monitor", action="store_true", help="diagnostics: every Redis command to redis-monitor.txt (costs Redis CPU)")
     ap.add_argument("--json", help="write the report here")
+    ap.add_argument("--check", action="store_true", help="exit 1 unless each feed is downloaded and revalidated once, lookups are few, "
+                    "batches answer within --deadline + --margin, no app missed an episode and the flood left another address's feed on time")
+    ap.add_argument("--margin", type=float, default=0.5, help="seconds past the deadline an answer may take (--check)")
     ap.add_argument("--keep-logs", action="store_true", help="keep the temporary directory (replica logs, metrics) even when all went well")
     args = ap.parse_args()
     for tool in (args.binary, REDIS_SERVER, REDIS_CLI):
@@ -1306,6 +1338,13 @@ def main():
         if msgs:
             log(f"replica{i + 1} log warnings/errors: {dict(sorted(msgs.items(), key=lambda kv: -kv[1])[:8])}")
     log(f"\nstorm: done in {storm.report['total_s']} s; logs and metrics in {storm.tmp}")
+    if args.check and status == 0:
+        log("\nstorm checks:")
+        for label, value, ok, expected in verdicts(storm.report, args):
+            log(f"  {'ok  ' if ok else 'FAIL'} {label}: {value}   (expected {expected})")
+            if not ok:
+                status = 1
+        storm.report["checks_passed"] = status == 0
     if args.json:
         with open(args.json, "w") as f:
             json.dump(storm.report, f, indent=1, default=str)

@@ -82,22 +82,26 @@ struct EpisodeBatchRoute: Sendable {
                 // Not children of this request: a fetch still running at the deadline goes on.
                 // Each load looks its podcast up (when nothing names its feed yet) together with
                 // whatever else this replica is looking up: a few lookups for a storm of batches.
+                // Patient with a busy shared tier: better late (the batch answers at its deadline
+                // anyway) than fetched by two replicas.
                 Task {
                     let key = EpisodesAdapter.dataKey(id)
-                    let outcome = await UpstreamRequestContext.with(upstreamContext) {
-                        await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
-                            var started = false, charged = false
-                            let outcome = await cache.lookupOrFetch(
-                                key, revalidate: bypass,
-                                admit: {
-                                    started = true
-                                    charged = admission.admit()
-                                    return charged
-                                }, refreshing: feeds.loader(adapter.dataFeed(id)))
-                            // A fetch another replica's answer (or this one's cache) made unnecessary costs nothing.
-                            if charged, let outcome, !FeedRoute.costTheUpstream(outcome) { admission.refund() }
-                            FeedRoute.note(outcome, startedFlight: started, into: &notes)
-                            return outcome
+                    let outcome = await SharedTierCall.patiently {
+                        await UpstreamRequestContext.with(upstreamContext) {
+                            await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
+                                var started = false, charged = false
+                                let outcome = await cache.lookupOrFetch(
+                                    key, revalidate: bypass,
+                                    admit: {
+                                        started = true
+                                        charged = admission.admit()
+                                        return charged
+                                    }, refreshing: feeds.loader(adapter.dataFeed(id)))
+                                // A fetch another replica's answer (or this one's cache) made unnecessary costs nothing.
+                                if charged, let outcome, !FeedRoute.costTheUpstream(outcome) { admission.refund() }
+                                FeedRoute.note(outcome, startedFlight: started, into: &notes)
+                                return outcome
+                            }
                         }
                     }
                     // Gone stale since the loop looked (a long wait for a turn): served, and refreshed.

@@ -4,8 +4,9 @@ import Upstream
 
 /// iTunes lookups shared by everything on this replica that needs a podcast looked up (its
 /// `/podcasts/{id}` answer, or the feed its episodes are read from): ids asked for within
-/// `window` of each other go out together, up to `maxIDs` (what iTunes' `id=` list takes) a
-/// lookup, and an id already on its way is not asked again. The data-loader pattern: a
+/// `window` of each other go out together (the window stays open while ids keep coming, up to
+/// `maxWait`), up to `maxIDs` (what iTunes' `id=` list takes) a lookup, and an id already on
+/// its way is not asked again. The data-loader pattern: a
 /// library refresh, a storm of them, and single podcasts opened meanwhile make a few
 /// lookups, not one per request. (Across replicas, a feed is loaded by the replica holding
 /// its fetch lock: no two replicas look the same podcast up for it.)
@@ -25,10 +26,13 @@ public final class PodcastLookups: Sendable {
         var queued: [Int] = []
         var waiting: [Int: [CheckedContinuation<Answer, Never>]] = [:]
         var flushScheduled = false
+        /// When the last id joined the queue (monotonic seconds).
+        var lastQueued = 0.0
     }
 
     let lookupURL: String
     let window: Double
+    let maxWait: Double
     let maxIDs: Int
     /// Told each podcast a lookup found (its id and `/podcasts/{id}` answer), whatever becomes
     /// of the load that asked: kept, a retry on any replica finds it instead of a lookup.
@@ -37,9 +41,13 @@ public final class PodcastLookups: Sendable {
     /// Lookup requests sent, and ids asked in them (for tests and metrics).
     private let sent = Locked((lookups: 0, ids: 0))
 
-    public init(lookupURL: String, window: Double = 0.01, maxIDs: Int = EpisodeBatch.maxPodcasts, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil) {
+    public init(
+        lookupURL: String, window: Double = 0.025, maxWait: Double = 0.1, maxIDs: Int = EpisodeBatch.maxPodcasts,
+        keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
+    ) {
         self.lookupURL = lookupURL
         self.window = window
+        self.maxWait = max(window, maxWait)
         self.maxIDs = max(1, maxIDs)
         self.keep = keep
     }
@@ -58,6 +66,7 @@ public final class PodcastLookups: Sendable {
                 }
                 s.waiting[id] = [continuation]
                 s.queued.append(id)
+                s.lastQueued = NativeThread.monotonicSeconds()
                 if s.queued.count >= maxIDs { return (take(&s), false) }
                 guard !s.flushScheduled else { return (nil, false) }
                 s.flushScheduled = true
@@ -65,14 +74,26 @@ public final class PodcastLookups: Sendable {
             }
             if let full { Task { await send(full, with: client) } }
             if schedule {
-                let window = self.window
+                let window = self.window, opened = NativeThread.monotonicSeconds(), closesBy = opened + maxWait
                 Task {
-                    try? await Task.sleep(for: .milliseconds(Saturating.int((window * 1000).rounded(.up), in: 0...60_000)))
-                    let ids = state.withLock { s -> [Int] in
-                        s.flushScheduled = false
-                        return take(&s)
+                    // Quiet for a window (or open for maxWait): then the lookup goes.
+                    var wake = opened + window
+                    while true {
+                        let now = NativeThread.monotonicSeconds()
+                        if now < wake { try? await Task.sleep(for: .milliseconds(Saturating.int(((wake - now) * 1000).rounded(.up), in: 1...60_000))) }
+                        let (ids, next) = state.withLock { s -> ([Int], Double?) in
+                            let quietFrom = s.lastQueued + window
+                            if !s.queued.isEmpty, quietFrom > NativeThread.monotonicSeconds(), quietFrom < closesBy { return ([], quietFrom) }
+                            s.flushScheduled = false
+                            return (take(&s), nil)
+                        }
+                        if let next {
+                            wake = next
+                            continue
+                        }
+                        if !ids.isEmpty { await send(ids, with: client) }
+                        return
                     }
-                    if !ids.isEmpty { await send(ids, with: client) }
                 }
             }
         }
