@@ -186,4 +186,31 @@ import TestSupport
             #expect(try h.get(library + "&sync=\(token)&since=100").status == 400)
         }
     }
+
+    /// Issue 55: podcasts looked up meanwhile share lookups: two batches and single podcasts
+    /// asked at once make one iTunes lookup, not one per request.
+    @Test func lookupsAskedMeanwhileGoOutTogether() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let targets =
+                ["/episodes?podcasts=1590000001,1590000002,1590000003", "/episodes?podcasts=1590000003,1590000004"]
+                + (1_590_000_005...1_590_000_008).map { "/podcasts/\($0)/episodes?limit=1" } + ["/podcasts/1590000009"]
+            let statuses = Locked<[Int]>([])
+            let group = DispatchGroup()
+            for target in targets {
+                group.enter()
+                Thread.detachNewThread {
+                    let status = (try? h.get(target).status) ?? 0
+                    statuses.withLock { $0.append(status) }
+                    group.leave()
+                }
+            }
+            group.wait()
+            #expect(statuses.withLock { $0 }.allSatisfy { $0 == 200 }, "\(statuses.withLock { $0 })")
+            // Nine podcasts, seven requests at once: the ids went out together (a request after the
+            // 25 ms of quiet would be a second lookup: a busy machine may make it two).
+            #expect((1...2).contains(h.upstream.requestCount(for: "itunes-lookup")), "\(h.upstream.requestCount(for: "itunes-lookup"))")
+            #expect(h.upstream.requestCount(for: "rss") == 8)
+        }
+    }
 }
