@@ -158,11 +158,31 @@ final class FixtureState: Sendable {
         return validated(data, type: recorded ?? "application/rss+xml", request, counting: "rss-304")
     }
 
-    /// `Fixtures/episode-files/<name>`, typed by its extension.
+    /// `Fixtures/episode-files/<name>`, typed by its extension; `long-<MiB>.vtt` (1-64) is a
+    /// WebVTT transcript of that size, made up (a long interview's word-level captions).
     func episodeFile(_ name: String, _ request: Request) -> Response {
+        if name.hasPrefix("long-"), name.hasSuffix(".vtt"), let mib = Int(name.dropFirst(5).dropLast(4)), (1...64).contains(mib) {
+            var r = Response(status: 200, body: Self.longTranscript(mib << 20))
+            r.headers.add("Content-Type", "text/vtt")
+            return r
+        }
         let types = ["json": "application/json", "vtt": "text/vtt", "srt": "application/x-subrip", "html": "text/html; charset=utf-8", "txt": "text/plain"]
         let type = name.split(separator: ".").last.flatMap { types[String($0)] } ?? "application/octet-stream"
         return recorded("episode-files", name, type: type, request)
+    }
+
+    /// A WebVTT file of about `bytes`: one-second cues, two speakers taking turns.
+    static func longTranscript(_ bytes: Int) -> [UInt8] {
+        var out = Array("WEBVTT\n\n".utf8)
+        out.reserveCapacity(bytes + 256)
+        var second = 0
+        while out.count < bytes {
+            let cue =
+                "\(ClockText.format(second)) --> \(ClockText.format(second + 1))\n<v \(second % 2 == 0 ? "Ada Host" : "Grace Guest")>Word \(second) of a long interview.\n\n"
+            out += cue.utf8
+            second += 1
+        }
+        return out
     }
 
     /// `Fixtures/artwork/<name>`: publishers' artwork (and the hostile files), typed by extension
@@ -201,5 +221,13 @@ final class FixtureState: Sendable {
         r.headers.add("Last-Modified", Self.feedLastModified)
         r.headers.add("Content-Type", type)
         return r
+    }
+}
+
+/// `HH:MM:SS.000`, as WebVTT writes a time.
+enum ClockText {
+    static func format(_ seconds: Int) -> String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).000"
     }
 }

@@ -28,6 +28,14 @@ public final class FixtureUpstream: Sendable {
         router.get("/episode-files/:name") { ctx in state.serve("episode-files", ctx) { state.episodeFile($1, $0) } }
         // Artwork, served as publishers' hosts do (validators, 304s).
         router.get("/artwork/:name") { ctx in state.serve("artwork", ctx) { state.artwork($1, $0) } }
+        // A publisher's file host that takes the request and never answers (within a minute).
+        router.get("/hang/:name") { ctx in
+            _ = state.serve("hang", ctx) { _, _ in Response(status: 204) }  // counted
+            return .deferred { _ in
+                try? await Task.sleep(for: .seconds(60))
+                return .error(status: 504, code: "hung", message: "answered after a minute")
+            }
+        }
         // A feed that moved for good: 301 to its address under /rss/.
         router.get("/moved/:name") { ctx in
             state.serve("rss-moved", ctx) { _, name in

@@ -84,7 +84,8 @@ final class CurlDriver: @unchecked Sendable {
         _ = ccurl_setopt_long(h, CURLOPT_MAXREDIRS, 3)
         _ = ccurl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMs)
         _ = ccurl_setopt_long(h, CURLOPT_TIMEOUT_MS, timeoutMs)
-        _ = ccurl_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, Int64(t.maxBodyBytes))
+        // A request that takes a cut reads the start of a file however large it says it is.
+        if !r.cutsAtMaxBody { _ = ccurl_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, Int64(t.maxBodyBytes)) }
         _ = ccurl_setopt_string(h, CURLOPT_ACCEPT_ENCODING, "")  // every coding curl supports
         _ = ccurl_setopt_string(h, CURLOPT_USERAGENT, settings.userAgent)
         _ = ccurl_setopt_long(h, CURLOPT_TCP_KEEPALIVE, 1)
@@ -138,7 +139,11 @@ final class CurlDriver: @unchecked Sendable {
                 var tag: UnsafeMutableRawPointer?
                 ccurl_getinfo_pointer(easy, CURLINFO_PRIVATE, &tag)
                 guard let tag, let t = active[UInt64(UInt(bitPattern: tag))] else { continue }
-                if code == CURLE_OK { finish(t, error: nil) } else { finish(t, error: Self.classify(code, t)) }
+                if code == CURLE_OK || (t.exceededBodyLimit && t.request.cutsAtMaxBody) {
+                    finish(t, error: nil)
+                } else {
+                    finish(t, error: Self.classify(code, t))
+                }
             }
             var numfds: Int32 = 0
             curl_multi_poll(multi, nil, 0, 1000, &numfds)
@@ -187,6 +192,7 @@ final class CurlDriver: @unchecked Sendable {
             dns: time(CURLINFO_NAMELOOKUP_TIME), connect: time(CURLINFO_CONNECT_TIME), tls: time(CURLINFO_APPCONNECT_TIME),
             firstByte: time(CURLINFO_STARTTRANSFER_TIME), total: time(CURLINFO_TOTAL_TIME))
         var response = UpstreamResponse(status: status, headers: t.headers, body: t.body, timings: timings, newConnections: connects, effectiveURL: effective)
+        response.truncated = t.exceededBodyLimit
         // Every hop before the last was a redirect; only an all-permanent chain moves the resource.
         let hops = t.statuses.dropLast()
         if !hops.isEmpty, hops.allSatisfy({ $0 == 301 || $0 == 308 }), effective != t.request.url { response.permanentRedirect = effective }

@@ -44,6 +44,11 @@ final class CurlTransfer: @unchecked Sendable {
         let n = size * count
         if t.body.count + n > t.maxBodyBytes {
             t.exceededBodyLimit = true
+            // A request that takes a cut keeps the body up to the cap.
+            if t.request.cutsAtMaxBody {
+                let keep = t.maxBodyBytes - t.body.count
+                ptr.withMemoryRebound(to: UInt8.self, capacity: keep) { t.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: keep)) }
+            }
             return 0  // aborts the transfer with CURLE_WRITE_ERROR
         }
         ptr.withMemoryRebound(to: UInt8.self, capacity: n) { t.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }

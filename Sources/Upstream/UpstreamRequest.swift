@@ -19,6 +19,9 @@ public struct UpstreamRequest: Sendable {
     public var timeoutSeconds: Double?
     /// Body cap; nil uses the client's default.
     public var maxBodyBytes: Int?
+    /// A body past the cap is cut there (the response says `truncated`) instead of failing:
+    /// for files read from the start, whose first part is worth having (a long transcript).
+    public var cutsAtMaxBody = false
     /// Refuse connections to loopback/private/link-local/multicast addresses
     /// (checked on the address curl actually connects to, redirects included).
     public var publicAddressesOnly: Bool
@@ -61,6 +64,8 @@ public struct UpstreamResponse: Sendable {
     /// Where the resource now lives when every redirect on the way was permanent (301/308);
     /// nil without redirects, or when any was temporary.
     public var permanentRedirect: String? = nil
+    /// The body stops at the request's cap (`cutsAtMaxBody`): the rest was not read.
+    public var truncated = false
 
     /// `304 Not Modified` to a conditional request: what the caller has is still current.
     public var isNotModified: Bool { status == 304 }

@@ -49,6 +49,16 @@ public struct PreparedFeed: Sendable {
         source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
         render: @escaping @Sendable ([UInt8]) throws(ClientError) -> Representation
     ) {
+        self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view) { (response: UpstreamResponse) throws(ClientError) in
+            try render(response.body)
+        }
+    }
+
+    /// The same, rendering from the whole response (its body was cut at the cap, say).
+    public init(
+        source: String, cacheKey: String, upstreamRequest: UpstreamRequest, view: FeedView? = nil,
+        render: @escaping @Sendable (UpstreamResponse) throws(ClientError) -> Representation
+    ) {
         self.init(source: source, cacheKey: cacheKey, upstreamRequest: upstreamRequest, view: view) { client, replaced in
             let previous = replaced?.validators
             var request = upstreamRequest
@@ -62,7 +72,7 @@ public struct PreparedFeed: Sendable {
             let parsing = LeafSpan.start()
             let output: Representation
             do {
-                output = try render(response.body)
+                output = try render(response)
             } catch {
                 parsing?.end("parse", Self.parseAttributes(source, response), error: String(describing: error))
                 throw error

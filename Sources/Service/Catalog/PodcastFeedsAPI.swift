@@ -74,7 +74,9 @@ enum PodcastFeedsAPI {
         description: "The episode as the list gives it, cut from the same per-feed data (no download of its own). With include, its chapters "
             + "(the podcast:chapters JSON file, else Podlove Simple Chapters in the feed) and its transcript (the best the feed offers: "
             + "WebVTT, then SubRip, JSON, HTML, plain text), each file fetched once and cached (CACHE_TTL_CHAPTERS, CACHE_TTL_TRANSCRIPTS). "
-            + "A missing or unreadable file is null with an entry in problems, never a failed episode.")
+            + "The two are read at the same time, each within half the upstream budget: a file that does not answer by then is null with an "
+            + "entry in problems and costs the other nothing. A file larger than EPISODE_FILE_MAX_BYTES is read up to it (a transcript says "
+            + "truncated). A missing or unreadable file is null with an entry in problems, never a failed episode.")
 
     static let library = OpenAPIValue.feedOperation(
         "A podcast library's episodes in one request", answers: "EpisodeBatch",
@@ -216,7 +218,10 @@ enum PodcastFeedsAPI {
         "EpisodeTranscript": .closedObject([
             "url": .httpURL, "type": ["enum": ["text/vtt", "application/x-subrip", "application/json", "text/html", "text/plain"]],
             "language": .nullable("string"),
-            "truncated": ["type": "boolean", "description": "more than 20,000 segments or 1 MiB of text: the rest was cut"],
+            "truncated": [
+                "type": "boolean",
+                "description": "more than 20,000 segments or 1 MiB of text, or a file larger than EPISODE_FILE_MAX_BYTES (read up to it): the rest was cut",
+            ],
             "segments": ["type": "array", "maxItems": 20000, "items": .ref("TranscriptSegment")],
         ]),
         "TranscriptSegment": .closedObject([

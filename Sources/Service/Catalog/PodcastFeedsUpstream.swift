@@ -18,7 +18,7 @@ extension UpstreamDeclaration {
             Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.[Setting.feedMaxBodyBytes], .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
             Option(
                 "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),
-                "largest chapters or transcript file accepted"),
+                "the most read of a chapters or transcript file (a larger one is served cut, the transcript truncated)"),
         ],
         routes: [
             RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts, described: PodcastFeedsAPI.episodes) { s in

@@ -86,33 +86,22 @@ struct EpisodeRoute: Sendable {
             guard data.status == 200 else { return CachedRendering.response(data, for: &context, cacheStatus: status, now: cache.now) }
             guard let feed = EpisodeFeedData(data.body) else { return .error(.unreadableCachedData(SourceName.episodes)) }
             guard let detail = EpisodeDetail(in: feed, id: query.episodeID) else { return .error(EpisodeRoute.episodeNotFound) }
-            var problems: [EpisodeAnswer.Problem] = []
+            // Each part on its own clock, at the same time: a chapters file that never answers is
+            // a problem entry when its clock runs out, and costs the transcript nothing.
+            let partDeadline = min(deadline, NativeThread.monotonicSeconds() + route.feeds.upstream.budgetSeconds * Self.partShareOfBudget)
+            async let chaptersPart = query.chapters ? chapters(of: detail, by: partDeadline) : (nil, [])
+            async let transcriptPart = query.transcript ? transcript(of: detail, by: partDeadline) : (nil, [])
+            let (chapterEntry, chapterProblems) = await chaptersPart, (transcriptEntry, transcriptProblems) = await transcriptPart
+            let problems = chapterProblems + transcriptProblems
             // The answer is as fresh as the part of it that expires first.
             var expiresFirst = data
-            func use(_ entry: CachedResponse) -> [UInt8] {
-                if entry.storedAt + entry.policy.ttl < expiresFirst.storedAt + expiresFirst.policy.ttl { expiresFirst = entry }
-                return entry.body
+            for entry in [chapterEntry, transcriptEntry].compactMap({ $0 })
+            where entry.storedAt + entry.policy.ttl < expiresFirst.storedAt + expiresFirst.policy.ttl {
+                expiresFirst = entry
             }
-            var chapters: [UInt8]?
-            if query.chapters {
-                if let file = detail.chaptersFile {
-                    switch await part(file, with: route.chapterLoads) {
-                    case .success(let entry): chapters = use(entry)
-                    case .failure(let problem): problems.append(problem)
-                    }
-                }
-                if chapters == nil, !detail.inlineChapters.isEmpty { chapters = Array(detail.inlineChapters) }
-            }
-            var transcript: [UInt8]?
-            if query.transcript {
-                // The best the feed offers that can be read.
-                for candidate in detail.transcripts where transcript == nil {
-                    switch await part(candidate, with: route.transcriptLoads) {
-                    case .success(let entry): transcript = use(entry)
-                    case .failure(let problem): problems.append(problem)
-                    }
-                }
-            }
+            var chapters = chapterEntry?.body
+            if query.chapters, chapters == nil, !detail.inlineChapters.isEmpty { chapters = Array(detail.inlineChapters) }
+            let transcript = transcriptEntry?.body
             let body = EpisodeAnswer.render(podcastID: id, item: detail.json, chapters: chapters, transcript: transcript, problems: problems)
             // Kept until its first part expires, when complete (a problem may pass).
             let answer = CachedResponse(Representation(body).compressed(), storedAt: expiresFirst.storedAt, policy: expiresFirst.policy)
@@ -120,12 +109,36 @@ struct EpisodeRoute: Sendable {
             return CachedRendering.response(answer, for: &context, cacheStatus: status, now: cache.now)
         }
 
+        /// The share of the upstream budget each part (chapters, transcript) may take.
+        static let partShareOfBudget = 0.5
+
+        /// The episode's chapters file, read by `deadline`, or why not.
+        func chapters(of detail: EpisodeDetail, by deadline: Double) async -> (CachedResponse?, [EpisodeAnswer.Problem]) {
+            guard let file = detail.chaptersFile else { return (nil, []) }
+            switch await part(file, with: route.chapterLoads, by: deadline) {
+            case .success(let entry): return (entry, [])
+            case .failure(let problem): return (nil, [problem])
+            }
+        }
+
+        /// The best transcript the feed offers that can be read by `deadline`, and why better ones could not.
+        func transcript(of detail: EpisodeDetail, by deadline: Double) async -> (CachedResponse?, [EpisodeAnswer.Problem]) {
+            var problems: [EpisodeAnswer.Problem] = []
+            for candidate in detail.transcripts {
+                switch await part(candidate, with: route.transcriptLoads, by: deadline) {
+                case .success(let entry): return (entry, problems)
+                case .failure(let problem): problems.append(problem)
+                }
+            }
+            return (nil, problems)
+        }
+
         /// A chapters or transcript file's entry (its JSON), or why it is absent.
-        func part(_ part: EpisodePart, with loads: FeedRoute) async -> Result<CachedResponse, EpisodeAnswer.Problem> {
+        func part(_ part: EpisodePart, with loads: FeedRoute, by deadline: Double) async -> Result<CachedResponse, EpisodeAnswer.Problem> {
             func problem(_ code: String, _ message: String) -> Result<CachedResponse, EpisodeAnswer.Problem> {
                 .failure(EpisodeAnswer.Problem(part: part.name, code: code, message: message))
             }
-            switch await load(route.parts.prepared(part), with: loads) {
+            switch await load(route.parts.prepared(part), with: loads, by: deadline) {
             case .success(let (entry, _)):
                 guard entry.status == 200 else {
                     let error = EpisodeBatch.error(fromBody: entry.body)
@@ -138,9 +151,11 @@ struct EpisodeRoute: Sendable {
 
         /// A cached entry (a stale one refreshed in the background), else fetched now: one
         /// visit to the cache for both (`lookupOrFetch`).
-        func load(_ prepared: PreparedFeed, with loads: FeedRoute) async -> Result<(CachedResponse, CachedRendering.CacheStatus), ClientError> {
+        func load(_ prepared: PreparedFeed, with loads: FeedRoute, by deadline: Double? = nil) async -> Result<
+            (CachedResponse, CachedRendering.CacheStatus), ClientError
+        > {
             let cache = loads.cache, key = prepared.loadKey
-            let client = self.client, trace = self.trace, deadline = self.deadline, bypass = self.bypass, admission = self.admission
+            let client = self.client, trace = self.trace, deadline = deadline ?? self.deadline, bypass = self.bypass, admission = self.admission
             // The flight this may start inherits it (see `FeedRoute.lookUpOrLoad`).
             let outcome = await UpstreamRequestContext.with({
                 $0.deadline = deadline

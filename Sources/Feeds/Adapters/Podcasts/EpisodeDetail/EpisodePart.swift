@@ -42,16 +42,20 @@ public struct EpisodePart: Sendable, Equatable {
         ClientError(status: 422, code: "\(part)_unreadable", message: message)
     }
 
-    /// Reads the file: the part's JSON (`[chapter…]` or a transcript object).
-    public func read(_ body: [UInt8]) throws(ClientError) -> [UInt8] {
+    /// Reads the file: the part's JSON (`[chapter…]` or a transcript object). `cut`: the body
+    /// is the file's start only (it was larger than the cap): what arrived whole is read, the
+    /// rest left out, and a transcript says `truncated`.
+    public func read(_ body: [UInt8], cut: Bool = false) throws(ClientError) -> [UInt8] {
         let seconds = duration.map(Double.init)
         switch kind {
         case .chapters:
-            let marks = try JSONChapters.read(body, url: url, duration: seconds)
+            let whole = cut ? JSONCut.closed(body[...]) ?? body : body
+            let marks = try JSONChapters.read(whole, url: url, duration: seconds)
             return try FeedJSON.encode(marks)
         case .transcript(let format, let language):
             var text = TranscriptText(duration: seconds)
-            try format.read(body, into: &text)
+            try format.read(cut ? format.wholePart(of: body) : body, into: &text)
+            if cut { text.markTruncated() }
             let transcript = EpisodeTranscript(url: url, type: format.rawValue, language: language, truncated: text.truncated, segments: text.sortedSegments)
             return try FeedJSON.encode(transcript)
         }
@@ -60,7 +64,8 @@ public struct EpisodePart: Sendable, Equatable {
 
 /// Loads episode parts through the upstream client.
 public struct EpisodePartLoader: Sendable {
-    /// The largest file downloaded; a larger one is refused (`problems`), not read in part.
+    /// The most read of a file: a larger one is read up to here and served cut (a transcript
+    /// says `truncated`), not refused.
     public let maxFileBytes: Int
     let allowPrivateHosts: Bool
 
@@ -78,8 +83,10 @@ public struct EpisodePartLoader: Sendable {
         var request = UpstreamRequest(
             upstream: SourceName.episodes, url: part.url, headers: [("Accept", accept)], maxBodyBytes: maxFileBytes, publicAddressesOnly: !allowPrivateHosts)
         request.urlChosenByThirdParty = true
-        return PreparedFeed(source: SourceName.episodes, cacheKey: part.cacheKey, upstreamRequest: request) { body throws(ClientError) in
-            Representation(try part.read(body))
+        request.cutsAtMaxBody = true
+        return PreparedFeed(source: SourceName.episodes, cacheKey: part.cacheKey, upstreamRequest: request) {
+            (response: UpstreamResponse) throws(ClientError) in
+            Representation(try part.read(response.body, cut: response.truncated))
         }
     }
 }

@@ -40,6 +40,9 @@ public struct TranscriptText {
     /// false once full: the reader may stop.
     var wantsMore: Bool { !truncated }
 
+    /// The file was cut before its end.
+    mutating func markTruncated() { truncated = true }
+
     mutating func add(start: Double?, end: Double?, speaker: String?, text: String) {
         guard !truncated else { return }
         let limit = duration ?? ClockTime.maxSeconds
@@ -106,6 +109,31 @@ public enum TranscriptFormat: String, Sendable, CaseIterable, Comparable {
             }
         default: return nil
         }
+    }
+
+    /// What of a file cut short arrived whole: cue files up to their last blank line (the cue
+    /// the cut went through left out), JSON closed after its last whole element, text up to
+    /// its last line break.
+    func wholePart(of bytes: [UInt8]) -> [UInt8] {
+        switch self {
+        case .webVTT, .subRip:
+            guard let end = Self.lastBlankLine(bytes) else { return bytes }
+            return Array(bytes[..<end])
+        case .json: return JSONCut.closed(bytes[...]) ?? bytes
+        case .html, .plain:
+            guard let end = bytes.lastIndex(of: 0x0A) else { return bytes }
+            return Array(bytes[..<end])
+        }
+    }
+
+    /// Where the last blank line (`\n\n`, `\n\r\n`) starts.
+    static func lastBlankLine(_ bytes: [UInt8]) -> Int? {
+        var i = bytes.count - 1
+        while i > 0 {
+            if bytes[i] == 0x0A, bytes[i - 1] == 0x0A || (i >= 2 && bytes[i - 1] == 0x0D && bytes[i - 2] == 0x0A) { return i }
+            i -= 1
+        }
+        return nil
     }
 
     func read(_ bytes: [UInt8], into text: inout TranscriptText) throws(ClientError) {
