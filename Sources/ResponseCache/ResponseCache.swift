@@ -330,8 +330,9 @@ public final class ResponseCache: Sendable {
 
     private func insert(_ response: CachedResponse, for key: String, into s: inout State) {
         let cost = response.cost + key.utf8.count
-        // One oversized entry must not flush everything else: it is simply not kept.
-        guard cost <= maxBytes / 8 else {
+        // One oversized entry (past a quarter of the budget) must not flush everything else:
+        // it is simply not kept.
+        guard cost <= maxBytes / 4 else {
             if let old = s.slots.removeValue(forKey: key) { s.bytes -= old.cost + key.utf8.count }
             return
         }

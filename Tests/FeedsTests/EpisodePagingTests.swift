@@ -66,7 +66,7 @@ import Testing
         let data = try #require(EpisodeFeedData(blob))
         #expect(data.entries.count == 5)
         #expect(data.title == "Swift by Sundell")
-        let output = data.page(podcastID: 7, limit: 2, since: nil, cursor: nil)
+        let output = try #require(data.page(podcastID: 7, limit: 2, since: nil, cursor: nil))
         let parsed = try RSSParser.parse(feed, limit: 500, base: "https://example.com/feed.xml")
         let next = try #require(output.link.flatMap { $0.split(separator: "cursor=").last.map { String($0.prefix(23)) } })
         let envelope = EpisodesEnvelope(
@@ -93,7 +93,7 @@ import Testing
         var cursor: EpisodeCursor?
         var pages = 0
         repeat {
-            let output = data.page(podcastID: 42, limit: 500, since: nil, cursor: cursor)
+            let output = try #require(data.page(podcastID: 42, limit: 500, since: nil, cursor: cursor))
             let body = json(output.body)
             #expect((body["page"] as? [String: Any])?["total"] as? Int == 3000)
             ids += (body["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
@@ -122,5 +122,60 @@ import Testing
         let small = try EpisodeFeedData.build(feed: fixture("rss/1200361736.xml"), contentType: nil, lookupTitle: nil, base: nil, maxBytes: blob.count - 1)
         #expect(small.count < blob.count)
         #expect((EpisodeFeedData(small)?.entries.count ?? 99) < 5)
+    }
+}
+
+extension EpisodePagingTests {
+    /// Issue 57: a long-running daily show of 5,000 episodes with notes is whole within a budget
+    /// its JSON is three times larger than (kept in compressed blocks): every episode reachable,
+    /// the total true, nothing said to be left out. Past the budget even compressed, the oldest
+    /// are left out and the data says so. (make bench builds a 30 MB, 5,000-episode feed with
+    /// 6 KB of notes each within the default budget.)
+    @Test func aFiveThousandEpisodeFeedWithNotesIsWholeWhenItsJSONIsNot() async throws {
+        try await offPool { try Self.fiveThousandEpisodes() }  // seconds of work: not on the test pool
+    }
+
+    static func fiveThousandEpisodes() throws {
+        var rng = SplitMix(seed: 57)
+        let words = [
+            "podcast", "episode", "today", "we", "talk", "about", "the", "server", "cache", "feeds", "and", "with", "our", "guest", "history",
+            "interview", "listener", "questions", "news", "week", "show", "notes", "links", "sponsor", "thanks", "music", "archive", "science",
+        ]
+        var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>Daily</title>"#
+        for n in stride(from: 5000, to: 0, by: -1) {
+            var notes = "<p>"
+            while notes.utf8.count < 1500 { notes += words[Int(rng.next() % UInt64(words.count))] + (rng.next() % 12 == 0 ? ".</p><p>" : " ") }
+            xml += "<item><guid>ep-\(n)</guid><title>Episode \(n)</title><pubDate>\(Timestamp.format(1_300_000_000 + n * 86_400))</pubDate>"
+            xml += "<description><![CDATA[\(notes)</p>]]></description></item>"
+        }
+        let feed = Array((xml + "</channel></rss>").utf8)
+        let budget = 4 << 20
+        let blob = try EpisodeFeedData.build(feed: feed, contentType: nil, lookupTitle: nil, base: nil, maxBytes: budget)
+        #expect(blob.count <= budget)
+        let data = try #require(EpisodeFeedData(blob))
+        #expect(data.entries.count == 5000, "\(data.entries.count) kept in \(blob.count) bytes")
+        #expect(!data.truncated)
+        var ids: [String] = []
+        var cursor: EpisodeCursor?
+        var pages = 0
+        repeat {
+            let body = json(try #require(data.page(podcastID: 42, limit: 500, since: nil, cursor: cursor)).body)
+            #expect((body["page"] as? [String: Any])?["total"] as? Int == 5000 && body["truncated"] as? Bool == false, "\(body["page"] ?? "")")
+            ids += (body["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = ((body["page"] as? [String: Any])?["nextCursor"] as? String).flatMap { try? EpisodeCursor.decode($0, scope: "42") }
+            pages += 1
+        } while cursor != nil && pages < 20
+        #expect(ids == stride(from: 5000, to: 0, by: -1).map { "ep-\($0)" }, "\(ids.count) ids walked")
+        // Its JSON is more than three times the budget: the blocks are what made it fit.
+        #expect(data.entries.reduce(0) { $0 + $1.length + $1.chaptersLength } > 3 * budget)
+        // Past the budget even compressed, the oldest are left out and the data says so.
+        let small = try #require(EpisodeFeedData(try EpisodeFeedData.build(feed: feed, contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20)))
+        #expect(small.truncated && small.entries.count < 5000 && small.entries.count > 500, "\(small.entries.count)")
+        #expect(json(try #require(small.page(podcastID: 42, limit: 1, since: nil, cursor: nil)).body)["truncated"] as? Bool == true)
+        // A feed of exactly the most kept is whole; one more item, and it says so.
+        let three = Array(
+            #"<rss version="2.0"><channel><item><guid>a</guid></item><item><guid>b</guid></item><item><guid>c</guid></item></channel></rss>"#.utf8)
+        #expect(try RSSParser.parse(three, limit: 3).reachedLimit == false)
+        #expect(try RSSParser.parse(three, limit: 2).reachedLimit == true)
     }
 }

@@ -77,6 +77,9 @@ public struct EpisodesEnvelope: Codable, Sendable {
     public var persons: [Person] = []
     /// `itunes:new-feed-url`: where the publisher says the feed now lives.
     public var newFeedUrl: String?
+    /// The feed lists more episodes than are kept (5,000, within the per-feed budget): the
+    /// oldest were left out, and `page.total` counts those kept.
+    public var truncated = false
     public var count: Int
     public var items: [Episode]
     public var page: CursorPageInfo?

@@ -21,6 +21,10 @@ enum PodcastFeedsAPI {
         "type": "boolean",
         "description": "with sync: the token named a point this feed's history no longer holds (or not this podcast), so its whole list is being sent",
     ]
+    private static let truncatedList: OpenAPIValue = [
+        "type": "boolean",
+        "description": "the feed lists more episodes than are kept (5,000, within the per-feed budget): the oldest were left out",
+    ]
     private static let syncExpired = OpenAPIValue.error("a sync token of a format this version no longer reads (sync_token_expired): refresh without sync")
     private static let podcastID = OpenAPIValue.pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_200_361_736)
     private static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])
@@ -176,7 +180,7 @@ enum PodcastFeedsAPI {
                 "funding": listOf("Funding", "podcast:funding, at most 50"),
                 "persons": listOf("Person", "the channel's podcast:person, at most 50"),
                 "newFeedUrl": described(.orNull(.httpURL), "itunes:new-feed-url"),
-                "syncToken": syncToken, "resync": resync,
+                "syncToken": syncToken, "resync": resync, "truncated": truncatedList,
             ]),
         "EpisodeBatch": .closedObject([
             "source": ["const": "rss"], "count": .nonNegative, "items": ["type": "array", "items": .ref("BatchEpisode")],
@@ -190,7 +194,7 @@ enum PodcastFeedsAPI {
                     ["type": "null"], .closedObject(["code": ["type": "string"], "message": ["type": "string"]]),
                 ]
             ],
-            "resync": resync,
+            "resync": resync, "truncated": truncatedList,
         ]),
         "BatchPage": .closedObject([
             "size": ["type": "integer", "minimum": 1], "total": .nonNegative,

@@ -45,12 +45,13 @@ extension UpstreamDeclaration {
 }
 
 extension EpisodesAdapter {
-    /// A podcast's episode data stays within what one cache entry may take (an eighth of the
-    /// cache), so a long feed is kept rather than fetched again for every page.
+    /// A podcast's episode data stays within what one cache entry may take (a quarter of the
+    /// cache, at most 32 MiB; a long feed's episodes compressed), so a long feed is kept whole
+    /// rather than fetched again for every page.
     init(_ c: Configuration, lookups: PodcastLookups) {
         self.init(
             lookups: lookups, maxFeedBytes: c[Setting.feedMaxBodyBytes], allowPrivateHosts: c.allowPrivateFeedHosts,
-            maxDataBytes: max(64 << 10, min(16 << 20, c.cacheMaxBytes / 8 - (64 << 10))),
+            maxDataBytes: max(64 << 10, min(32 << 20, c.cacheMaxBytes / 4 - (64 << 10))),
             imageLinks: c[Setting.imageProxyKey].flatMap { ImageProxyLinks(key: $0, publicBaseURL: c[Setting.publicBaseURL]) })
     }
 }

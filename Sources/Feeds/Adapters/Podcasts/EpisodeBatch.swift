@@ -156,18 +156,22 @@ public struct EpisodeBatch: Sendable {
     /// podcast in the order asked, the page, and the sync token.
     /// Not a cache's representation: the batch's ETag is a hash of its parts (the route's).
     public func render(_ statuses: [Status], _ selection: Selection) -> (body: [UInt8], link: String?) {
+        // Each episode's JSON (an episode whose block cannot be read, damaged data, is left out).
+        let items = selection.items.compactMap { ref -> (podcast: Int, json: ArraySlice<UInt8>)? in
+            guard case .ok(let data) = statuses[ref.podcast], let episode = data.episode(ref.entry) else { return nil }
+            return (ref.podcast, episode.json)
+        }
         var out: [UInt8] = []
         out += #"{"source":"rss","count":"#.utf8
-        out += String(selection.items.count).utf8
+        out += String(items.count).utf8
         out += #","items":["#.utf8
-        for (n, ref) in selection.items.enumerated() {
+        for (n, item) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            guard case .ok(let data) = statuses[ref.podcast] else { continue }
             // {"podcastId":N, then the episode's own fields (its JSON is an object with fields).
             out += #"{"podcastId":"#.utf8
-            out += String(ids[ref.podcast]).utf8
+            out += String(ids[item.podcast]).utf8
             out.append(UInt8(ascii: ","))
-            out += data.entries[ref.entry].json.dropFirst()
+            out += item.json.dropFirst()
         }
         out += #"],"podcasts":["#.utf8
         for (p, status) in statuses.enumerated() {
@@ -182,15 +186,16 @@ public struct EpisodeBatch: Sendable {
                 Self.appendNullable(data.updated, to: &out)
                 out += #","episodeCount":"#.utf8
                 out += String(data.entries.count).utf8
+                out += data.truncated ? #","truncated":true"#.utf8 : #","truncated":false"#.utf8
                 out += #","error":null"#.utf8
             case .error(let code, let message):
-                out += #","status":"error","title":null,"updated":null,"episodeCount":null,"error":{"code":"#.utf8
+                out += #","status":"error","title":null,"updated":null,"episodeCount":null,"truncated":false,"error":{"code":"#.utf8
                 JSONBytes.appendQuoted(code, to: &out)
                 out += #","message":"#.utf8
                 JSONBytes.appendQuoted(message, to: &out)
                 out += "}".utf8
             case .pending:
-                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"error":null"#.utf8
+                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"truncated":false,"error":null"#.utf8
             }
             out += selection.resync[p] ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
         }

@@ -8,25 +8,33 @@ import Primitives
 /// apart from one pass over a small index. It also carries when FeedProxy saw each episode
 /// (`EpisodeChangeLog`), carried over from the data it replaces.
 ///
+/// A long feed stays whole: when the episodes' JSON would pass the byte budget, it is kept in
+/// blocks of about `blockBytes`, each compressed (a daily show's years of notes shrink about
+/// four times), and only the blocks a page needs are inflated when it is cut. What still does
+/// not fit (past `maxEpisodes`, or past the budget compressed) is left out, oldest first, and
+/// the data says so (`truncated`).
+///
 /// Layout (little-endian; read back like network input, since it may come from the shared tier):
 /// `FPEP` · version · u32 episode count · u32 head length · u16 title length · u8 updated length ·
-/// u16 version count · per version {u32 seq, u32 id, u32 changes} ·
-/// per episode {i64 published (Int64.min: undated), u64 anchor, u32 offset, u32 length, u32 chapters length,
-/// u32 stamp seq, u32 stamp ordinal, u64 content hash} ·
-/// title · updated · head (the channel's JSON up to `,"count":`) · the episodes' JSON, each followed
-/// by its inline chapters' JSON (empty when it has none).
+/// u8 flags (1: truncated) · u16 version count · per version {u32 seq, u32 id, u32 changes} ·
+/// u32 block count · per block {u32 offset, u32 stored length, u32 length} ·
+/// per episode {i64 published (Int64.min: undated), u64 anchor, u32 block, u32 offset, u32 length,
+/// u32 chapters length, u32 stamp seq, u32 stamp ordinal, u64 content hash} ·
+/// title · updated · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
+/// each followed by its inline chapters' JSON (empty when it has none), gzip-compressed when a
+/// block's stored length is less than its length.
 public struct EpisodeFeedData: Sendable {
     public struct Entry: Sendable {
         public let published: Int64
         public let anchor: UInt64
-        public let json: ArraySlice<UInt8>
-        /// Inline (Podlove) chapters as `[chapter…]` JSON, checked against the episode's
-        /// length; empty when the feed gives none.
-        public let chapters: ArraySlice<UInt8>
         /// When FeedProxy first saw the episode as it is now.
         public let stamp: EpisodeStamp
         /// The hash of its JSON and chapters: a changed episode hashes differently.
         public let contentHash: UInt64
+        let block: Int
+        let offset: Int
+        let length: Int
+        let chaptersLength: Int
     }
 
     public let title: String?
@@ -35,17 +43,33 @@ public struct EpisodeFeedData: Sendable {
     public let head: ArraySlice<UInt8>
     public let entries: [Entry]
     public let changes: EpisodeChangeLog
+    /// The feed lists more episodes than are kept: the oldest were left out.
+    public let truncated: Bool
+    private let blocks: EpisodeBlocks
 
     static let magic = Array("FPEP".utf8)
     /// The layout's version: data of another (an older replica's, in the shared tier) is not read.
-    public static let version: UInt8 = 3
+    public static let version: UInt8 = 4
     static let undated = Int64.min
-    /// The most episodes kept of one feed (a daily show of eight years).
+    /// The most episodes kept of one feed (a daily show of thirteen years).
     public static let maxEpisodes = 5_000
-    static let entryBytes = 44
+    static let entryBytes = 48
+    /// About this much JSON a compressed block (a page of long notes inflates a few of them).
+    static let blockBytes = 64 << 10
 
-    /// Parses `body` and encodes the channel and each episode once. Stops adding episodes
-    /// (the oldest, in feed order) before the data would pass `maxBytes`.
+    /// An episode's JSON and inline chapters (`[chapter…]` JSON, checked against its length;
+    /// empty when the feed gives none); nil when its block cannot be read (damaged data).
+    public func episode(_ i: Int) -> (json: ArraySlice<UInt8>, chapters: ArraySlice<UInt8>)? {
+        guard entries.indices.contains(i) else { return nil }
+        let e = entries[i]
+        guard let block = blocks.bytes(e.block) else { return nil }
+        let start = block.startIndex + e.offset
+        return (block[start..<(start + e.length)], block[(start + e.length)..<(start + e.length + e.chaptersLength)])
+    }
+
+    /// Parses `body` and encodes the channel and each episode once. A feed whose episodes pass
+    /// `maxBytes` is kept in compressed blocks; episodes that still do not fit (the oldest, in
+    /// feed order) are left out, and the data is `truncated`.
     /// `images`: with the image proxy on, every image gets its proxied sizes and show notes'
     /// images are proxied. `previous`: the data this refresh replaces (nil: none known), whose
     /// episodes keep the stamps of when they were first seen; `seenAt`: now, in Unix seconds.
@@ -54,73 +78,121 @@ public struct EpisodeFeedData: Sendable {
         previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now()
     ) throws(ClientError) -> [UInt8] {
         let parsed = try RSSParser.parse(body, limit: maxEpisodes, contentType: contentType, base: base, imageSource: images.map { links in links.notesImage })
-        let channel = EpisodesEnvelope(
+        var channel = EpisodesEnvelope(
             title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
             imageUrl: parsed.imageUrl, images: images?.images(for: parsed.imageUrl), link: parsed.link, language: parsed.language,
             podcastGuid: parsed.podcastGuid, locked: parsed.locked,
             funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, count: 0, items: [], page: nil)
+        struct Encoded {
+            let published: Int64
+            let anchor: UInt64
+            let json: [UInt8]
+            let chapters: [UInt8]
+            let hash: UInt64
+        }
+        var encoded: [Encoded] = []
+        encoded.reserveCapacity(parsed.episodes.count)
+        var total = 0
+        for var episode in parsed.episodes {
+            episode.images = images?.images(for: episode.imageUrl)
+            let json = try FeedJSON.encode(episode)
+            let chapters = episode.inlineChapters.isEmpty ? [] : try FeedJSON.encode(episode.inlineChapters)
+            var hasher = XXH64.Hasher()
+            hasher.add(json)
+            hasher.add(chapters)
+            encoded.append(
+                Encoded(
+                    published: episode.published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? undated,
+                    anchor: EpisodeCursor.anchor(id: episode.id, json: json[...]), json: json, chapters: chapters, hash: hasher.value))
+            total += json.count + chapters.count
+        }
+        // Whole in one plain block when it fits; else compressed blocks, as many as fit.
+        let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + 4096
+        var blocks: [(stored: [UInt8], length: Int)] = []
+        var placed: [(block: Int, offset: Int)] = []
+        var truncated = parsed.reachedLimit
+        let budget = maxBytes - overhead
+        var stored = 0
+        if total <= budget {
+            var area: [UInt8] = []
+            area.reserveCapacity(total)
+            for e in encoded {
+                placed.append((0, area.count))
+                area += e.json
+                area += e.chapters
+            }
+            blocks = [(area, area.count)]
+            stored = area.count
+        } else {
+            var start = 0
+            while start < encoded.count {
+                var raw: [UInt8] = []
+                var end = start
+                var offsets: [(block: Int, offset: Int)] = []
+                while end < encoded.count, raw.isEmpty || raw.count + encoded[end].json.count + encoded[end].chapters.count <= blockBytes {
+                    offsets.append((blocks.count, raw.count))
+                    raw += encoded[end].json
+                    raw += encoded[end].chapters
+                    end += 1
+                }
+                let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? raw
+                guard stored + packed.count <= budget else {
+                    truncated = true
+                    break
+                }
+                stored += packed.count
+                blocks.append((packed, raw.count))
+                placed += offsets
+                start = end
+            }
+            encoded.removeLast(encoded.count - placed.count)
+        }
+        channel.truncated = truncated
         let whole = try FeedJSON.encode(channel)
         let tail = Array(#","count":0,"items":[],"page":null,"syncToken":null,"resync":false}"#.utf8)
         guard whole.count > tail.count, Array(whole.suffix(tail.count)) == tail else { throw .badUpstreamResponse("the podcast feed") }
         let head = whole.dropLast(tail.count)
         let title = Array((channel.title ?? "").utf8.prefix(0xFFFF)), updated = Array((channel.updated ?? "").utf8.prefix(0xFF))
-        struct Encoded {
-            let published: Int64
-            let anchor: UInt64
-            let offset: Int
-            let length: Int
-            let chapters: Int
-            let hash: UInt64
-        }
-        var encoded: [Encoded] = []
-        var area: [UInt8] = []
-        // What the versions may take at most (every episode stamped by a version of its own, and the kept ones).
-        let fixed = 4 + 1 + 4 + 4 + 2 + 1 + 2 + 12 * (parsed.episodes.count + EpisodeChangeLog.keptVersions) + title.count + updated.count + head.count
-        for var episode in parsed.episodes {
-            episode.images = images?.images(for: episode.imageUrl)
-            let json = try FeedJSON.encode(episode)
-            let chapters = episode.inlineChapters.isEmpty ? [] : try FeedJSON.encode(episode.inlineChapters)
-            let size = json.count + chapters.count
-            guard fixed + (encoded.count + 1) * entryBytes + area.count + size <= maxBytes, area.count + size <= Int(UInt32.max) else { break }
-            let offset = area.count
-            area += json
-            area += chapters
-            encoded.append(
-                Encoded(
-                    published: episode.published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? undated,
-                    anchor: EpisodeCursor.anchor(id: episode.id, json: json[...]), offset: offset, length: json.count, chapters: chapters.count,
-                    hash: area[offset...].withUnsafeBytes { XXH64.hash($0) }))
-        }
         let known = previous.map { old in
             (stamps: Dictionary(old.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), log: old.changes)
         }
         let (stamps, log) = EpisodeChangeLog.stamp(encoded.map(\.hash), after: known, at: seenAt)
         var out = magic + [version]
-        out.reserveCapacity(fixed + encoded.count * entryBytes + area.count)
+        out.reserveCapacity(overhead + title.count + updated.count + head.count + stored)
         append(UInt64(encoded.count), 4, to: &out)
         append(UInt64(head.count), 4, to: &out)
         append(UInt64(title.count), 2, to: &out)
         append(UInt64(updated.count), 1, to: &out)
+        out.append(truncated ? 1 : 0)
         append(UInt64(log.versions.count), 2, to: &out)
         for v in log.versions {
             append(UInt64(v.seq), 4, to: &out)
             append(UInt64(v.id), 4, to: &out)
             append(UInt64(v.changes), 4, to: &out)
         }
-        for (e, stamp) in zip(encoded, stamps) {
+        append(UInt64(blocks.count), 4, to: &out)
+        var offset = 0
+        for b in blocks {
+            append(UInt64(offset), 4, to: &out)
+            append(UInt64(b.stored.count), 4, to: &out)
+            append(UInt64(b.length), 4, to: &out)
+            offset += b.stored.count
+        }
+        for (i, e) in encoded.enumerated() {
             append(UInt64(bitPattern: e.published), 8, to: &out)
             append(e.anchor, 8, to: &out)
-            append(UInt64(e.offset), 4, to: &out)
-            append(UInt64(e.length), 4, to: &out)
-            append(UInt64(e.chapters), 4, to: &out)
-            append(UInt64(stamp.seq), 4, to: &out)
-            append(UInt64(stamp.ordinal), 4, to: &out)
+            append(UInt64(placed[i].block), 4, to: &out)
+            append(UInt64(placed[i].offset), 4, to: &out)
+            append(UInt64(e.json.count), 4, to: &out)
+            append(UInt64(e.chapters.count), 4, to: &out)
+            append(UInt64(stamps[i].seq), 4, to: &out)
+            append(UInt64(stamps[i].ordinal), 4, to: &out)
             append(e.hash, 8, to: &out)
         }
         out += title
         out += updated
         out += head
-        out += area
+        for b in blocks { out += b.stored }
         return out
     }
 
@@ -128,8 +200,8 @@ public struct EpisodeFeedData: Sendable {
     public init?(_ blob: [UInt8]) {
         var r = Reader(bytes: blob)
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let n = r.int(4), n <= Self.maxEpisodes,
-            let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let versionCount = r.int(2),
-            versionCount <= Self.maxEpisodes + EpisodeChangeLog.keptVersions
+            let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let flags = r.int(1), flags <= 1,
+            let versionCount = r.int(2), versionCount <= Self.maxEpisodes + EpisodeChangeLog.keptVersions
         else { return nil }
         var versions: [EpisodeChangeLog.Version] = []
         versions.reserveCapacity(versionCount)
@@ -138,34 +210,45 @@ public struct EpisodeFeedData: Sendable {
             versions.append(EpisodeChangeLog.Version(seq: seq, id: id, changes: changes))
         }
         let changes = EpisodeChangeLog(versions: versions)
-        var raw: [(Int64, UInt64, Int, Int, Int, EpisodeStamp, UInt64)] = []
-        raw.reserveCapacity(n)
-        for _ in 0..<n {
-            guard let published = r.int64(), let anchor = r.uint(8), let offset = r.int(4), let length = r.int(4), let chapters = r.int(4),
-                let seq = r.uint32(), let ordinal = r.uint32(), let hash = r.uint(8),
-                // Every stamp names a version the log holds, within its changes.
-                let stamped = changes.version(seq), ordinal < stamped.changes
+        guard let blockCount = r.int(4), blockCount <= max(1, n) else { return nil }
+        var table: [(offset: Int, stored: Int, length: Int)] = []
+        table.reserveCapacity(blockCount)
+        var next = 0
+        for _ in 0..<blockCount {
+            // Blocks follow each other; none inflates past what an episode's data may take.
+            guard let offset = r.int(4), let stored = r.int(4), let length = r.int(4), offset == next, stored <= length, length <= Self.maxBlockLength
             else { return nil }
-            raw.append((published, anchor, offset, length, chapters, EpisodeStamp(seq: seq, ordinal: ordinal), hash))
+            table.append((offset, stored, length))
+            next = offset + stored
+        }
+        var entries: [Entry] = []
+        entries.reserveCapacity(n)
+        for _ in 0..<n {
+            guard let published = r.int64(), let anchor = r.uint(8), let block = r.int(4), let offset = r.int(4), let length = r.int(4),
+                let chapters = r.int(4), let seq = r.uint32(), let ordinal = r.uint32(), let hash = r.uint(8),
+                // Every stamp names a version the log holds, within its changes; every episode lies in its block.
+                let stamped = changes.version(seq), ordinal < stamped.changes, block < table.count, length > 0,
+                offset <= table[block].length, length <= table[block].length - offset, chapters <= table[block].length - offset - length
+            else { return nil }
+            entries.append(
+                Entry(
+                    published: published, anchor: anchor, stamp: EpisodeStamp(seq: seq, ordinal: ordinal), contentHash: hash, block: block,
+                    offset: offset, length: length, chaptersLength: chapters))
         }
         guard let title = r.take(titleLength), let updated = r.take(updatedLength), let head = r.take(headLength) else { return nil }
         let area = r.rest
-        var entries: [Entry] = []
-        entries.reserveCapacity(n)
-        for (published, anchor, offset, length, chapters, stamp, hash) in raw {
-            guard length > 0, offset <= area.count, length <= area.count - offset, chapters <= area.count - offset - length else { return nil }
-            let start = area.startIndex + offset
-            entries.append(
-                Entry(
-                    published: published, anchor: anchor, json: area[start..<(start + length)],
-                    chapters: area[(start + length)..<(start + length + chapters)], stamp: stamp, contentHash: hash))
-        }
+        guard area.count == next else { return nil }
         self.title = title.isEmpty ? nil : String(decoding: title, as: UTF8.self)
         self.updated = updated.isEmpty ? nil : String(decoding: updated, as: UTF8.self)
         self.head = head
         self.entries = entries
         self.changes = changes
+        truncated = flags == 1
+        blocks = EpisodeBlocks(area: area, table: table)
     }
+
+    /// The most a block may inflate to (more than any block `build` writes).
+    static let maxBlockLength = 64 << 20
 
     static func append(_ value: UInt64, _ count: Int, to out: inout [UInt8]) {
         for i in 0..<count { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
@@ -193,5 +276,30 @@ public struct EpisodeFeedData: Sendable {
         mutating func uint32() -> UInt32? { uint(4).map { UInt32(truncatingIfNeeded: $0) } }
 
         var rest: ArraySlice<UInt8> { bytes[at...] }
+    }
+}
+
+/// The episodes' bytes of one data's blocks: a plain block read in place, a compressed one
+/// inflated when first needed (by this reader of the data only).
+final class EpisodeBlocks: Sendable {
+    private let area: ArraySlice<UInt8>
+    private let table: [(offset: Int, stored: Int, length: Int)]
+    private let inflated = Locked<[Int: [UInt8]]>([:])
+
+    init(area: ArraySlice<UInt8>, table: [(offset: Int, stored: Int, length: Int)]) {
+        self.area = area
+        self.table = table
+    }
+
+    /// Block `i`'s bytes, or nil when it does not inflate to its length (damage).
+    func bytes(_ i: Int) -> ArraySlice<UInt8>? {
+        guard table.indices.contains(i) else { return nil }
+        let b = table[i]
+        let stored = area[(area.startIndex + b.offset)..<(area.startIndex + b.offset + b.stored)]
+        if b.stored == b.length { return stored }
+        if let done = inflated.withLock({ $0[i] }) { return done[...] }
+        guard let raw = Gzip.decompress(Array(stored), maxBytes: b.length), raw.count == b.length else { return nil }
+        inflated.withLock { $0[i] = raw }
+        return raw[...]
     }
 }

@@ -59,7 +59,8 @@ extension EpisodeFeedData {
     /// With `sync`: only the episodes the token says the client has not seen (`EpisodeUnseen`),
     /// in feed order, and a validator that names the state the answer brings the client to, so
     /// asking again with the answer's token and its ETag is a 304 until something changes.
-    public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?, sync: SyncToken? = nil) -> Representation {
+    /// nil when an episode's block cannot be read (damaged data).
+    public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?, sync: SyncToken? = nil) -> Representation? {
         let scope = String(podcastID)
         let picked: [Int], total: Int, next: (url: String, cursor: String?)?, token: SyncToken?, resync: Bool
         if let sync {
@@ -89,15 +90,21 @@ extension EpisodeFeedData {
             resync = false
         }
         let encodedToken = token?.encoded
+        var items: [ArraySlice<UInt8>] = []
+        items.reserveCapacity(picked.count)
+        for i in picked {
+            guard let episode = episode(i) else { return nil }
+            items.append(episode.json)
+        }
         var out: [UInt8] = []
-        out.reserveCapacity(head.count + 160 + (encodedToken?.utf8.count ?? 0) + picked.reduce(0) { $0 + entries[$1].json.count + 1 })
+        out.reserveCapacity(head.count + 160 + (encodedToken?.utf8.count ?? 0) + items.reduce(0) { $0 + $1.count + 1 })
         out += head
         out += #","count":"#.utf8
         out += String(picked.count).utf8
         out += #","items":["#.utf8
-        for (n, i) in picked.enumerated() {
+        for (n, json) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            out += entries[i].json
+            out += json
         }
         out += #"],"page":"#.utf8
         EpisodePage.json(size: limit, total: total, next: next?.url, cursor: next?.cursor, into: &out)

@@ -18,6 +18,8 @@ final class RSSParser: XMLStreamHandler {
         var funding: [Funding] = []
         var persons: [Person] = []
         var newFeedUrl: String?
+        /// The feed lists more items than `limit`: the rest were not read.
+        var reachedLimit = false
     }
 
     private enum Kind { case unknown, rss, atom }
@@ -90,6 +92,7 @@ final class RSSParser: XMLStreamHandler {
         }
         guard !handler.notAFeed, handler.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
         var result = handler.result
+        result.reachedLimit = handler.reachedLimit
         if result.description == nil { result.description = handler.channelSummary }
         // The channel image may come after the first items: fill it in at the end.
         for i in result.episodes.indices where result.episodes[i].imageUrl == nil { result.episodes[i].imageUrl = result.imageUrl }
@@ -128,6 +131,11 @@ final class RSSParser: XMLStreamHandler {
         let inItem = current != nil
         switch (kind, element.name, element.namespace) {
         case (.rss, "item", _), (.atom, "entry", _):
+            // One more than the limit: the feed has more than is read.
+            if result.episodes.count >= limit {
+                reachedLimit = true
+                return false
+            }
             current = Episode()
             itemBase = base
             itemDescription = nil
@@ -352,10 +360,6 @@ final class RSSParser: XMLStreamHandler {
             episode.inlineChapters = ChapterList.normalised(episode.inlineChapters, duration: episode.duration.map(Double.init))
         }
         result.episodes.append(episode)
-        if result.episodes.count >= limit {
-            reachedLimit = true
-            return false
-        }
         return true
     }
 }

@@ -29,10 +29,12 @@ public struct EpisodeDetail: Sendable {
             let transcripts: [Link]?
         }
         let anchor = EpisodeCursor.anchor(id: id, json: [][...])
-        for entry in data.entries where entry.anchor == anchor {
-            guard let fields = try? FeedJSON.decode(Fields.self, from: entry.json, source: SourceName.episodes), fields.id == id else { continue }
-            json = entry.json
-            inlineChapters = entry.chapters
+        for (i, entry) in data.entries.enumerated() where entry.anchor == anchor {
+            guard let episode = data.episode(i), let fields = try? FeedJSON.decode(Fields.self, from: episode.json, source: SourceName.episodes),
+                fields.id == id
+            else { continue }
+            json = episode.json
+            inlineChapters = episode.chapters
             // A chapters link with a type other than JSON (a Podlove XML file, say) is not read.
             chaptersFile = fields.chapters.flatMap { link in
                 (link.type ?? "application/json+chapters").lowercased().contains("json")
