@@ -186,8 +186,11 @@ public final class ResponseCache: Sendable {
     /// that led here, remembered as meaning `answer` (or `key`), so its next request takes the
     /// hot path. `revalidate` skips the entries (the alias is still remembered). nil: a new
     /// fetch was not admitted.
+    /// `waitUntil`: the caller's own deadline (the clock's seconds): a flight that has not ended
+    /// by then (one another request started with a longer budget, say) is left to go on, and
+    /// the caller gets `upstream_timeout`.
     public func lookupOrFetch(
-        _ key: String, answer: String? = nil, alias: String? = nil, revalidate: Bool = false, admit: () -> Bool,
+        _ key: String, answer: String? = nil, alias: String? = nil, revalidate: Bool = false, waitUntil deadline: Double? = nil, admit: () -> Bool,
         refreshing loader: @escaping RefreshingLoader
     ) async -> Outcome? {
         let now = clock()
@@ -207,8 +210,32 @@ public final class ResponseCache: Sendable {
             return nil
         }
         guard let flight else { return found }
-        return await outcome(of: flight, key: key)
+        guard let deadline else { return await outcome(of: flight, key: key) }
+        return await outcome(of: flight, key: key, until: deadline)
     }
+
+    /// The flight's outcome, or at `deadline` (the clock's seconds) a timeout: the caller
+    /// leaves the flight then, as when it is cancelled, and the flight goes on for the others.
+    private func outcome(of task: Task<Outcome, Never>, key: String, until deadline: Double) async -> Outcome {
+        let once = OnceOutcome()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                once.wait(continuation)
+                Task { once.resume(await task.value) }
+                Task { [clock] in
+                    let left = deadline - clock()
+                    if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 1...Int(Int32.max)))) }
+                    if once.resume(.failed(Self.waitedPastDeadline)) { self.leave(key, task) }
+                }
+            }
+        } onCancel: {
+            if once.resume(.failed(Self.waitedPastDeadline)) { leave(key, task) }
+        }
+    }
+
+    /// The caller's deadline came before the flight's end (the flight goes on for others).
+    static let waitedPastDeadline = CacheLoadError(
+        ClientError(status: 504, code: "upstream_timeout", message: "the upstream did not answer in time"), sharedWithWaiters: false)
 
     /// Joins the key's running flight, or starts one if `admit()` allows it (nil: not admitted).
     private func enter(
@@ -341,5 +368,34 @@ public final class ResponseCache: Sendable {
         while s.bytes > maxBytes, let victim = s.slots.removeOldest() {
             s.bytes -= victim.value.cost + victim.key.utf8.count
         }
+    }
+}
+
+/// One caller's wait on a flight, ended once: by the flight, its deadline or its cancellation.
+private final class OnceOutcome: Sendable {
+    private let state = Locked<(continuation: CheckedContinuation<ResponseCache.Outcome, Never>?, result: ResponseCache.Outcome?, done: Bool)>(
+        (nil, nil, false))
+
+    func wait(_ continuation: CheckedContinuation<ResponseCache.Outcome, Never>) {
+        let ready = state.withLock { s -> ResponseCache.Outcome? in
+            if let result = s.result { return result }
+            s.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    /// True when this ended the wait.
+    @discardableResult
+    func resume(_ outcome: ResponseCache.Outcome) -> Bool {
+        let (ended, continuation) = state.withLock { s -> (Bool, CheckedContinuation<ResponseCache.Outcome, Never>?) in
+            guard !s.done else { return (false, nil) }
+            s.done = true
+            defer { s.continuation = nil }
+            if s.continuation == nil { s.result = outcome }
+            return (true, s.continuation)
+        }
+        continuation?.resume(returning: outcome)
+        return ended
     }
 }

@@ -57,6 +57,27 @@ import Primitives
         _ = await (a.value, b.value)
     }
 
+    /// Issue 55: a caller whose own deadline passes while it waits on a flight someone else
+    /// started with a longer budget (a library batch's load) gets upstream_timeout at its
+    /// deadline; the flight goes on for the one who started it.
+    @Test func aCallerLeavesALongerFlightAtItsOwnDeadline() async {
+        let clock = self.clock
+        let cache = ResponseCache(maxBytes: 1 << 20, clock: { clock.now })
+        let gate = Gate()
+        let started = Task { await cache.lookupOrFetch("k", admit: { true }, refreshing: { _ in await self.loader(gate)() }) }
+        await Self.waitUntil { gate.started.load(ordering: .relaxed) == 1 }
+        clock.advance(5)
+        let joined = await cache.lookupOrFetch("k", waitUntil: clock.now - 1, admit: { true }, refreshing: { _ in await self.loader(gate)() })
+        guard case .failed(let error)? = joined else {
+            Issue.record("expected the caller's deadline: \(String(describing: joined))")
+            return
+        }
+        #expect(error.status == 504 && error.code == "upstream_timeout")
+        #expect(!gate.wasCancelled && gate.started.load(ordering: .relaxed) == 1)
+        gate.released.store(true, ordering: .relaxed)
+        if case .loaded? = await started.value {} else { Issue.record("the flight should have gone on for its caller") }
+    }
+
     @Test func aBackgroundRefreshIsNeverCancelledByACallerWhoJoinedIt() async {
         let clock = self.clock
         let cache = ResponseCache(maxBytes: 1 << 20, clock: { clock.now })

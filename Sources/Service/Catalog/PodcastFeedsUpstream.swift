@@ -14,7 +14,7 @@ extension UpstreamDeclaration {
             Option("--cache-ttl-transcripts", "CACHE_TTL_TRANSCRIPTS", \.[Setting.ttlTranscripts], .seconds(), "seconds an episode's transcript stays fresh"),
             Option(
                 "--episodes-batch-deadline", "EPISODES_BATCH_DEADLINE_S", \.[Setting.episodesBatchDeadline], .seconds(allowZero: false),
-                "seconds /episodes waits for podcasts not cached before answering them pending"),
+                "seconds from a request's arrival /episodes waits for podcasts not cached before answering them pending"),
             Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.[Setting.feedMaxBodyBytes], .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
             Option(
                 "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),

@@ -68,7 +68,7 @@ extension ConfigurationParser {
         Option("--redis-key-prefix", "REDIS_KEY_PREFIX", \.redisKeyPrefix, .keyPrefix, "prefix of every Redis key (cache, locks, rate budget)"),
         Option(
             "--redis-timeout-ms", "REDIS_TIMEOUT_MS", \.redisTimeoutMs, .integer(1...10_000),
-            "deadline per Redis command; past it the replica carries on without Redis"),
+            "deadline of a Redis command a request waits on; past it the request carries on without Redis (background work waits 20 times longer)"),
         Option("--redis-connect-timeout-ms", "REDIS_CONNECT_TIMEOUT_MS", \.redisConnectTimeoutMs, .integer(1...60_000), "deadline for connecting to Redis"),
         Option(
             "--l2-max-value-bytes", "L2_MAX_VALUE_BYTES", \.l2MaxValueBytes, .bytes(0...(512 << 20)), "larger responses stay in this replica's cache only"),

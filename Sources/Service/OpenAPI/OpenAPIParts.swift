@@ -66,7 +66,8 @@ extension OpenAPIValue {
     static let ifNoneMatch: OpenAPIValue = ["name": "If-None-Match", "in": "header", "required": false, "schema": ["type": "string"]]
 
     static let upstreamLimited =
-        "the upstream is rate limited (its queue is full or the wait would be too long) or its circuit is open; see Retry-After"
+        "the upstream is rate limited (its queue is full or the wait would be too long), its circuit is open, or every connection to its host "
+        + "stayed busy (upstream_host_busy); see Retry-After"
 
     /// `GET` of a cached feed route: its answers, the cache's headers and every error a miss can end in.
     static func feedOperation(

@@ -166,7 +166,7 @@ struct EpisodeRoute: Sendable {
                 await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
                     var started = false
                     let outcome = await cache.lookupOrFetch(
-                        key, revalidate: bypass,
+                        key, revalidate: bypass, waitUntil: deadline,
                         admit: {
                             started = true
                             return admission.admit()

@@ -128,7 +128,7 @@ struct FeedRoute: Sendable {
                         return charged
                     }
                     let outcome = await cache.lookupOrFetch(
-                        prepared.loadKey, answer: answer, alias: alias, revalidate: bypass, admit: admit, refreshing: load)
+                        prepared.loadKey, answer: answer, alias: alias, revalidate: bypass, waitUntil: deadline, admit: admit, refreshing: load)
                     Self.note(outcome, startedFlight: startedFlight, into: &notes)
                     return outcome
                 }
