@@ -37,7 +37,9 @@ public enum ImageFuzzing {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
-        let adapter = ImageAdapter(links: links, maxSourceBytes: 1 << 20, allowPrivateHosts: false, limits: ImageLimits(maxPixels: 1, timeout: 1), pool: pool)
+        let adapter = ImageAdapter(
+            links: links, maxSourceBytes: 1 << 20, allowPrivateHosts: false, limits: ImageLimits(maxPixels: 1, timeout: 1), pool: pool,
+            loadSource: { _, _ throws(ClientError) in throw ClientError.invalidParameter("not loaded while fuzzing") })
         for signed in [false, true] {
             var query = items
             if signed, let url = items.first(where: { $0.name == "url" })?.value {

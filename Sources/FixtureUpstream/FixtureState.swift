@@ -171,19 +171,26 @@ final class FixtureState: Sendable {
         return recorded("episode-files", name, type: type, request)
     }
 
-    /// A WebVTT file of about `bytes`: one-second cues, two speakers taking turns.
+    /// A WebVTT file of about `bytes`: one-second cues, two speakers taking turns, a mebibyte
+    /// of them made once and repeated (its times start again each mebibyte).
     static func longTranscript(_ bytes: Int) -> [UInt8] {
         var out = Array("WEBVTT\n\n".utf8)
-        out.reserveCapacity(bytes + 256)
+        out.reserveCapacity(bytes + (1 << 20))
+        while out.count < bytes { out += transcriptMebibyte }
+        return out
+    }
+
+    static let transcriptMebibyte: [UInt8] = {
+        var out: [UInt8] = []
         var second = 0
-        while out.count < bytes {
+        while out.count < 1 << 20 {
             let cue =
                 "\(ClockText.format(second)) --> \(ClockText.format(second + 1))\n<v \(second % 2 == 0 ? "Ada Host" : "Grace Guest")>Word \(second) of a long interview.\n\n"
             out += cue.utf8
             second += 1
         }
         return out
-    }
+    }()
 
     /// `Fixtures/artwork/<name>`: publishers' artwork (and the hostile files), typed by extension
     /// as a careless host would type them (an SVG as an image, a lying PNG as a PNG).

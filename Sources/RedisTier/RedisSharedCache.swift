@@ -179,7 +179,8 @@ public final class RedisSharedCache: SharedCacheTier {
     static func contentType(_ field: [UInt8]) -> String? {
         if field.isEmpty { return MediaType.json }
         let text = String(decoding: field, as: UTF8.self)
-        return ["image/jpeg", "image/png", "image/webp", "image/avif"].contains(text) ? text : nil
+        // Resized images, and the sources they are made from (GIF and HEIF too).
+        return ["image/jpeg", "image/png", "image/webp", "image/avif", "image/gif", "image/heif"].contains(text) ? text : nil
     }
 
     static func storable(_ status: Int) -> Bool { status == 200 || (400...599).contains(status) }

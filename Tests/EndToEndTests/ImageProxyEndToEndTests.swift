@@ -23,6 +23,24 @@ import TestSupport
         return (be(16), be(20))
     }
 
+    /// Issue 57: every width and encoding of an image comes from one download of its source.
+    @Test func fifteenVariantsOfOneImageAreOneDownload() async throws {
+        try await offPool {
+            let h = try Harness(environment: Self.environment)
+            let source = h.upstream.baseURL + "/artwork/cover-3000.jpg"
+            var types = Set<String>()
+            for width in [60, 120, 300, 600, 1200] {
+                for accept in ["image/webp", "image/avif,image/webp", "image/jpeg"] {
+                    let r = try h.get(Self.signed(source, width: width), headers: ["Accept: \(accept)"])
+                    #expect(r.status == 200, "\(width) \(accept): \(r.text.prefix(200))")
+                    types.insert(r.header("Content-Type") ?? "")
+                }
+            }
+            #expect(types.isSuperset(of: ["image/webp", "image/jpeg"]), "\(types)")
+            #expect(h.upstream.requestCount(for: "artwork") == 1, "\(h.upstream.requestCount(for: "artwork")) downloads")
+        }
+    }
+
     @Test func anEpisodeListHandsOutThumbnailsThatAreSmallCachedAndNegotiated() async throws {
         try await offPool {
             let h = try Harness(environment: Self.environment)
@@ -51,7 +69,7 @@ import TestSupport
             let etag = try #require(webp.header("ETag"))
             let notModified = try h.get(thumb, headers: ["Accept: image/webp", "If-None-Match: \(etag)"])
             #expect(notModified.status == 304 && notModified.header("Vary") == "Accept")
-            #expect(h.upstream.requestCount(for: "artwork") == 2, "one download per encoding made, none for hits")
+            #expect(h.upstream.requestCount(for: "artwork") == 1, "one download for both encodings, none for hits")
 
             // An explicit format wins over Accept.
             let jpeg = try h.get(thumb + "&format=jpeg", headers: ["Accept: image/webp"])

@@ -19,10 +19,12 @@ struct ImageServices: Sendable {
         limits = ImageLimits(maxPixels: c[Setting.imageMaxPixels], timeout: Double(c[Setting.imageTimeoutMs]) / 1000)
     }
 
-    func adapter(_ c: Configuration) -> ImageAdapter {
+    /// The `/images` adapter, its sources kept by `sources` (every width and encoding of an
+    /// image from one download).
+    func adapter(_ c: Configuration, sources: FeedRoute) -> ImageAdapter {
         let metrics = self.metrics
         return ImageAdapter(
             links: links, maxSourceBytes: c[Setting.imageMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, pool: pool,
-            observe: { metrics.record($0) })
+            observe: { metrics.record($0) }, loadSource: { _, prepared throws(ClientError) in try await sources.keptBody(prepared) })
     }
 }

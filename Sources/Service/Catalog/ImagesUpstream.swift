@@ -35,7 +35,11 @@ extension UpstreamDeclaration {
                     let off = Response.error(status: 404, code: "not_found", message: "the image proxy is off (IMAGE_PROXY_KEY)")
                     return { _ in .response(off) }
                 }
-                return ImageRoute(feeds: s.feedRoute(images.adapter(s.configuration), ttl: s.configuration[Setting.ttlImages])).handle
+                let c = s.configuration
+                // The sources are kept as long as the images made from them.
+                let sources = s.feedRoute(
+                    ImageSource(maxBytes: c[Setting.imageMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts), ttl: c[Setting.ttlImages])
+                return ImageRoute(feeds: s.feedRoute(images.adapter(c, sources: sources), ttl: c[Setting.ttlImages])).handle
             }
         ],
         schemas: [:],

@@ -3,10 +3,10 @@ import Images
 import Primitives
 import Upstream
 
-/// `/images?url=&w=&sig=`: a publisher's image, fetched like a feed (public addresses only
-/// unless allowed, size cap, deadline, a breaker per host, conditional refresh), then
-/// resized and re-encoded on the decode pool. `format` (or, without it, the negotiated
-/// `accept` target the route passes) picks the encoding; it is part of the cache key.
+/// `/images?url=&w=&sig=`: a publisher's image, resized and re-encoded on the decode pool
+/// from its source as `source` keeps it (`ImageSource`: one download for every width and
+/// encoding). `format` (or, without it, the negotiated `accept` target the route passes)
+/// picks the encoding; it is part of the cache key.
 public struct ImageAdapter: FeedAdapter {
     public let source = SourceName.images
     let links: ImageProxyLinks
@@ -16,10 +16,15 @@ public struct ImageAdapter: FeedAdapter {
     let pool: DecodePool
     /// Told of every decode (for metrics): its outcome and seconds.
     let observe: @Sendable (ImageDecodeEvent) -> Void
+    /// The source image's bytes, as kept (`ImageSource`), or why there are none.
+    let loadSource: SourceLoader
+
+    /// Loads the source of `url` (its prepared load given) through whatever keeps it.
+    public typealias SourceLoader = @Sendable (_ url: String, _ prepared: PreparedFeed) async throws(ClientError) -> [UInt8]
 
     public init(
         links: ImageProxyLinks, maxSourceBytes: Int, allowPrivateHosts: Bool, limits: ImageLimits, pool: DecodePool,
-        observe: @escaping @Sendable (ImageDecodeEvent) -> Void = { _ in }
+        observe: @escaping @Sendable (ImageDecodeEvent) -> Void = { _ in }, loadSource: @escaping SourceLoader
     ) {
         self.links = links
         self.maxSourceBytes = maxSourceBytes
@@ -27,6 +32,7 @@ public struct ImageAdapter: FeedAdapter {
         self.limits = limits
         self.pool = pool
         self.observe = observe
+        self.loadSource = loadSource
     }
 
     /// The parameter the route passes the `Accept`-negotiated target in.
@@ -46,21 +52,19 @@ public struct ImageAdapter: FeedAdapter {
         }
         // Signed, so written by FeedProxy from a feed: still checked like any feed's URL.
         guard ImageProxyLinks.isProxiable(url), URLReference.absolute(url) != nil else { throw .invalidParameter("url must be an absolute http(s) URL") }
-        var fetch = UpstreamRequest(
-            upstream: SourceName.images, url: url, headers: [("Accept", "image/webp, image/avif, image/jpeg, image/png, image/gif;q=0.8, */*;q=0.1")],
-            maxBodyBytes: maxSourceBytes, publicAddressesOnly: !allowPrivateHosts)
-        fetch.urlChosenByThirdParty = true
-        let request = fetch
+        let sourceLoad = ImageSource.prepared(url: url, maxBytes: maxSourceBytes, allowPrivateHosts: allowPrivateHosts)
         let key = "image|\(target.rawValue)|w=\(width)|\(url)"
-        let pool = self.pool, limits = self.limits, observe = self.observe
-        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: request) { (client: UpstreamClient, replaced: PreviousAnswer?) in
-            let previous = replaced?.validators
-            var send = request
-            if let previous, previous.listedURL == url, previous.etag != nil || previous.lastModified != nil { send.revalidation = previous }
-            let response = try await client.send(send)
-            let validators = Revalidation(listedURL: url, url: url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
-            if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
-            let source = response.body
+        let pool = self.pool, limits = self.limits, observe = self.observe, load = self.loadSource
+        return PreparedFeed(source: source, cacheKey: key, upstreamRequest: sourceLoad.upstreamRequest) { (_: UpstreamClient, _: PreviousAnswer?) in
+            // Every width and encoding from the one source kept (downloaded once, refreshed conditionally).
+            let source: [UInt8]
+            do {
+                source = try await load(url, sourceLoad)
+            } catch let error as ClientError {
+                // Refused as it arrived (not an image we decode): a refusal like the decoder's.
+                if error.code == Self.error(.unsupportedType).code { observe(.refused(Self.reason(.unsupportedType))) }
+                throw error
+            }
             let started = NativeThread.monotonicSeconds()
             let result = await TraceScope.span("resize image", [("http.response.body.size", .int(Int64(source.count)))]) { _ in
                 await pool.run { () -> Result<TranscodedImage, ImageFailure> in
@@ -75,7 +79,7 @@ public struct ImageAdapter: FeedAdapter {
             switch result {
             case .success(let image):
                 observe(.decoded(bytesIn: source.count, bytesOut: image.bytes.count, seconds: seconds))
-                return .rendered(Representation(image.bytes, contentType: image.encoding.mediaType), revalidation: validators.isUseful ? validators : nil)
+                return .rendered(Representation(image.bytes, contentType: image.encoding.mediaType))
             case .failure(let failure):
                 observe(.refused(Self.reason(failure)))
                 throw Self.error(failure)
