@@ -88,11 +88,12 @@ container-check:
 api-check: deps
 	scripts/checks/api-check.sh
 
-# docs/adding-an-upstream.md done on a copy of the tree: a fourth upstream (/news, from
-# docs/examples/news/) built, tested and served, then each part left out in turn must fail
-# the generator, the build or a test (scripts/checks/add-upstream-check.py).
+# docs/adding-an-upstream.md done on a copy of the tree for the upstream in EXAMPLE (default
+# docs/examples/news/, a /news route): built, tested and served, then each part left out in
+# turn must fail the generator, the build or a test (scripts/checks/add-upstream-check.py).
+EXAMPLE ?= docs/examples/news
 add-upstream-check: deps
-	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --omissions
+	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example $(EXAMPLE) --omissions
 
 # deploy/ offline: yamllint, kubernetes-validate --strict, check-jsonschema (compose-spec),
 # nginx -t, redis-server on both Redis configurations, scripts/checks/deploy-policy.py, and a

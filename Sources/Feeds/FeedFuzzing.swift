@@ -9,10 +9,10 @@ import Primitives
 public enum FeedFuzzing {
     /// `bodies`: each upstream's answers end to end, as its declaration names them (a finding, or
     /// nil). Returns a description of the first broken promise, or nil.
-    public static func run(_ bytes: [UInt8], bodies: [@Sendable ([UInt8]) -> String?]) -> String? {
+    public static func run(_ bytes: [UInt8], bodies: [@Sendable ([UInt8]) -> FuzzRun]) -> String? {
         _ = try? JSONParser.parse(bytes)
         for body in bodies {
-            if let finding = body(bytes) { return finding }
+            if let finding = body(bytes).finding { return finding }
         }
         // Chapters and transcripts: every reader, with and without the episode's length.
         for duration in [nil, 600] {

@@ -19,9 +19,12 @@ public enum Timestamp {
         return format(epoch)
     }
 
+    /// Seconds since 1970 of an ISO 8601 / RFC 3339 time as upstreams and apps write it: a
+    /// date-time (`T` or a space; seconds, a fraction and an offset optional, no offset read as
+    /// UTC) or a calendar date alone (its midnight UTC); nil for anything else or out of `range`.
     public static func parseISO8601(_ text: String) -> Int? {
+        guard (10...64).contains(text.utf8.count) else { return nil }
         let b = Array(text.utf8)
-        guard b.count >= 19 else { return nil }
         func num(_ from: Int, _ len: Int) -> Int? {
             guard from + len <= b.count else { return nil }
             var v = 0
@@ -31,12 +34,19 @@ public enum Timestamp {
             }
             return v
         }
-        guard let year = num(0, 4), b[4] == UInt8(ascii: "-"), let month = num(5, 2), b[7] == UInt8(ascii: "-"), let day = num(8, 2),
-            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
-            let hour = num(11, 2), b[13] == UInt8(ascii: ":"), let minute = num(14, 2), b[16] == UInt8(ascii: ":"), let second = num(17, 2)
+        guard let year = num(0, 4), b[4] == UInt8(ascii: "-"), let month = num(5, 2), b[7] == UInt8(ascii: "-"), let day = num(8, 2) else { return nil }
+        if b.count == 10 { return epoch(year: year, month: month, day: day, hour: 0, minute: 0, second: 0) }
+        guard b.count >= 16, b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == UInt8(ascii: " "),
+            let hour = num(11, 2), b[13] == UInt8(ascii: ":"), let minute = num(14, 2)
         else { return nil }
-        var i = 19
-        if i < b.count && b[i] == UInt8(ascii: ".") {
+        var second = 0
+        var i = 16
+        if i < b.count && b[i] == UInt8(ascii: ":") {
+            guard let s = num(17, 2) else { return nil }
+            second = s
+            i = 19
+        }
+        if i == 19 && i < b.count && (b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",")) {
             i += 1
             while i < b.count && (48...57).contains(b[i]) { i += 1 }
         }
@@ -50,9 +60,11 @@ public enum Timestamp {
                 guard let oh = num(i + 1, 2) else { return nil }
                 var j = i + 3
                 if j < b.count && b[j] == UInt8(ascii: ":") { j += 1 }
-                guard let om = num(j, 2), let o = utcOffset(negative: negative, hours: oh, minutes: om) else { return nil }
+                // `±HH` alone is an offset too (ISO 8601's reduced form).
+                let om = j == i + 3 && j == b.count ? 0 : num(j, 2)
+                guard let om, let o = utcOffset(negative: negative, hours: oh, minutes: om) else { return nil }
                 offset = o
-                i = j + 2
+                i = j == b.count ? j : j + 2
             default:
                 return nil
             }

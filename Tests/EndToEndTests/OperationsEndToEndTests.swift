@@ -185,6 +185,13 @@ import TestSupport
             let reference = try table("docs/configuration.md")
             for row in rows.subtracting(reference) { Issue.record("docs/configuration.md lacks (or differs from) --help's row: \(row)") }
             for row in reference.subtracting(rows) { Issue.record("docs/configuration.md has a row --help does not: \(row)") }
+            let reasons = help.components(separatedBy: "Upstreams without a shared rate budget").dropFirst().first?.split(separator: "\n").dropFirst() ?? []
+            #expect(!reasons.isEmpty)
+            let documented = try String(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+            for line in reasons {
+                let parts = line.dropFirst(2).split(separator: ":", maxSplits: 1)
+                #expect(parts.count == 2 && documented.contains("- `\(parts[0])`:\(parts[1])"), "docs/configuration.md lacks: \(line)")
+            }
             let readme = try table("README.md")
             #expect(readme.count >= 8, "the README lists the settings a newcomer needs")
             for row in readme.subtracting(rows) { Issue.record("README row differs from --help: \(row)") }

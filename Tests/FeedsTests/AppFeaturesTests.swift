@@ -126,6 +126,20 @@ import Testing
         }
     }
 
+    /// `/podcasts/{id}`: a positive collection id of at most 18 digits, one cache entry per
+    /// podcast (the key a library load looks up), asked of iTunes' lookup.
+    @Test func aPodcastIsAskedForByItsCollectionID() throws {
+        let adapter = PodcastAdapter(lookups: PodcastLookups(lookupURL: "http://127.0.0.1:9/lookup"))
+        let prepared = try adapter.prepare(QueryParameters([("id", "1200361736")]))
+        #expect(prepared.cacheKey == PodcastAdapter.cacheKey(1_200_361_736) && prepared.cacheKey == "podcast|id=1200361736")
+        #expect(prepared.upstreamRequest.url == "http://127.0.0.1:9/lookup?id=1200361736&entity=podcast")
+        for bad in ["0", "-3", "x", "", "1234567890123456789", "１"] {
+            #expect(throws: ClientError.invalidParameter("id must be a positive iTunes collection id")) {
+                try adapter.prepare(QueryParameters([("id", bad)]))
+            }
+        }
+    }
+
     @Test func theEpisodesEnvelopeCarriesTheChannel() throws {
         let out = try EpisodesAdapter.render(
             feed: fixture("rss/1200361736.xml"), contentType: nil, lookupTitle: nil, limit: 1, base: "https://feeds.example.com/rss/1200361736.xml")

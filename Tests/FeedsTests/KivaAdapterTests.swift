@@ -61,6 +61,21 @@ import Testing
         #expect(p.upstreamRequest.url == "http://127.0.0.1:9/v1/loans/newest.json?page=2&per_page=20")
     }
 
+    /// `/loans/{id}`: a positive 32-bit id, asked for by name (GraphQL's variables, the REST
+    /// API's path beside its list), one cache entry per loan whichever API answers.
+    @Test func oneLoanIsAskedForByItsID() throws {
+        let graphQL = try KivaLoanAdapter(api: .graphQL(url: "http://x/graphql")).prepare(QueryParameters([("id", "2812300")]))
+        #expect(graphQL.cacheKey == "loan|id=2812300")
+        #expect(String(decoding: graphQL.upstreamRequest.body ?? [], as: UTF8.self).contains("2812300"))
+        let rest = try KivaLoanAdapter(api: .rest(url: "http://127.0.0.1:9/v1/loans/newest.json?x=1")).prepare(QueryParameters([("id", "42")]))
+        #expect(rest.upstreamRequest.url == "http://127.0.0.1:9/v1/loans/42.json" && rest.cacheKey == "loan|id=42")
+        for bad in ["0", "-1", "abc", "2147483648", "", "１"] {
+            #expect(throws: ClientError.invalidParameter("id must be a positive Kiva loan id")) {
+                try KivaLoanAdapter(api: .graphQL(url: "http://x/graphql")).prepare(QueryParameters([("id", bad)]))
+            }
+        }
+    }
+
     @Test func validation() {
         let adapter = KivaAdapter(api: .graphQL(url: "http://x/graphql"))
         #expect(throws: ClientError.invalidParameter("page must be an integer between 1 and 10000")) { try adapter.prepare(QueryParameters([("page", "0")])) }

@@ -8,6 +8,8 @@ root = pathlib.Path(__file__).resolve().parent.parent.parent
 binary = sys.argv[1] if len(sys.argv) > 1 else str(root / ".build" / "debug" / "feedproxy")
 help_text = subprocess.run([binary, "--help"], check=True, capture_output=True, text=True).stdout
 rows = []
+unbudgeted = help_text.split("Upstreams without a shared rate budget", 1)[1].splitlines()[1:] if "Upstreams without a shared rate budget" in help_text else []
+unlimited = [f"- `{m.group(1)}`: {m.group(2)}" for m in (re.match(r"^  (\S+): (.*)$", line) for line in unbudgeted) if m]
 for line in help_text.splitlines():
     m = re.match(r"^\s+(--\S+) \((\S+)\)\s+(.*) \[default: (.*)\]$", line)
     if m:
@@ -21,5 +23,8 @@ for line in help_text.splitlines():
     "| Environment variable | Flag | Default | Meaning |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
     "| — | `--fixtures [DIR]` | off | offline mode: serve `Fixtures/` through a loopback upstream |\n"
     "| — | `--fixtures-upstream URL` | off | every upstream at the fixture upstream another process serves at URL (a `--fixtures` replica logs it as `fixtures_upstream`): replicas beside it |\n"
-    "| — | `--healthcheck` | — | exit 0 if the server on `PORT` answers `/healthz` (container `HEALTHCHECK`) |\n")
+    "| — | `--healthcheck` | — | exit 0 if the server on `PORT` answers `/healthz` (container `HEALTHCHECK`) |\n\n"
+    "## Upstreams without a shared rate budget\n\n"
+    "Each upstream either publishes a limit (its `RATE_LIMIT_*_PER_MIN` above, one budget for all replicas) or spends nobody's budget, for a reason its declaration gives:\n\n"
+    + "\n".join(unlimited) + "\n")
 print(f"docs/configuration.md: {len(rows)} settings")

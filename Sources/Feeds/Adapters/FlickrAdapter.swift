@@ -153,8 +153,9 @@ public struct FlickrAdapter: FeedAdapter {
 
 extension FlickrAdapter {
     /// `make fuzz`: a body end to end, as the route renders it (never a trap).
-    package static func fuzz(_ body: [UInt8]) -> String? {
-        _ = try? FeedJSON.encode(try normalise(body, limit: 20))
-        return nil
+    package static func fuzz(_ body: [UInt8]) -> FuzzRun {
+        var run = FuzzRun()
+        run.read(try? normalise(body, limit: 20).encodedCount())
+        return run
     }
 }

@@ -103,14 +103,15 @@ public struct ITunesAdapter: FeedAdapter {
 
 extension ITunesAdapter {
     /// `make fuzz`: a body end to end, as a search and as the lookup that finds a podcast's feed.
-    package static func fuzz(_ body: [UInt8]) -> String? {
-        _ = try? FeedJSON.encode(try normalise(body))
+    package static func fuzz(_ body: [UInt8]) -> FuzzRun {
+        var run = FuzzRun()
+        run.read(try? normalise(body).encodedCount())
         // As a lookup: each podcast's answer, and the feed it names.
         for podcast in (try? podcasts(body))?.prefix(EpisodeBatch.maxPodcasts) ?? [] {
             if let answer = try? FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast)) {
                 _ = EpisodesAdapter.listed(fromPodcastAnswer: answer)
             }
         }
-        return nil
+        return run
     }
 }

@@ -9,7 +9,8 @@ extension UpstreamDeclaration {
                 "--flickr-feed-url", "FLICKR_FEED_URL", \.[Setting.flickrFeedURL], fixturePath: "/services/feeds/photos_public.gne",
                 "Flickr public photo feed endpoint")
         ],
-        rateLimit: RateLimitSetting("--rate-limit-flickr", "RATE_LIMIT_FLICKR_PER_MIN", \.[Setting.rateFlickrPerMinute], "Flickr feed requests per minute"),
+        rateLimit: .published(
+            RateLimitSetting("--rate-limit-flickr", "RATE_LIMIT_FLICKR_PER_MIN", \.[Setting.rateFlickrPerMinute], "Flickr feed requests per minute")),
         settings: [Option("--cache-ttl-photos", "CACHE_TTL_PHOTOS", \.[Setting.ttlPhotos], .seconds(), "seconds /photos stays fresh")],
         routes: [
             RouteDeclaration(.photos, operation: "listPhotos", tag: .photos, described: FlickrAPI.photos) { s in
@@ -17,7 +18,7 @@ extension UpstreamDeclaration {
             }
         ],
         schemas: FlickrAPI.schemas,
-        fuzz: { FlickrAdapter.fuzz($0) })
+        fuzz: FuzzEntry(reading: ["flickr/photos_public.json"]) { FlickrAdapter.fuzz($0) })
 }
 
 extension OperationTag {

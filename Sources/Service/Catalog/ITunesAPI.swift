@@ -9,9 +9,9 @@ enum ITunesAPI {
     static let search = OpenAPIValue.feedOperation(
         "iTunes podcast search", answers: "PodcastFeed",
         [
-            .query(
+            .required(
                 "term", "search words: 200 characters at most, and at least PODCAST_MIN_TERM_CHARS (default 2) after trimming; printable",
-                ["type": "string", "minLength": 2, "maxLength": 200, "pattern": .string(termPattern)], required: true),
+                ["type": "string", "minLength": 2, "maxLength": 200, "pattern": .string(termPattern)], example: "history"),
             .query("limit", "items, 1-200", ["type": "integer", "minimum": 1, "maximum": 200, "default": 50]),
             .query("country", "ISO 3166-1 alpha-2", ["type": "string", "pattern": "^[A-Za-z]{2}$", "default": "us"]),
             .query("explicit", "include explicit podcasts", ["type": "string", "enum": ["yes", "no"]]),

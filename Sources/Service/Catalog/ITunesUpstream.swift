@@ -10,8 +10,10 @@ extension UpstreamDeclaration {
             UpstreamEndpoint(
                 "--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.[Setting.itunesLookupURL], fixturePath: "/lookup", "iTunes Lookup endpoint (podcast episodes)"),
         ],
-        rateLimit: RateLimitSetting(
-            "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.[Setting.rateITunesPerMinute], "iTunes requests per minute (its published limit is about 20)"),
+        rateLimit: .published(
+            RateLimitSetting(
+                "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.[Setting.rateITunesPerMinute],
+                "iTunes requests per minute (its published limit is about 20)")),
         settings: [
             Option("--cache-ttl-podcasts", "CACHE_TTL_PODCASTS", \.[Setting.ttlPodcasts], .seconds(), "seconds /podcasts stays fresh"),
             Option(
@@ -30,7 +32,7 @@ extension UpstreamDeclaration {
             },
         ],
         schemas: ITunesAPI.schemas,
-        fuzz: { ITunesAdapter.fuzz($0) })
+        fuzz: FuzzEntry(reading: ["itunes/search.json", "itunes/lookup.json"]) { ITunesAdapter.fuzz($0) })
 }
 
 extension OperationTag {

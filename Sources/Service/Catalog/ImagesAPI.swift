@@ -12,10 +12,13 @@ enum ImagesAPI {
                     + "aspect ratio, at most 4w; never enlarged) with metadata dropped, and cached. The encoding follows Accept: WebP where "
                     + "accepted, else AVIF where accepted, else JPEG (PNG for a transparent image); format overrides it."),
             "parameters": [
-                .query("url", "the source image, an absolute http(s) URL (at most 2048 bytes)", ["type": "string"], required: true),
-                .query("w", "the width asked for", ["type": "integer", "enum": [60, 120, 300, 600, 1200]], required: true),
-                .query(
-                    "sig", "unpadded base64url HMAC-SHA256 of url under IMAGE_PROXY_KEY", ["type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"], required: true),
+                .required(
+                    "url", "the source image, an absolute http(s) URL (at most 2048 bytes)", ["type": "string"],
+                    example: "https://images.example/podcasts/cover.jpg"),
+                .required("w", "the width asked for", ["type": "integer", "enum": [60, 120, 300, 600, 1200]], example: 300),
+                .required(
+                    "sig", "unpadded base64url HMAC-SHA256 of url under IMAGE_PROXY_KEY", ["type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"],
+                    example: "Xw2QhYk1s9B3vV5m7Lr0Jc4dPz8eTn6aUoGfHyKqWbE"),
                 .query("format", "the encoding, instead of the one Accept selects", ["type": "string", "enum": ["auto", "webp", "avif", "jpeg", "png"]]),
                 ["name": "Accept", "in": "header", "required": false, "schema": ["type": "string"], "description": "image/webp or image/avif to get those"],
                 .ifNoneMatch,

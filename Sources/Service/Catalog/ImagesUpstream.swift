@@ -7,7 +7,7 @@ extension UpstreamDeclaration {
     static let images = UpstreamDeclaration(
         source: SourceName.images,
         endpoints: [],
-        rateLimit: nil,
+        rateLimit: .none(because: "publishers' own image hosts, with their own breakers and fair turns, as feeds"),
         settings: [
             Option(
                 "--image-proxy-key", "IMAGE_PROXY_KEY", \.[Setting.imageProxyKey], .optionalSecret,
@@ -43,7 +43,7 @@ extension UpstreamDeclaration {
             }
         ],
         schemas: [:],
-        fuzz: { ImageFuzzing.run($0) })
+        fuzz: FuzzEntry(reading: ["artwork/logo-1400.png", "artwork/square-600.webp", "artwork/small-100.gif"]) { ImageFuzzing.run($0) })
 }
 
 extension OperationTag {

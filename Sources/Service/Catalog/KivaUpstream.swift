@@ -11,8 +11,9 @@ extension UpstreamDeclaration {
                 "--kiva-loans-url", "KIVA_LOANS_URL", \.[Setting.kivaLoansURL], fixturePath: "/v1/loans/newest.json",
                 "when set, use Kiva's legacy REST newest-loans endpoint instead of GraphQL"),
         ],
-        rateLimit: RateLimitSetting(
-            "--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.[Setting.rateKivaPerMinute], "Kiva requests per minute (60 unregistered)"),
+        rateLimit: .published(
+            RateLimitSetting(
+                "--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.[Setting.rateKivaPerMinute], "Kiva requests per minute (60 unregistered)")),
         settings: [Option("--cache-ttl-loans", "CACHE_TTL_LOANS", \.[Setting.ttlLoans], .seconds(), "seconds /loans stays fresh")],
         routes: [
             RouteDeclaration(.loans, operation: "listLoans", tag: .loans, described: KivaAPI.loans) { s in
@@ -23,7 +24,7 @@ extension UpstreamDeclaration {
             },
         ],
         schemas: KivaAPI.schemas,
-        fuzz: { KivaAdapter.fuzz($0) })
+        fuzz: FuzzEntry(reading: ["kiva/graphql.json", "kiva/newest.json"]) { KivaAdapter.fuzz($0) })
 
     private static func kivaAPI(_ c: Configuration) -> KivaAdapter.API {
         c[Setting.kivaLoansURL].map { .rest(url: $0) } ?? .graphQL(url: c[Setting.kivaGraphQLURL])

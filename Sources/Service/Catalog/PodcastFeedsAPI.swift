@@ -29,7 +29,7 @@ enum PodcastFeedsAPI {
     private static let podcastID = OpenAPIValue.pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_200_361_736)
     private static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])
     private static let since = OpenAPIValue.query(
-        "since", "only episodes published after this time: RFC 3339 (2025-11-03T14:20:05Z) or Unix seconds",
+        "since", "only episodes published after this time: ISO 8601 / RFC 3339 (2025-11-03T14:20:05Z, or a date alone) or Unix seconds",
         ["type": "string", "pattern": .string(sincePattern)])
 
     private static func nextLink(_ pattern: String) -> OpenAPIValue {
@@ -85,10 +85,10 @@ enum PodcastFeedsAPI {
     static let library = OpenAPIValue.feedOperation(
         "A podcast library's episodes in one request", answers: "EpisodeBatch",
         [
-            .query(
+            .required(
                 "podcasts", "comma-separated iTunes collection ids, 1-200 (repeats ignored)",
                 ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,199}$")],
-                required: true),
+                example: "1200361736,1437212345"),
             limit, since,
             .query(
                 "cursor", "where the next page starts, as page.nextCursor gave it (with the same podcasts, limit and since)",

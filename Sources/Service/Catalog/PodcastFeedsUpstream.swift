@@ -7,7 +7,7 @@ extension UpstreamDeclaration {
     static let podcastFeeds = UpstreamDeclaration(
         source: SourceName.episodes,
         endpoints: [],
-        rateLimit: nil,
+        rateLimit: .none(because: "each publisher's own host, with its own breaker and fair turns (8 transfers at once per host)"),
         settings: [
             Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.[Setting.ttlEpisodes], .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),
             Option("--cache-ttl-chapters", "CACHE_TTL_CHAPTERS", \.[Setting.ttlChapters], .seconds(), "seconds an episode's chapters file stays fresh"),
@@ -41,7 +41,7 @@ extension UpstreamDeclaration {
             },
         ],
         schemas: PodcastFeedsAPI.schemas,
-        fuzz: { EpisodesAdapter.fuzz($0) })
+        fuzz: FuzzEntry(reading: ["rss/1200361736.xml", "rss/1580000001.xml"]) { EpisodesAdapter.fuzz($0) })
 }
 
 extension EpisodesAdapter {

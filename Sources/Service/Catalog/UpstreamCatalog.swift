@@ -1,3 +1,5 @@
+import Feeds
+
 /// Every upstream FeedProxy fetches from. A new one is a declaration added here; everything
 /// that lists upstreams or their routes reads this list, in this order (the index's, `--help`'s).
 public enum UpstreamCatalog {
@@ -6,12 +8,12 @@ public enum UpstreamCatalog {
     /// What `make fuzz` runs (Fuzz/ParserFuzzer): an upstream's answers end to end, through the
     /// entry its declaration names; a broken promise, or nil.
     public static func fuzz(_ bytes: [UInt8], source: String) -> String? {
-        all.first { $0.source == source }?.fuzz(bytes)
+        all.first { $0.source == source }?.fuzz.run(bytes).finding
     }
 
     /// Every upstream's fuzz entry but those of `excluded` (fuzzed on their own).
-    public static func fuzzEntries(excluding excluded: Set<String>) -> [@Sendable ([UInt8]) -> String?] {
-        all.filter { !excluded.contains($0.source) }.map(\.fuzz)
+    public static func fuzzEntries(excluding excluded: Set<String>) -> [@Sendable ([UInt8]) -> FuzzRun] {
+        all.filter { !excluded.contains($0.source) }.map(\.fuzz.run)
     }
 
     /// The metrics' source labels.
@@ -19,7 +21,7 @@ public enum UpstreamCatalog {
 
     /// Each rate-limited upstream's requests per minute, as configured.
     static func ratesPerMinute(_ c: Configuration) -> [String: Double] {
-        Dictionary(uniqueKeysWithValues: all.compactMap { u in u.rateLimit.map { (u.source, $0.perMinute(c)) } })
+        Dictionary(uniqueKeysWithValues: all.compactMap { u in u.rateLimit.published.map { (u.source, $0.perMinute(c)) } })
     }
 
     /// What the configured upstream endpoints are, for the shared-cache fingerprint: their
@@ -40,7 +42,7 @@ public enum UpstreamCatalog {
     }
 
     /// The variables of every upstream's rate limit (tests raise them all).
-    public static var rateLimitVariables: [String] { all.compactMap { $0.rateLimit?.option.env } }
+    public static var rateLimitVariables: [String] { all.compactMap { $0.rateLimit.published?.option.env } }
 
     /// Where the fixture upstream must answer as each endpoint would.
     public static var fixturePaths: [String] { all.flatMap(\.endpoints).map(\.fixturePath) }

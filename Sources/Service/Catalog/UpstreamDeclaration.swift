@@ -1,3 +1,4 @@
+import Feeds
 import HTTPServer
 
 /// One upstream FeedProxy fetches from, declared once: where it is, its other settings, its
@@ -11,21 +12,20 @@ struct UpstreamDeclaration: Sendable {
     let source: String
     /// The settings that say where it is.
     let endpoints: [UpstreamEndpoint]
-    /// Requests per minute all replicas share; nil for publishers' own hosts, where each host
-    /// has its breaker and nobody's budget is spent.
-    let rateLimit: RateLimitSetting?
+    /// Its shared rate budget: a published limit, or none and why (never a silent "unlimited").
+    let rateLimit: RateBudget
     /// Its other settings (freshness, bounds), in `--help` order after its endpoints.
     let settings: [Option]
     /// Its routes, each built over the services.
     let routes: [RouteDeclaration]
     /// The OpenAPI schemas of its answers, by name (its routes' descriptions refer to them).
     let schemas: OpenAPIValue
-    /// Its answers through its adapter end to end, for `make fuzz` (the adapter's `fuzz`: a
-    /// path only its author knows): a broken promise, or nil.
-    let fuzz: @Sendable ([UInt8]) -> String?
+    /// Its answers through its adapter end to end, for `make fuzz`, and the recorded answers
+    /// it must read.
+    let fuzz: FuzzEntry
 
     /// Its settings as the parser, `--help` and docs/configuration.md list them.
-    var options: [Option] { endpoints.map(\.option) + settings + (rateLimit.map { [$0.option] } ?? []) }
+    var options: [Option] { endpoints.map(\.option) + settings + (rateLimit.published.map { [$0.option] } ?? []) }
 }
 
 /// A setting naming an upstream URL, and the path the fixture upstream serves it at.
@@ -58,6 +58,20 @@ struct UpstreamEndpoint: Sendable {
     }
 }
 
+/// How much of an upstream all replicas may use: a choice every declaration makes.
+enum RateBudget: Sendable {
+    /// The upstream publishes a limit: one budget for all replicas, set by this setting.
+    case published(RateLimitSetting)
+    /// Nobody's budget is spent (publishers' own hosts, each with its breaker and fair turns):
+    /// the reason, which `--help` and docs/configuration.md print.
+    case none(because: String)
+
+    var published: RateLimitSetting? {
+        if case .published(let setting) = self { return setting }
+        return nil
+    }
+}
+
 /// An upstream's published request rate, one budget for all replicas.
 struct RateLimitSetting: Sendable {
     let option: Option
@@ -66,5 +80,19 @@ struct RateLimitSetting: Sendable {
     init(_ flag: String, _ env: String, _ keyPath: WritableKeyPath<Configuration, Double> & Sendable, _ help: String) {
         option = Option(flag, env, keyPath, .rate(), help)
         perMinute = { $0[keyPath: keyPath] }
+    }
+}
+
+/// An upstream's answers through its adapter end to end (the adapter's `fuzz`: a path only
+/// its author knows), which `make fuzz` runs over arbitrary bytes, and the recorded answers
+/// (files under `Fixtures/`) it must read as items: a test runs it over them, so an entry that
+/// reads nothing is found.
+struct FuzzEntry: Sendable {
+    let recorded: [String]
+    let run: @Sendable ([UInt8]) -> FuzzRun
+
+    init(reading recorded: [String], _ run: @escaping @Sendable ([UInt8]) -> FuzzRun) {
+        self.recorded = recorded
+        self.run = run
     }
 }

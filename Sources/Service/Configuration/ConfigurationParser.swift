@@ -120,6 +120,10 @@ public enum ConfigurationParser {
                 + "  exit 0 if the server on PORT answers /healthz, else 1 (container HEALTHCHECK)")
         lines.append("  " + "--help, --version".paddedRight(to: width) + "  print this help or the version")
         lines.append("  " + "--openapi".paddedRight(to: width) + "  print the API document (docs/openapi.json)")
+        lines += ["", "Upstreams without a shared rate budget (no RATE_LIMIT_*_PER_MIN), and why:"]
+        for upstream in UpstreamCatalog.all {
+            if case .none(let reason) = upstream.rateLimit { lines.append("  \(upstream.source): \(reason)") }
+        }
         return lines.joined(separator: "\n")
     }
 

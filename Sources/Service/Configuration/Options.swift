@@ -143,6 +143,8 @@ struct Option: Sendable {
     let help: String
     let defaultText: @Sendable (Configuration) -> String
     let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
+    /// Where its value goes (a test matches the settings code reads against the options).
+    let keyPath: AnyKeyPath & Sendable
 
     init<Value>(
         _ flag: String, _ env: String, _ keyPath: WritableKeyPath<Configuration, Value> & Sendable, _ parser: ValueParser<Value>, _ help: String
@@ -150,6 +152,7 @@ struct Option: Sendable {
         self.flag = flag
         self.env = env
         self.help = help
+        self.keyPath = keyPath
         defaultText = { parser.show($0[keyPath: keyPath]) }
         apply = { configuration, text throws(ConfigurationError) in
             if text.isEmpty && parser.emptyLeavesValue { return }

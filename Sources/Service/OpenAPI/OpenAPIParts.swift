@@ -23,8 +23,14 @@ extension OpenAPIValue {
         return schema.merging(["properties": properties])
     }
 
-    static func query(_ name: String, _ description: String, _ schema: OpenAPIValue, required: Bool = false) -> OpenAPIValue {
-        ["name": .string(name), "in": "query", "required": .bool(required), "description": .string(description), "schema": schema]
+    static func query(_ name: String, _ description: String, _ schema: OpenAPIValue) -> OpenAPIValue {
+        ["name": .string(name), "in": "query", "required": false, "description": .string(description), "schema": schema]
+    }
+
+    /// A query parameter the request must have, with a value that works (generated clients
+    /// and docs show it; a test sends it to check what the route reads).
+    static func required(_ name: String, _ description: String, _ schema: OpenAPIValue, example: OpenAPIValue) -> OpenAPIValue {
+        ["name": .string(name), "in": "query", "required": true, "description": .string(description), "example": example, "schema": schema]
     }
 
     /// A list parameter: comma-separated, and it may also be repeated (`?country=PE&country=KE,MX`).

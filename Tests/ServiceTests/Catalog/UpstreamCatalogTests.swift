@@ -96,6 +96,31 @@ import Upstream
         for name in declared { #expect(list.contains(".\(name),") || list.contains(".\(name)]"), "UpstreamCatalog.all does not list .\(name)") }
     }
 
+    /// Every adapter a declaration builds has tests of its own (Tests/FeedsTests names it): the
+    /// declaration tests here check the wiring, not what the adapter makes of its upstream.
+    @Test func everyAdapterHasTestsOfItsOwn() throws {
+        let root = Self.repositoryRoot
+        var tests = ""
+        let feedsTests = root.appendingPathComponent("Tests/FeedsTests")
+        for case let file as URL in FileManager.default.enumerator(at: feedsTests, includingPropertiesForKeys: nil) ?? .init()
+        where file.pathExtension == "swift" {
+            tests += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        }
+        var adapters: Set<String> = []
+        let catalog = root.appendingPathComponent("Sources/Service/Catalog")
+        let files = try FileManager.default.contentsOfDirectory(at: catalog, includingPropertiesForKeys: nil)
+        for file in files where file.lastPathComponent.hasSuffix("Upstream.swift") {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for word in text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }) where word.hasSuffix("Adapter") && word.first?.isUppercase == true {
+                adapters.insert(String(word))
+            }
+        }
+        #expect(adapters.count >= 6, "\(adapters.sorted())")
+        for adapter in adapters.sorted() {
+            #expect(tests.contains("\(adapter)("), "no test in Tests/FeedsTests builds \(adapter)")
+        }
+    }
+
     /// docs/adding-an-upstream.md tells what catches each part left out by naming tests: each
     /// of them exists (a renamed test would leave the walk-through pointing at nothing).
     @Test func theWalkThroughNamesOnlyTestsThatExist() throws {
@@ -129,6 +154,20 @@ import Upstream
             }
         }
         #expect(UpstreamCatalog.fuzzEntries(excluding: [SourceName.images]).count == UpstreamCatalog.all.count - 1)
+    }
+
+    /// Each fuzz entry reads its own upstream's recorded answers as items: an entry that reads
+    /// nothing (`{ _ in FuzzRun() }`) would leave `make fuzz` exercising none of the adapter.
+    @Test func everyUpstreamsFuzzEntryReadsItsOwnRecordedAnswers() throws {
+        let fixtures = Self.repositoryRoot.appendingPathComponent("Fixtures")
+        for upstream in UpstreamCatalog.all {
+            #expect(!upstream.fuzz.recorded.isEmpty, "\(upstream.source): name the recorded answers its fuzz entry reads")
+            for name in upstream.fuzz.recorded {
+                let run = upstream.fuzz.run(Array(try Data(contentsOf: fixtures.appendingPathComponent(name))))
+                #expect(run.items > 0 && run.finding == nil, "\(upstream.source): Fixtures/\(name) read as \(run.items) items, \(run.finding ?? "no finding")")
+            }
+            #expect(upstream.fuzz.run(Array("{}".utf8)).items == 0, "\(upstream.source): an empty object is no answer")
+        }
     }
 
     /// Two replicas with different upstream URLs must not share cache entries.
@@ -178,15 +217,87 @@ import Upstream
         #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--fixtures-upstream"], environment: [:]) }
     }
 
+    /// Every upstream's budget is a choice: a published limit reaches the upstream client's
+    /// budget and fair queue; none says why, where operators read the settings.
     @Test func everyRateLimitReachesTheUpstreamClientsBudget() throws {
-        let limited = UpstreamCatalog.all.filter { $0.rateLimit != nil }
+        let limited = UpstreamCatalog.all.filter { $0.rateLimit.published != nil }
         #expect(!limited.isEmpty)
         for upstream in limited {
-            let env = try #require(upstream.rateLimit?.option.env)
+            let env = try #require(upstream.rateLimit.published?.option.env)
             let c = try Self.parse([env: "7"])
             #expect(UpstreamConfiguration(c).ratePerMinute[upstream.source] == 7, "\(env) is accepted and ignored")
         }
         #expect(Set(UpstreamConfiguration(Configuration()).ratePerMinute.keys) == Set(limited.map(\.source)))
+        let help = ConfigurationParser.helpText()
+        for upstream in UpstreamCatalog.all {
+            guard case .none(let reason) = upstream.rateLimit else { continue }
+            #expect(reason.count >= 20, "\(upstream.source): say why nobody's budget is spent")
+            #expect(help.contains("\n  \(upstream.source): \(reason)"), "\(upstream.source): --help does not say why it has no budget")
+        }
+    }
+
+    /// Every operation has its part of docs/API.md: a heading (`## \`GET /path…`) for an
+    /// upstream's route, a bullet (`- \`GET /path\``) under Operations for the others.
+    @Test func everyOperationHasADocsSection() throws {
+        let page = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("docs/API.md"), encoding: .utf8)
+        let lines = page.split(separator: "\n")
+        for operation in RouteDeclaration.all.compactMap(\.operation) {
+            let name = "`GET \(operation.path)"
+            let found = lines.contains { line in
+                guard line.hasPrefix("## \(name)") || line.hasPrefix("### \(name)") || line.hasPrefix("- \(name)") else { return false }
+                let after = line.dropFirst(line.prefix { $0 != "`" }.count + name.count).first
+                return after == "`" || after == "?" || after == " "
+            }
+            #expect(found, "docs/API.md has no section for \(operation.path) (\(operation.id)): a heading `## \(name)` — …")
+        }
+    }
+
+    /// Every setting the services and routes read is one an option parses: a setting left out
+    /// of its upstream's `settings` would keep its default, missing from --help and the docs.
+    @Test func everySettingTheRoutesReadIsAnOption() throws {
+        _ = try App.handlers(try Self.services())
+        let parsed = Set(ConfigurationParser.options.map { $0.keyPath as AnyKeyPath })
+        #expect(SettingReads.all.count >= 10)
+        for keyPath in SettingReads.all.subtracting(parsed) { Issue.record("read, but no option parses it: \(keyPath)") }
+    }
+
+    /// Every query or path parameter a route reads is one its API description declares: a
+    /// parameter parsed but not described is missing from the document and every generated
+    /// client. Each route is asked with its required parameters' examples (the description's
+    /// own), and the names its handler reads are listened to.
+    @Test func everyParameterARouteReadsIsInItsAPIDescription() throws {
+        var c = Configuration()
+        c[Setting.imageProxyKey] = "catalog-test"
+        c.pointUpstreams(atFixtures: "http://127.0.0.1:9")
+        let handlers = try App.handlers(try Services(c, logLanes: 1))
+        let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
+        let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
+        var checked = 0
+        for route in RouteDeclaration.all {
+            guard let operation = route.operation, let handler = handlers.first(where: { $0.route.path == route.name.path })?.handler else { continue }
+            let parameters = (paths[operation.path]?["get"]?["parameters"] as? [[String: Any]] ?? [])
+                .filter { ["query", "path"].contains($0["in"] as? String) }
+            func example(_ parameter: [String: Any]) -> String { parameter["example"].map { "\($0)" } ?? "" }
+            var pathParameters: [String: String] = [:]
+            var target = route.name.path
+            for parameter in parameters where parameter["in"] as? String == "path" {
+                let name = parameter["name"] as? String ?? ""
+                pathParameters[name] = example(parameter)
+                target = target.replacingOccurrences(of: ":\(name)", with: example(parameter))
+            }
+            let query = parameters.filter { $0["in"] as? String == "query" && $0["required"] as? Bool == true }
+                .map { "\($0["name"] as? String ?? "")=\(example($0).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+            if !query.isEmpty { target += "?" + query.joined(separator: "&") }
+            let reads = QueryReads()
+            QueryParameters.$reads.withValue(reads) {
+                var context = RequestContext.make(target: target, pathParameters: pathParameters)
+                _ = handler(&context)
+            }
+            let described = Set(parameters.compactMap { $0["name"] as? String })
+            for name in reads.names.subtracting(described) { Issue.record("\(route.name.path) reads \(name), which its API description does not declare") }
+            if !reads.names.isEmpty { checked += 1 }
+        }
+        #expect(checked >= 8, "routes whose reads were heard")
     }
 
     @Test func everyUpstreamIsCountedInTheMetrics() throws {

@@ -86,9 +86,10 @@ extension KivaAdapter {
 
 extension KivaAdapter {
     /// `make fuzz`: a body end to end, as GraphQL's answer and as the REST API's.
-    package static func fuzz(_ body: [UInt8]) -> String? {
-        _ = try? FeedJSON.encode(try KivaGraphQL.normalise(body, page: 1, limit: 20))
-        _ = try? FeedJSON.encode(try KivaREST.normalise(body))
-        return nil
+    package static func fuzz(_ body: [UInt8]) -> FuzzRun {
+        var run = FuzzRun()
+        run.read(try? KivaGraphQL.normalise(body, page: 1, limit: 20).encodedCount())
+        run.read(try? KivaREST.normalise(body).encodedCount())
+        return run
     }
 }

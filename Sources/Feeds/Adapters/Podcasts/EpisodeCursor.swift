@@ -60,20 +60,9 @@ public struct EpisodeCursor: Sendable, Equatable {
     }
 }
 
-/// `since`: an RFC 3339 timestamp or Unix seconds; only episodes published after it.
+/// `since`: an ISO 8601 time or Unix seconds; only episodes published after it.
 public enum EpisodeSince {
     public static func parse(_ p: QueryParameters) throws(ClientError) -> Int? {
-        guard var text = p.value("since") else { return nil }
-        let invalid = ClientError.invalidParameter("since must be an RFC 3339 timestamp (2025-11-03T14:20:05Z) or Unix seconds")
-        if !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ (48...57).contains($0) }) {
-            guard let seconds = Int(text), Timestamp.range.contains(seconds) else { throw invalid }
-            return seconds
-        }
-        // An unescaped `+` in a query reads as a space: `…T10:00:00 01:00` meant `+01:00`.
-        if text.utf8.count > 19, let space = text.lastIndex(of: " "), text.distance(from: text.startIndex, to: space) >= 19 {
-            text.replaceSubrange(space...space, with: "+")
-        }
-        guard let epoch = Timestamp.parseISO8601(text) else { throw invalid }
-        return epoch
+        try p.time("since")
     }
 }

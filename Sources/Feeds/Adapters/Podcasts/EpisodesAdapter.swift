@@ -167,9 +167,14 @@ extension EpisodesAdapter {
 extension EpisodesAdapter {
     /// `make fuzz`: a feed end to end, and the same bytes through the unknown-encoding handler,
     /// as a Content-Type charset would send them.
-    package static func fuzz(_ body: [UInt8]) -> String? {
-        _ = try? render(feed: body, contentType: nil, lookupTitle: nil, limit: 50, base: "https://feeds.example/podcast/rss")
-        _ = try? render(feed: body, contentType: "application/rss+xml; charset=windows-1252", lookupTitle: nil, limit: 50)
-        return nil
+    package static func fuzz(_ body: [UInt8]) -> FuzzRun {
+        var run = FuzzRun()
+        for (contentType, base) in [(nil, "https://feeds.example/podcast/rss"), ("application/rss+xml; charset=windows-1252", nil)] {
+            let blob = try? EpisodeFeedData.build(feed: body, contentType: contentType, lookupTitle: nil, base: base, maxBytes: 64 << 20)
+            let data = blob.flatMap { EpisodeFeedData($0) }
+            // Read as an app would: the first page rendered, counted by its episodes.
+            run.read(data?.page(podcastID: 0, limit: 50, since: nil, cursor: nil) == nil ? nil : data?.entries.count)
+        }
+        return run
     }
 }

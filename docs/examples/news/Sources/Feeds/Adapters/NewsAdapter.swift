@@ -52,9 +52,10 @@ public struct NewsAdapter: FeedAdapter {
 
 extension NewsAdapter {
     /// `make fuzz`: a body end to end, as the route renders it (never a trap).
-    package static func fuzz(_ body: [UInt8]) -> String? {
-        _ = try? FeedJSON.encode(try normalise(body))
-        return nil
+    package static func fuzz(_ body: [UInt8]) -> FuzzRun {
+        var run = FuzzRun()
+        run.read(try? normalise(body).encodedCount())
+        return run
     }
 }
 

@@ -5,7 +5,8 @@ extension UpstreamDeclaration {
     static let news = UpstreamDeclaration(
         source: SourceName.news,
         endpoints: [UpstreamEndpoint("--news-api-url", "NEWS_API_URL", \.[Setting.newsAPIURL], fixturePath: "/news/v2/top", "News API endpoint")],
-        rateLimit: RateLimitSetting("--rate-limit-news", "RATE_LIMIT_NEWS_PER_MIN", \.[Setting.rateNewsPerMinute], "News API requests per minute"),
+        rateLimit: .published(
+            RateLimitSetting("--rate-limit-news", "RATE_LIMIT_NEWS_PER_MIN", \.[Setting.rateNewsPerMinute], "News API requests per minute")),
         settings: [Option("--cache-ttl-news", "CACHE_TTL_NEWS", \.[Setting.ttlNews], .seconds(), "seconds /news stays fresh")],
         routes: [
             RouteDeclaration(.news, operation: "listNews", tag: .news, described: newsOperation) { s in
@@ -19,7 +20,7 @@ extension UpstreamDeclaration {
             ]),
             "NewsFeed": .envelope(items: .ref("Article"), source: "news", page: nil),
         ],
-        fuzz: { NewsAdapter.fuzz($0) })
+        fuzz: FuzzEntry(reading: ["news/top.json"]) { NewsAdapter.fuzz($0) })
 
     private static let newsOperation = OpenAPIValue.feedOperation(
         "Top headlines of a news API", answers: "NewsFeed",
