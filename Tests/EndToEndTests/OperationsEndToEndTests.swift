@@ -107,7 +107,7 @@ import TestSupport
         (["--rate-limit-itunes", "1e-310"], "RATE_LIMIT_ITUNES_PER_MIN must be a number of requests per minute from 0.01 to 1000000"),
         (["--cache-swr-factor", "1e300"], "CACHE_SWR_FACTOR must be a number from 0 to 1000"),
         (["--header-timeout", "1e300"], "HEADER_TIMEOUT_S must be a positive number of seconds up to 31536000"),
-        (["--fixtures", "/nonexistent/fixtures"], "--fixtures: no recorded payloads (flickr/photos_public.json) in /nonexistent/fixtures; pass"),
+        (["--fixtures", "/nonexistent/fixtures"], "--fixtures: no recorded payloads (feedproxy-fixtures.txt) in /nonexistent/fixtures; pass"),
     ])
     func invalidConfigurationExitsWithMessage(_ args: [String], _ message: String) throws {
         let result = try FeedProxyProcess.run(args)
