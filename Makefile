@@ -100,9 +100,11 @@ add-upstream-check: deps
 deploy-check:
 	scripts/checks/deploy-check.sh
 
-# swift format with the repository's .swift-format (4 spaces, 160 columns).
+# swift format with the repository's .swift-format (4 spaces, 160 columns); the route tables
+# against docs/openapi.json.
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
+	python3 scripts/generate/route-tables.py --check
 
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift

@@ -201,4 +201,19 @@ import TestSupport
             #expect(served != nil && served == committed, "run swift build, then python3 scripts/generate/openapi.py")
         }
     }
+
+    /// The README's route table and docs/API.md's operation list are the served document's
+    /// operations, as scripts/generate/route-tables.py writes them (no route listed by hand).
+    @Test func routeTablesMatchTheServedDocument() async throws {
+        try await offPool {
+            let h = try Harness()
+            let document = FileManager.default.temporaryDirectory.appendingPathComponent("feedproxy-openapi-\(getpid()).json")
+            try Data(try h.get("/openapi.json").body).write(to: document)
+            defer { try? FileManager.default.removeItem(at: document) }
+            let script = FeedProxyProcess.repositoryRoot.appendingPathComponent("scripts/generate/route-tables.py").path
+            let result = try Spawned.run("/usr/bin/env", ["python3", script, "--check", "--document", document.path])
+            #expect(
+                result.status == 0, "\(String(decoding: result.stdout, as: UTF8.self))run swift build, then python3 scripts/generate/openapi.py")
+        }
+    }
 }
