@@ -6,7 +6,9 @@ The names checked come from the catalog, not from this file: the first word of e
 endpoint's variable (`UpstreamEndpoint("--…", "NEWS_API_URL", …)`: news) and every
 `RATE_LIMIT_<NAME>_PER_MIN` in Sources/Service/Catalog/ (`--names` prints them; the
 publishers' own hosts, podcast feeds and artwork, have no name of their own). A name is found
-as `grep -i` finds it, except in the podcast namespace `itunes:` (`<itunes:duration>`,
+in any case as a word or a CamelCase part (`Name`, `NAME_URL`, `NameAdapter`, `jsonNameFeed`;
+not inside a longer lower-case word, so a name that is also an English word is not found in
+every word that contains it), except in the podcast namespace `itunes:` (`<itunes:duration>`,
 `xmlns:itunes`, its URI itunes.com/dtds), which is RSS vocabulary, not the upstream.
 
 What each tracked file may do:
@@ -87,8 +89,11 @@ def upstream_names() -> list[str]:
 
 
 def names_in(line: str, names: list[str]) -> set[str]:
-    text = NAMESPACE.sub(" ", line).lower()
-    return {n for n in names if n in text}
+    text = NAMESPACE.sub(" ", line)
+    return {n for n in names if re.search(PATTERNS[n], text)}
+
+
+PATTERNS: dict[str, re.Pattern] = {}
 
 
 def blocks(lines: list[str], markdown: bool):
@@ -131,6 +136,9 @@ def blocks(lines: list[str], markdown: bool):
 
 def main() -> int:
     names = upstream_names()
+    for n in names:
+        # Starts a word or a CamelCase part; does not go on in lower case.
+        PATTERNS[n] = re.compile(r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))(?i:" + re.escape(n) + r")(?![a-z])")
     if len(names) < 2:
         print(f"upstream-names-check: found {names} in {CATALOG}: the pattern no longer matches the declarations")
         return 1
