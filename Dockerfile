@@ -25,7 +25,7 @@ RUN swift build -c release --product feedproxy --static-swift-stdlib \
 
 FROM debian:bookworm-slim AS runtime
 LABEL org.opencontainers.image.title="FeedProxy" \
-      org.opencontainers.image.description="Flickr, iTunes and Kiva feeds as one small, cached JSON API" \
+      org.opencontainers.image.description="Public feeds and APIs as one small, cached JSON API (routes: /openapi.json)" \
       org.opencontainers.image.version="1.0.0" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.source="https://example.invalid/feedproxy"

@@ -101,9 +101,13 @@ add-upstream-check: deps
 deploy-check:
 	scripts/checks/deploy-check.sh
 
-# swift format with the repository's .swift-format (4 spaces, 160 columns).
+# swift format with the repository's .swift-format (4 spaces, 160 columns); the route tables
+# against docs/openapi.json; no tracked file but the catalog's, the adapters' and the data that
+# must lists the upstreams (scripts/checks/upstream-names-check.py says the rules).
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
+	python3 scripts/generate/route-tables.py --check
+	python3 scripts/checks/upstream-names-check.py
 
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift

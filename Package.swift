@@ -60,7 +60,8 @@ let package = Package(
             swiftSettings: strictImports),
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
         .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
-        .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats", "Primitives"], path: "Benchmarks/FeedBench"),
+        // Each declared upstream's adapter over its recorded answers, through the catalog (Service).
+        .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats", "Primitives", "Service"], path: "Benchmarks/FeedBench"),
         // Every upstream's answers are reached through its declaration's fuzz entry (Service).
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds", "Service"], path: "Fuzz/ParserFuzzer"),
 

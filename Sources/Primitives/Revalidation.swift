@@ -3,7 +3,7 @@
 /// §15.4.2/§15.4.9), and the validators the upstream sent with it. Kept with each cached
 /// entry (L1 and L2), so every refresh — by this replica or another — can be conditional.
 public struct Revalidation: Sendable, Equatable {
-    /// The address as the caller knows it (a podcast's feed URL as iTunes lists it).
+    /// The address as the caller knows it (a podcast's feed URL as its directory lists it).
     public var listedURL: String
     /// Where to ask: `listedURL`, or the target of a permanent redirect from it.
     public var url: String

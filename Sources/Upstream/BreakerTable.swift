@@ -1,7 +1,7 @@
 import Primitives
 
-/// The circuit breakers, keyed by what fails together. The fixed API upstreams (Flickr,
-/// iTunes, Kiva) fail as a host, so they share one breaker per host. A podcast feed's URL
+/// The circuit breakers, keyed by what fails together. The fixed API upstreams (those with
+/// configured endpoints) fail as a host, so they share one breaker per host. A podcast feed's URL
 /// is chosen by its publisher, and one podcast host serves thousands of feeds: a host-wide
 /// breaker would let one broken or hostile feed block every podcast on that host, so each
 /// feed URL gets its own. Feed breakers are a bounded LRU (an attacker can name endless

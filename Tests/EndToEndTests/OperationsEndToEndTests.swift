@@ -107,7 +107,7 @@ import TestSupport
         (["--rate-limit-itunes", "1e-310"], "RATE_LIMIT_ITUNES_PER_MIN must be a number of requests per minute from 0.01 to 1000000"),
         (["--cache-swr-factor", "1e300"], "CACHE_SWR_FACTOR must be a number from 0 to 1000"),
         (["--header-timeout", "1e300"], "HEADER_TIMEOUT_S must be a positive number of seconds up to 31536000"),
-        (["--fixtures", "/nonexistent/fixtures"], "--fixtures: no recorded payloads (flickr/photos_public.json) in /nonexistent/fixtures; pass"),
+        (["--fixtures", "/nonexistent/fixtures"], "--fixtures: no recorded payloads (feedproxy-fixtures.txt) in /nonexistent/fixtures; pass"),
     ])
     func invalidConfigurationExitsWithMessage(_ args: [String], _ message: String) throws {
         let result = try FeedProxyProcess.run(args)
@@ -206,6 +206,21 @@ import TestSupport
                 try JSONSerialization.jsonObject(with: Data(contentsOf: FeedProxyProcess.repositoryRoot.appendingPathComponent("docs/openapi.json")))
                 as? NSDictionary
             #expect(served != nil && served == committed, "run swift build, then python3 scripts/generate/openapi.py")
+        }
+    }
+
+    /// The README's route table and docs/API.md's operation list are the served document's
+    /// operations, as scripts/generate/route-tables.py writes them (no route listed by hand).
+    @Test func routeTablesMatchTheServedDocument() async throws {
+        try await offPool {
+            let h = try Harness()
+            let document = FileManager.default.temporaryDirectory.appendingPathComponent("feedproxy-openapi-\(getpid()).json")
+            try Data(try h.get("/openapi.json").body).write(to: document)
+            defer { try? FileManager.default.removeItem(at: document) }
+            let script = FeedProxyProcess.repositoryRoot.appendingPathComponent("scripts/generate/route-tables.py").path
+            let result = try Spawned.run("/usr/bin/env", ["python3", script, "--check", "--document", document.path])
+            #expect(
+                result.status == 0, "\(String(decoding: result.stdout, as: UTF8.self))run swift build, then python3 scripts/generate/openapi.py")
         }
     }
 }

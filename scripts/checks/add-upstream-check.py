@@ -47,7 +47,7 @@ GENERATED = {"the settings reference": ("scripts/generate/settings-reference.py"
              "the API document": ("scripts/generate/openapi.py", "docs/openapi.json")}
 # The tests that check every declaration, run over the copy with the example's own.
 DECLARATION_TESTS = ["UpstreamCatalogTests", "settingsReferenceMatchesHelpExactly", "theFixtureUpstreamAnswersEveryDeclaredEndpoint",
-                     "committedOpenAPIDocumentMatchesTheServedOne"]
+                     "committedOpenAPIDocumentMatchesTheServedOne", "routeTablesMatchTheServedDocument"]
 
 STARTED = time.monotonic()
 

@@ -4,8 +4,8 @@
 #  2. make image (scripts/setup/image.sh): base images if needed, then podman build of the
 #     Dockerfile, both stages, tagged feedproxy:<version>;
 #  3. the image runs as its non-root user, host networking on a loopback port, root file
-#     system read-only (no tmpfs either), in --fixtures mode: /healthz, /photos,
-#     /podcasts, /podcasts/{id}/episodes and /loans answer; the image's own HEALTHCHECK
+#     system read-only (no tmpfs either), in --fixtures mode: /healthz and every upstream
+#     route its /openapi.json declares answer (each with its source); the image's own HEALTHCHECK
 #     passes (podman healthcheck run); podman stop (SIGTERM) exits 0 well inside the
 #     drain timeout;
 #  4. drain: a second container whose Flickr upstream is a deliberately slow server on
@@ -96,10 +96,14 @@ if [ -z "$user" ] || [ "$user" = 0 ] || [ "$user" = root ] || [ "$uid" != "$user
 timeout 10 podman exec "$NAME" sh -c ': >/probe' 2>/dev/null && fail "a file could be written to the root file system"
 echo "container-check: $IMAGE runs as uid $uid, read-only root file system (no tmpfs), host network on 127.0.0.1:$PORT"
 expect "http://127.0.0.1:$PORT/healthz" '"status":"ok"'
-expect "http://127.0.0.1:$PORT/photos?limit=3" '"source":"flickr"'
-expect "http://127.0.0.1:$PORT/podcasts?term=swift" '"source":"itunes"'
-expect "http://127.0.0.1:$PORT/podcasts/1200361736/episodes?limit=2" '"source":"rss"'
-expect "http://127.0.0.1:$PORT/loans?limit=2" '"source":"kiva"'
+# Every upstream route the image's own API document declares answers with its source
+# (scripts/lib/smoke-requests.py: parameters from the document's examples and defaults).
+curl -sf --max-time 10 -o "$WORK/openapi.json" "http://127.0.0.1:$PORT/openapi.json" || fail "GET /openapi.json"
+python3 scripts/lib/smoke-requests.py "$WORK/openapi.json" >"$WORK/smoke-requests" || fail "no requests from the image's /openapi.json"
+[ -s "$WORK/smoke-requests" ] || fail "the image's /openapi.json declares no upstream route"
+while IFS=$'\t' read -r path source; do
+  expect "http://127.0.0.1:$PORT$path" "\"source\":\"$source\""
+done <"$WORK/smoke-requests"
 # The image proxy (on in --fixtures mode): an episode's signed thumbnail, resized by libvips in the container.
 thumb=$(curl -sf --max-time 10 "http://127.0.0.1:$PORT/podcasts/1200361736/episodes?limit=1" \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["items"][0]["images"]["120"]["url"])') || fail "no proxied thumbnail in an episode list"

@@ -16,12 +16,14 @@
 #     compose command's arguments, and must report allkeys-lru, a maxmemory, no save,
 #     no appendonly (on a unix socket in a scratch directory; no TCP port, no daemon);
 #  6. scripts/checks/deploy-policy.py: what no schema knows (settings named as in docs/configuration.md,
-#     allkeys-lru and no persistence, probes, grace periods, selectors, image version,
+#     the ConfigMap's RATE_LIMIT_*_PER_MIN exactly those --help lists (docs/configuration.md is
+#     --help word for word), allkeys-lru and no persistence, probes, grace periods, selectors, image version,
 #     who the client is: TRUSTED_PROXIES against nginx's address and the Service type,
 #     REDIS_URL in a Secret, the fallback share against the HPA maximum + surge, the
 #     Sentinel component's REDIS_SENTINELS/REDIS_SENTINEL_MASTER and passwords in the Secret…);
 #  7. each validator is shown a deliberately broken copy and must reject it (for
-#     deploy-policy.py also: compose trusting more than nginx, no TRUSTED_PROXIES behind
+#     deploy-policy.py also: an upstream's rate limit left out of the ConfigMap or one --help
+#     does not know, compose trusting more than nginx, no TRUSTED_PROXIES behind
 #     the ClusterIP Service, a fallback share below the HPA maximum + surge, REDIS_URL in
 #     the ConfigMap instead of the Secret, a Sentinel component without the master name or
 #     with a password in the ConfigMap, and one whose patch kubernetes-validate rejects).
@@ -204,6 +206,10 @@ must_fail "TRUSTED_PROXIES wider than the compose subnet (deploy-policy.py)" "$B
 must_fail "no TRUSTED_PROXIES behind a ClusterIP Service (deploy-policy.py)" "$BIN/python" scripts/checks/deploy-policy.py \
   "$(policy_broken kubernetes/feedproxy-configmap.yaml '/^  TRUSTED_PROXIES:/d')"
 # Issue 20: the fallback share counting the HPA's maximum but not the rollout's surge.
+must_fail "an upstream's rate limit missing from the ConfigMap (deploy-policy.py)" "$BIN/python" scripts/checks/deploy-policy.py \
+  "$(policy_broken kubernetes/feedproxy-configmap.yaml '0,/^  RATE_LIMIT_[A-Z0-9_]*_PER_MIN:/{/^  RATE_LIMIT_[A-Z0-9_]*_PER_MIN:/d}')"
+must_fail "a rate limit --help does not list in the ConfigMap (deploy-policy.py)" "$BIN/python" scripts/checks/deploy-policy.py \
+  "$(policy_broken kubernetes/feedproxy-configmap.yaml 's/^(  RATE_LIMIT_FALLBACK_REPLICAS:.*)$/\1\n  RATE_LIMIT_GONE_PER_MIN: "60"/')"
 must_fail "RATE_LIMIT_FALLBACK_REPLICAS below maxReplicas + maxSurge (deploy-policy.py)" "$BIN/python" scripts/checks/deploy-policy.py \
   "$(policy_broken kubernetes/feedproxy-configmap.yaml 's/RATE_LIMIT_FALLBACK_REPLICAS: "7"/RATE_LIMIT_FALLBACK_REPLICAS: "6"/')"
 # Issue 20: REDIS_URL back in the ConfigMap.

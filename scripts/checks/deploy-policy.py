@@ -190,6 +190,24 @@ check(bool(config), "kubernetes: ConfigMap feedproxy missing")
 check_settings("ConfigMap feedproxy", config)
 for key in SECRET_SETTINGS:
     check(key not in config, f"ConfigMap feedproxy: {key} must come from a Secret (it may carry a password), not the ConfigMap")
+# Issue 56: the ConfigMap states every upstream's rate limit, as --help lists them (the
+# reference is --help, word for word), and no other: a new upstream's limit missing here
+# would run a deployment on a default nobody chose; one --help does not know is a typo or
+# an upstream that is gone.
+RATE_LIMIT = re.compile(r"^RATE_LIMIT_[A-Z0-9_]+_PER_MIN$")
+rate_limits = {name for name in known_settings if RATE_LIMIT.match(name)}
+check(bool(rate_limits), "docs/configuration.md (--help) lists no RATE_LIMIT_*_PER_MIN")
+stated = {name for name in config if RATE_LIMIT.match(name)}
+for name in sorted(rate_limits - stated):
+    check(False, f"ConfigMap feedproxy: {name} missing: --help lists it (an upstream's budget), so the deployment must state it")
+for name in sorted(stated - rate_limits):
+    check(False, f"ConfigMap feedproxy: {name} is a rate limit --help does not list: each must be one of {', '.join(sorted(rate_limits))}")
+for name in sorted(stated):
+    try:
+        ok = float(config[name]) > 0
+    except (TypeError, ValueError):
+        ok = False
+    check(ok, f"ConfigMap feedproxy: {name} must be a positive number of requests per minute, got {config[name]!r}")
 
 
 def secret_data(name: str):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libFuzzer over the HTTP request parser and every upstream adapter end to end (bytes → decode →
-# normalise → encode, as the routes render: JSON, Flickr, iTunes, Kiva GraphQL and REST, RSS/Atom
-# in UTF-8 and through the single-byte charset handler) plus the date parsers' range property,
+# normalise → encode, as the routes render, through each declaration's fuzz entry: JSON, GraphQL
+# and REST answers, RSS/Atom in UTF-8 and through the single-byte charset handler) plus the date
+# parsers' range property,
 # and the image path (the /images query and its signature, Accept, proxied show-notes images,
 # libvips on arbitrary bytes),
 # with a dictionary of extreme dates, offsets and numbers (Fuzz/feeds.dict) and the real

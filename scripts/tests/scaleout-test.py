@@ -48,6 +48,7 @@ import http.client
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -66,12 +67,35 @@ REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 REPLICAS = 3
 UPSTREAM_TIMEOUT_MS = 2000
 REDIS_TIMEOUT_MS = 25
-HIGH_LIMITS = {"RATE_LIMIT_ITUNES_PER_MIN": "100000", "RATE_LIMIT_KIVA_PER_MIN": "100000", "RATE_LIMIT_FLICKR_PER_MIN": "100000"}
+# Every upstream's rate limit raised (filled from the binary's --help by main()).
+HIGH_LIMITS = {}
 # A fair queue being added elsewhere may make rate-limited misses wait for a token; the
 # rate-limit scenarios want the immediate answer. Unknown variables are ignored today
 # (ConfigurationParser reads only the variables of known options).
 NO_QUEUE = {"UPSTREAM_QUEUE_WAIT_MS": "0", "CLIENT_MISS_RATE_PER_MIN": "0"}
-UPSTREAM_OF = {"/photos": "flickr", "/podcasts": "itunes", "/loans": "kiva"}
+# Each route's upstream, the name the fixture upstream counts its requests under: the `source`
+# its answer's schema names in the binary's API document (filled by main()).
+UPSTREAM_OF = {}
+
+
+def rate_limit_variables():
+    """Every upstream's RATE_LIMIT_*_PER_MIN, as the binary's --help lists them."""
+    text = subprocess.run([BIN, "--help"], check=True, capture_output=True, text=True).stdout
+    return sorted(set(re.findall(r"\((RATE_LIMIT_[A-Z0-9_]+_PER_MIN)\)", text)))
+
+
+def sources_by_path():
+    """{path: source} for every route whose 200 answer names its source (`"source": {"const": …}`)."""
+    document = json.loads(subprocess.run([BIN, "--openapi"], check=True, capture_output=True, text=True).stdout)
+    schemas = document["components"]["schemas"]
+    found = {}
+    for path, item in document["paths"].items():
+        answer = item.get("get", {}).get("responses", {}).get("200", {}).get("content", {}).get("application/json", {})
+        ref = answer.get("schema", {}).get("$ref", "")
+        source = schemas.get(ref.rsplit("/", 1)[-1], {}).get("properties", {}).get("source", {}).get("const")
+        if source:
+            found[path] = source
+    return found
 
 
 def log(msg):
@@ -952,7 +976,7 @@ def s8_sentinel_failover(c, s):
         c.stop_replicas()
         c.start_replicas(env)
         # Hits: warmed on every replica (no upstream budget spent by them later). Misses in the
-        # load: Flickr and Kiva (high limits); iTunes misses come from the budget probe only.
+        # load: /photos and /loans (high limits); /podcasts misses come from the budget probe only.
         hits = ["/photos", "/podcasts?term=swift", "/loans", "/podcasts/1200361736/episodes"]
         for port in c.ports:
             for p in hits:
@@ -961,7 +985,7 @@ def s8_sentinel_failover(c, s):
         s.note(f"L2 keys on the primary after the warm-up (replicas found it through the sentinels): {keys_on_primary}")
         lock = threading.Lock()
         replies = []  # mixed load through nginx: (time, path, reply)
-        probes = []   # distinct iTunes searches straight to the replicas: (time, replica, reply)
+        probes = []   # distinct searches straight to the replicas: (time, replica, reply)
         tag = int(time.time())
 
         def worker(t):
@@ -1420,6 +1444,8 @@ def main():
         if not os.path.exists(tool):
             log(f"scaleout: missing {tool}")
             return 2
+    HIGH_LIMITS.update({name: "100000" for name in rate_limit_variables()})
+    UPSTREAM_OF.update(sources_by_path())
     tmp = tempfile.mkdtemp(prefix="feedproxy-scaleout-")
     c = Cluster(tmp)
 

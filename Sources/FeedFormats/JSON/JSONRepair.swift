@@ -1,6 +1,6 @@
 /// Repairs for upstream JSON that is not quite JSON.
 public enum JSONRepair {
-    /// Strips a JSONP wrapper such as `jsonFlickrFeed({...})`, or `({...})` when the
+    /// Strips a JSONP wrapper such as `jsonFeed({...})`, or `({...})` when the
     /// callback name is empty (and surrounding whitespace or a trailing `;`), returning the inner bytes.
     public static func stripJSONP(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
         var start = 0
@@ -27,7 +27,7 @@ public enum JSONRepair {
         return bytes[(i + 1)..<(end - 1)]
     }
 
-    /// Replaces the invalid escape `\'` inside strings with `'` (Flickr emits it);
+    /// Replaces the invalid escape `\'` inside strings with `'` (a photo feed emits it);
     /// every valid escape, including `\\`, is left alone.
     public static func fixInvalidEscapes<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
         var out: [UInt8] = []

@@ -22,7 +22,7 @@ struct Services: Sendable {
     let tracing: SpanExporter?
     /// The image proxy's signer and decoders, when `IMAGE_PROXY_KEY` is set.
     let images: ImageServices?
-    /// This replica's iTunes lookups, shared by `/podcasts/{id}` and every episodes load.
+    /// This replica's podcast lookups, shared by `/podcasts/{id}` and every episodes load.
     let podcastLookups: PodcastLookups
     /// Announced when draining starts (`/readyz` turns 503); the server reads it too.
     let shutdown = ShutdownPhase()
@@ -63,13 +63,8 @@ struct Services: Sendable {
             // (a background refresh up to four), then look up and download within one each.
             sharedPolicy: SharedTierPolicy(waitLimit: 6 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes),
             sharedObserver: { metrics.shared.l2($0.metricName) })
-        // Every podcast looked up is `/podcasts/{id}`'s answer, kept here and shared with the
-        // other replicas at once (a load that failed after its lookup is retried without one).
-        let cache = self.cache, podcastTTL = c[Setting.ttlPodcasts]
-        let podcastPolicy = FreshnessPolicy(ttl: podcastTTL, staleWhileRevalidate: podcastTTL * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
-        podcastLookups = PodcastLookups(lookupURL: c[Setting.itunesLookupURL]) { id, answer in
-            cache.share(CachedResponse(Representation(answer).compressed(), storedAt: cache.now, policy: podcastPolicy), for: PodcastAdapter.cacheKey(id))
-        }
+        // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
+        podcastLookups = PodcastLookups(c, sharingIn: cache)
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

@@ -71,8 +71,9 @@ public enum ConfigurationParser {
         return probe ? .healthcheck(config) : .run(config)
     }
 
-    /// The file every fixtures directory has; its absence means the wrong directory.
-    static let fixtureMarker = "flickr/photos_public.json"
+    /// The file that marks a fixtures directory (whatever upstreams it records); its absence
+    /// means the wrong directory.
+    static let fixtureMarker = "feedproxy-fixtures.txt"
 
     /// The directory given, or the first of `Fixtures/` in the working directory, the
     /// container's copy and next to the executable that holds the recorded payloads; a
@@ -96,7 +97,7 @@ public enum ConfigurationParser {
 
     public static func helpText() -> String {
         var lines = [
-            "feedproxy \(Configuration.version) — one small JSON API over Flickr, iTunes and Kiva.",
+            "feedproxy \(Configuration.version) — \(OpenAPIDocument.topics()) from public feeds and APIs as one small JSON API.",
             "",
             "Usage: feedproxy [options]",
             "",

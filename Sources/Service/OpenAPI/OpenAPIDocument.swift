@@ -21,13 +21,25 @@ enum OpenAPIDocument {
             "openapi": "3.1.0",
             "info": [
                 "title": "FeedProxy", "version": .string(Configuration.version),
-                "description": "Flickr public photos, iTunes podcast search and Kiva loans as one small, typed, cached JSON API.",
+                "description": .string("\(topics(upstreams).capitalisedFirst) from public feeds and APIs as one small, typed, cached JSON API."),
             ],
             "servers": [["url": "http://localhost:8080"]],
             "paths": .object(paths),
             "components": ["schemas": upstreams.map(\.schemas).reduce(sharedSchemas) { $0.merging($1) }],
             "tags": .array(tags.map { ["name": .string($0.name), "description": .string($0.description)] }),
         ]
+    }
+
+    /// What the upstreams serve, by the tags of their routes in the catalog's order, as a phrase
+    /// ("photos, podcasts, loans and images"): the document's description and `--help`'s first
+    /// line say it, so neither names an upstream by hand.
+    static func topics(_ upstreams: [UpstreamDeclaration] = UpstreamCatalog.all) -> String {
+        var names: [String] = []
+        for route in upstreams.flatMap(\.routes) {
+            if let name = route.operation?.tag.name.lowercased(), !names.contains(name) { names.append(name) }
+        }
+        guard let last = names.popLast() else { return "" }
+        return names.isEmpty ? last : names.joined(separator: ", ") + " and " + last
     }
 
     /// What makes a document wrong that its declarations alone do not rule out: two routes with
@@ -78,4 +90,9 @@ enum OpenAPIDocument {
             "maxEdge": ["type": "integer", "minimum": 1, "description": "the longest edge is at most this many pixels"],
         ]),
     ]
+}
+
+extension String {
+    /// The first character upper-cased.
+    fileprivate var capitalisedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -79,7 +79,7 @@ enum OperationalRoutes {
 }
 
 extension OperationTag {
-    static let operations = OperationTag("Operations", "index, health, readiness, metrics, this document, the demo page")
+    static let operations = OperationTag("Operations", "index and operations: health, readiness, metrics, the API document, the demo page")
 }
 
 extension RouteName {

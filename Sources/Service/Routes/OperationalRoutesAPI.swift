@@ -34,5 +34,5 @@ enum OperationalRoutesAPI {
             "200": answer("the page (its script and stylesheet are /demo/app.js and /demo/app.css)", "text/html", ["type": "string"]),
             "304": ["description": "not modified (If-None-Match matched)"],
         ])
-    static let document = get("this document", ["200": answer("OpenAPI 3.1", "application/json", ["type": "object"])])
+    static let document = get("the API document (OpenAPI 3.1)", ["200": answer("OpenAPI 3.1", "application/json", ["type": "object"])])
 }

@@ -6,7 +6,7 @@ import Primitives
 final class LabelledCounters: Sendable {
     private let series = Locked<[String: Int]>([:])
 
-    /// `labels` as written in the exposition format: `source="itunes",outcome="ok"`.
+    /// `labels` as written in the exposition format: `source="episodes",outcome="ok"`.
     func add(_ family: String, _ labels: String) {
         series.withLock { $0["\(family){\(labels)}", default: 0] += 1 }
     }
