@@ -27,6 +27,7 @@ public enum FeedFuzzing {
                 }
             }
         }
+        if let problem = libraryProblem(bytes) { return problem }
         let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
         if let problem = sanitizerProblem(text) { return problem }
         if let problem = urlProblem(String(text.prefix(512))) { return problem }
@@ -54,6 +55,25 @@ public enum FeedFuzzing {
     static func sanitizerProblem(_ html: String) -> String? {
         guard let out = HTMLSanitizer.sanitize(html, base: "https://feeds.example/podcast/rss") else { return nil }
         if let problem = HTMLSanitizer.violation(in: out) { return "sanitizer output \(problem): \(html.prefix(200))" }
+        return nil
+    }
+
+    /// What an OPML import promises: each feed once, under the id of its normalised URL (which
+    /// normalises to itself), within the feed-id range; what it writes back reads as the same
+    /// feeds.
+    static func libraryProblem(_ bytes: [UInt8]) -> String? {
+        guard let library = try? LibraryImport(opml: bytes) else { return nil }
+        guard Set(library.feeds.map(\.url)).count == library.feeds.count else { return "OPML: a feed listed twice" }
+        for feed in library.feeds {
+            guard FeedID.normalised(feed.url) == feed.url else { return "OPML: normalised URL not idempotent: \(feed.url)" }
+            guard FeedID.isFeedID(feed.id), feed.id == FeedID.id(ofNormalised: feed.url) else { return "OPML: id \(feed.id) for \(feed.url)" }
+        }
+        let written = OPMLWriter.document(
+            title: library.title ?? "", created: "Sat, 05 Dec 2026 00:00:00 GMT", feeds: library.feeds.map { OPMLWriter.Feed(title: $0.title, xmlUrl: $0.url) },
+            comment: library.title)
+        guard let again = try? LibraryImport(opml: written), again.feeds.map(\.id) == library.feeds.map(\.id) else {
+            return "OPML: an exported library does not read back as the same feeds"
+        }
         return nil
     }
 

@@ -1,11 +1,11 @@
 import Primitives
 
 /// Podcasts made up on demand, for what the recorded fixtures are too few for: a library of
-/// 200 podcasts (`1590000001`…`1590000200`, twelve weekly episodes each) and one long daily
+/// 500 podcasts (`1590000001`…`1590000500`, twelve weekly episodes each) and one long daily
 /// show (`1590001000`, 1,200 episodes, more than any page). Deterministic, so their feeds
 /// have stable validators and answer 304 like the recorded ones.
 enum FixtureLibrary {
-    static let first = 1_590_000_001, count = 200, longDaily = 1_590_001_000
+    static let first = 1_590_000_001, count = 500, longDaily = 1_590_001_000
     /// 2025-11-03T08:00:00Z: the newest episode of the library's podcasts is about then.
     static let base = 1_762_156_800
 

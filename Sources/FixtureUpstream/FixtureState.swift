@@ -99,7 +99,8 @@ final class FixtureState: Sendable {
             let haystack = [r["collectionName"], r["artistName"], r["primaryGenreName"]].compactMap { $0?.string }.joined(separator: " ").lowercased()
             return !words.isEmpty && words.allSatisfy { haystack.contains($0) }
         }.prefix(limit)
-        return itunesAnswer(Array(matching))
+        let host = req.headers["host"]?.split(separator: ":").last.map(String.init) ?? "80"
+        return itunesAnswer(matching.map { Self.localArtwork($0, port: host) })
     }
 
     /// iTunes lookup of one id or a comma-separated list: each found podcast once, in the
@@ -124,9 +125,21 @@ final class FixtureState: Sendable {
                 // Recorded feeds live on this fixture host.
                 first["feedUrl"] = .string("http://127.0.0.1:\(host)/rss/\(id).xml")
             }
-            answer.append(first)
+            answer.append(Self.localArtwork(first, port: host))
         }
         return itunesAnswer(answer)
+    }
+
+    /// A recorded podcast's artwork on this fixture host (recorded, it is Apple's image
+    /// service, out of reach offline): one of the fixtures' covers, by its id.
+    static func localArtwork(_ podcast: FixtureJSON, port: String) -> FixtureJSON {
+        var podcast = podcast
+        let covers = ["square-600.webp", "cover-3000.jpg", "logo-1400.png"]
+        let cover = covers[Int((podcast["collectionId"]?.int ?? 0).magnitude % UInt(covers.count))]
+        for size in [30, 60, 100, 600] where podcast["artworkUrl\(size)"] != nil {
+            podcast["artworkUrl\(size)"] = .string("http://127.0.0.1:\(port)/artwork/\(cover)")
+        }
+        return podcast
     }
 
     private func itunesAnswer(_ results: [FixtureJSON]) -> Response {

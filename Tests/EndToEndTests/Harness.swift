@@ -34,6 +34,15 @@ final class Harness: @unchecked Sendable {
         try RawClient.get(port: port, target, headers: headers)
     }
 
+    /// A POST with a body of its own type, on a fresh connection.
+    func post(_ target: String, body: [UInt8], type: String, headers: [String] = [], timeout: Double = 5) throws -> RawClient.Response {
+        let c = try RawClient(port: port, timeout: timeout)
+        let extra = headers.map { $0 + "\r\n" }.joined()
+        try c.send("POST \(target) HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n\(extra)\r\n")
+        try c.send(body)
+        return try c.readResponse()
+    }
+
     /// Entries this replica has stored in the shared tier (`/metrics`): it stores right after
     /// replying, so a test about another replica waits for this rather than for a time.
     var sharedStores: Int {

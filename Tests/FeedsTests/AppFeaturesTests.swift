@@ -149,6 +149,7 @@ import Testing
         #expect(json["language"] as? String == "en-us")
         #expect(json["link"] as? String == "https://www.swiftbysundell.com/podcast")
         #expect(json["imageUrl"] as? String == "https://feeds.example.com/artwork/cover-3000.jpg")
-        #expect(Array(json.keys).count == 20)  // with images, podcastGuid, locked, funding, persons, newFeedUrl, truncated, syncToken, resync
+        #expect(Array(json.keys).count == 21)  // with images, podcastGuid, locked, funding, persons, newFeedUrl, movedTo, truncated, syncToken, resync
+        #expect(json["movedTo"] is NSNull)
     }
 }

@@ -23,6 +23,21 @@ import Testing
                     storeUrl: "https://podcasts.apple.com/us/podcast/id1200361736?uo=4"))
     }
 
+    /// With the image proxy on, artwork goes through it at iTunes' four sizes, from the
+    /// largest URL iTunes gave; the artwork URL itself is kept as given.
+    @Test func artworkGoesThroughTheImageProxyWhenItIsOn() throws {
+        let links = try #require(ImageProxyLinks(key: "test-key"))
+        let items = try ITunesAdapter.normalise(fixture("itunes/search.json"), images: links).items
+        let images = try #require(items[0].images)
+        let source = "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1200361736/600x600bb.jpg"
+        #expect(images.px30.url == links.link(source, width: 30) && images.px30.width == 30 && images.px30.maxEdge == 30)
+        #expect(images.px100.url == links.link(source, width: 100))
+        #expect(images.px600.url == links.link(source, width: 600))
+        #expect(items[0].artworkUrl == source)
+        #expect(items[2].images == nil, "no artwork, no images")
+        #expect(try ITunesAdapter.normalise(fixture("itunes/search.json")).items[0].images?.px30.url.hasPrefix("https://is1-ssl") == true)
+    }
+
     @Test func quirks() throws {
         let items = try ITunesAdapter.normalise(fixture("itunes/search.json")).items
         #expect(items[1].artworkUrl == "https://is1-ssl.mzstatic.com/image/thumb/Podcasts/1526489823/100x100bb.jpg")  // no 600

@@ -13,7 +13,7 @@ routeTablesMatchTheServedDocument runs it with --check against the served docume
 
 Rows go by tag, in the document's tag order (the catalog's), then by path (the tag's own
 path first: /podcasts… before /episodes). A route links to
-its section in docs/API.md (a heading that starts with `GET <path>`). Operations without query
+its section in docs/API.md (a heading that starts with `METHOD <path>`). Operations without query
 parameters that share a tag (the operational routes) are one README row.
 
 Usage: scripts/generate/route-tables.py [--check] [--document PATH]   (default: docs/openapi.json)
@@ -37,10 +37,10 @@ def slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
-def section(path: str):
-    """The anchor of docs/API.md's section for GET path, or None."""
+def section(method: str, path: str):
+    """The anchor of docs/API.md's section for METHOD path, or None."""
     for line in api_page.splitlines():
-        m = re.match(r"^#{2,3} `GET " + re.escape(path) + r"([?`].*)$", line)
+        m = re.match(r"^#{2,3} `" + method + " " + re.escape(path) + r"([?`].*)$", line)
         if m:
             return slug(line.lstrip("#"))
     return None
@@ -69,23 +69,38 @@ def constraint(schema: dict, required: bool = False) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+METHODS = ["get", "post"]
+
+
 def operations():
-    """(tag, path, get) in tag order, then by path."""
+    """(tag, method, path, operation) in tag order, then by path, GET before POST."""
     order = [t["name"] for t in document.get("tags", [])]
     found = []
     for path, item in document["paths"].items():
-        get = item.get("get")
-        if get:
-            tag = (get.get("tags") or [""])[0]
-            found.append((order.index(tag) if tag in order else len(order), path, tag, get))
+        for method in METHODS:
+            op = item.get(method)
+            if op:
+                tag = (op.get("tags") or [""])[0]
+                found.append((order.index(tag) if tag in order else len(order), path, METHODS.index(method), tag, method.upper(), op))
     # Within a tag, the routes under its own name first (Podcasts: /podcasts…, then /episodes).
-    return [(tag, path, get) for _, path, tag, get in sorted(found, key=lambda f: (f[0], not f[1].startswith("/" + f[2].lower()), f[1]))]
+    ordered = sorted(found, key=lambda f: (f[0], not f[1].startswith("/" + f[3].lower()), f[1], f[2]))
+    return [(tag, method, path, op) for _, path, _, tag, method, op in ordered]
 
 
-def route_cell(path: str, get: dict, page: str) -> str:
-    anchor = section(path)
-    text = f"`GET {listed(path, get)}`"
+def route_cell(method: str, path: str, op: dict, page: str) -> str:
+    anchor = section(method, path)
+    text = f"`{method} {listed(path, op) if method == 'GET' else path}`"
     return f"[{text}]({page}#{anchor})" if anchor else text
+
+
+def body_fields(op: dict) -> list:
+    """A POST's fields: a form's properties as parameters, or what its body is."""
+    content = op.get("requestBody", {}).get("content", {})
+    form = content.get("application/x-www-form-urlencoded")
+    if form:
+        schema = form.get("schema", {})
+        return [{"name": name, "schema": prop, "required": name in schema.get("required", [])} for name, prop in schema.get("properties", {}).items()]
+    return []
 
 
 def readme_routes() -> str:
@@ -93,26 +108,28 @@ def readme_routes() -> str:
     ops = operations()
     # Routes without any parameter (the operational ones), one row per tag when there are several.
     plain: dict = {}
-    for tag, path, get in ops:
-        if not any(p.get("in") in ("query", "path") for p in get.get("parameters", [])):
+    for tag, method, path, op in ops:
+        if method == "GET" and not any(p.get("in") in ("query", "path") for p in op.get("parameters", [])):
             plain.setdefault(tag, []).append(path)
     rows = ["| Route | What | Parameters |", "|---|---|---|"]
-    for tag, path, get in ops:
+    for tag, method, path, op in ops:
         grouped = plain.get(tag, [])
-        if len(grouped) > 1 and path in grouped:
+        if method == "GET" and len(grouped) > 1 and path in grouped:
             if path == grouped[0]:
                 rows.append(f"| `GET {'`, `'.join(grouped)}` | {descriptions.get(tag, tag)} | — |")
             continue
-        query = [p for p in get.get("parameters", []) if p.get("in") == "query"]
-        params = ", ".join(f"`{p['name']}`{constraint(p.get('schema', {}), p.get('required', False))}" for p in query)
-        rows.append(f"| {route_cell(path, get, 'docs/API.md')} | {get.get('summary', '')} | {params or '—'} |")
+        fields = [p for p in op.get("parameters", []) if p.get("in") == "query"] + body_fields(op)
+        params = ", ".join(f"`{p['name']}`{constraint(p.get('schema', {}), p.get('required', False))}" for p in fields)
+        if not params and "requestBody" in op:
+            params = "body: " + ", ".join(f"`{t}`" for t in op["requestBody"].get("content", {}))
+        rows.append(f"| {route_cell(method, path, op, 'docs/API.md')} | {op.get('summary', '')} | {params or '—'} |")
     return "\n".join(rows)
 
 
 def api_operations() -> str:
     rows = ["| Tag | `operationId` | Route |", "|---|---|---|"]
-    for tag, path, get in operations():
-        rows.append(f"| {tag} | `{get.get('operationId', '')}` | {route_cell(path, get, '')} |")
+    for tag, method, path, op in operations():
+        rows.append(f"| {tag} | `{op.get('operationId', '')}` | {route_cell(method, path, op, '')} |")
     return "\n".join(rows)
 
 

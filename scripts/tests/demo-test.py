@@ -7,11 +7,14 @@ Usage: FEEDPROXY_BIN=path/to/feedproxy python3 scripts/tests/demo-test.py [--scr
 Against `feedproxy --fixtures` (offline: the upstream CDNs' images may not load, their alt
 text stands in), each view found by its roles and labels:
   photos: the grid fills with 150 px squares that have alt text and link to the photo;
-  podcasts: typing in "Search podcasts" shows results; one opens playable episodes;
+  podcasts: typing in "Search podcasts" shows results with their covers (the fixtures'
+    through /images); one opens playable episodes;
   library: empty at first; after two podcasts are opened (kept in localStorage), the Library
     tab shows both podcasts' episodes newest first with their titles from one
     /episodes?podcasts= request; Refresh sends If-None-Match and keeps the list on 304; a
     pending answer is asked again once after its Retry-After (answers faked by page.route);
+    an Overcast OPML export imports (duplicates and moves folded, broken outlines told) and
+    the library exports as an OPML download;
   loans: cards show, a sector filter applies, "Next page" pages forward;
 and: the Content-Security-Policy forbids inline and evaluated script, axe-core finds no
 serious or critical violation in any view, and the page logs no console error (resource
@@ -93,6 +96,13 @@ def main():
             results = page.get_by_role("list", name="Podcasts found")
             results.get_by_role("button").first.wait_for(timeout=10_000)
             check("podcast search results", f"{results.get_by_role('button').count()} podcasts", results.get_by_role("button").count() > 0, "> 0")
+            # Their artwork offline: the fixtures' covers through the image proxy, as production serves it.
+            page.wait_for_function("() => [...document.querySelectorAll('#podcast-results img')].some(i => i.complete && i.naturalWidth > 0)",
+                                   timeout=10_000)
+            art = page.eval_on_selector_all("#podcast-results img", "imgs => imgs.map(i => ({src: i.currentSrc, width: i.naturalWidth}))")
+            check("search results' artwork", f"{sum(1 for a in art if a['width'])} of {len(art)} loaded, widths {sorted({a['width'] for a in art})}",
+                  art and all(a["src"].startswith(base + "/images?") and 0 < a["width"] <= 100 for a in art),
+                  "every cover loaded through /images, at most 100 px")
             # From here on, the images the episode list asks for.
             image_requests = []
             page.on("request", lambda r: image_requests.append(r.url) if r.resource_type == "image" else None)
@@ -181,6 +191,33 @@ def main():
             page.locator("#library-status", has_text="latest episodes").wait_for(timeout=10_000)
             check("library after the fake", page.locator("#library-status").inner_text(), page.locator("#library-episodes > li").count() == len(rows),
                   "the full list again")
+            # Another app's library moved in (Overcast's export, its feeds at the fixture upstream),
+            # then out again as a file.
+            feed_url = json.load(urllib.request.urlopen(f"{base}/podcasts/1200361736", timeout=5))["item"]["feedUrl"]
+            fixture_host = feed_url.split("/")[2]
+            with open("Fixtures/library/overcast.opml", encoding="utf-8") as f:
+                opml = f.read().replace("FIXTURES", fixture_host).encode()
+            with page.expect_response(lambda r: r.url.endswith("/library/opml")) as imported:
+                page.get_by_label("Import a subscription list (OPML)").set_input_files(
+                    files=[{"name": "overcast.opml", "mimeType": "text/x-opml", "buffer": opml}])
+            import_status = page.locator("#library-import-status")
+            import_status.filter(has_text="Imported").wait_for(timeout=10_000)
+            page.locator("#library-status", has_text="latest episodes").wait_for(timeout=10_000)
+            saved = page.evaluate("() => JSON.parse(localStorage.getItem('feedproxy-demo-library'))")
+            titles = [feeds.nth(i).inner_text() for i in range(feeds.count())]
+            check("OPML import", f"HTTP {imported.value.status}, {import_status.inner_text()!r}, {len(saved)} in the library, {titles}",
+                  imported.value.status == 200 and import_status.inner_text().startswith("Imported 5 podcasts")
+                  and "4 could not be" in import_status.inner_text() and len(saved) == 7
+                  and any(t.startswith("Kitchen Table Radio — ok") for t in titles),
+                  "5 podcasts (a duplicate and a move folded), 4 broken outlines told, the library refreshed with them")
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Export as OPML").click()
+            with open(download.value.path(), encoding="utf-8") as f:
+                exported = f.read()
+            check("OPML export", f"{download.value.suggested_filename}: {exported.count('<outline ')} outlines",
+                  download.value.suggested_filename == "feedproxy-library.opml" and exported.count("<outline ") == 7
+                  and f"http://{fixture_host}/rss/indie.xml" in exported, "the 7 podcasts, each with its feed URL")
+            audit("library import")
             page.get_by_role("tab", name="Library").press("ArrowLeft")
             search_tab = page.get_by_role("tab", name="Search")
             check("tabs by keyboard (ArrowLeft from Library)",

@@ -8,10 +8,13 @@ public struct ITunesAdapter: FeedAdapter {
     let searchURL: String
     /// Shorter terms are refused (`PODCAST_MIN_TERM_CHARS`): keystroke noise, not searches.
     let minTermLength: Int
+    /// With the image proxy on, artwork is served through it.
+    let imageLinks: ImageProxyLinks?
 
-    public init(searchURL: String, minTermLength: Int = 1) {
+    public init(searchURL: String, minTermLength: Int = 1, imageLinks: ImageProxyLinks? = nil) {
         self.searchURL = searchURL
         self.minTermLength = max(1, minTermLength)
+        self.imageLinks = imageLinks
     }
 
     public func prepare(_ p: QueryParameters) throws(ClientError) -> PreparedFeed {
@@ -37,10 +40,11 @@ public struct ITunesAdapter: FeedAdapter {
         let request = UpstreamRequest(upstream: source, url: searchURL.addingQuery(query.joined(separator: "&")))
         // iTunes search is case-insensitive: one cache entry per lowercased term.
         let key = "podcasts|term=\(term.lowercased())|limit=\(limit)|country=\(country)|explicit=\(explicit ?? "")"
+        let imageLinks = self.imageLinks
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: request,
             render: { body throws(ClientError) in
-                Representation(try FeedJSON.encode(try Self.normalise(body)))
+                Representation(try FeedJSON.encode(try Self.normalise(body, images: imageLinks)))
             })
     }
 
@@ -71,25 +75,27 @@ public struct ITunesAdapter: FeedAdapter {
 
     /// Decodes by body, not by content type (iTunes says `text/javascript` and
     /// prefixes newlines, which JSONDecoder skips as whitespace).
-    public static func normalise(_ body: [UInt8]) throws(ClientError) -> FeedEnvelope<Podcast> {
-        FeedEnvelope(source: SourceName.itunes, title: nil, updated: nil, items: try podcasts(body), page: nil)
+    public static func normalise(_ body: [UInt8], images: ImageProxyLinks? = nil) throws(ClientError) -> FeedEnvelope<Podcast> {
+        FeedEnvelope(source: SourceName.itunes, title: nil, updated: nil, items: try podcasts(body, images: images), page: nil)
     }
 
-    /// The podcasts of a search or lookup answer (both have this shape).
-    static func podcasts(_ body: [UInt8]) throws(ClientError) -> [Podcast] {
+    /// The podcasts of a search or lookup answer (both have this shape); `images`: the image
+    /// proxy, when artwork goes through it.
+    static func podcasts(_ body: [UInt8], images links: ImageProxyLinks? = nil) throws(ClientError) -> [Podcast] {
         let response = try FeedJSON.decode(SearchResponse.self, from: JSONRepair.stripJSONP(body), source: SourceName.itunes)
         // Every URL an app may follow: absolute http(s) or nothing, as for feeds.
         func web(_ url: String?) -> String? { url.flatMap { URLReference.absolute($0) } }
         return response.results.elements.compactMap { r -> Podcast? in
             guard let id = r.collectionId ?? r.trackId, id > 0 else { return nil }
             let (a30, a60, a100, a600) = (web(r.artworkUrl30), web(r.artworkUrl60), web(r.artworkUrl100), web(r.artworkUrl600))
+            let artwork = a600 ?? a100 ?? a60 ?? a30
             return Podcast(
                 id: id,
                 title: r.collectionName ?? r.trackName,
                 author: r.artistName,
                 feedUrl: web(r.feedUrl),
-                artworkUrl: a600 ?? a100 ?? a60 ?? a30,
-                images: PodcastImages.from([30: a30, 60: a60, 100: a100, 600: a600]),
+                artworkUrl: artwork,
+                images: links.map { $0.podcastImages(for: artwork) } ?? PodcastImages.from([30: a30, 60: a60, 100: a100, 600: a600]),
                 genres: r.genres ?? [],
                 primaryGenre: r.primaryGenreName,
                 episodeCount: FeedNumber.count(r.trackCount),
@@ -107,7 +113,7 @@ extension ITunesAdapter {
         var run = FuzzRun()
         run.read(try? normalise(body).encodedCount())
         // As a lookup: each podcast's answer, and the feed it names.
-        for podcast in (try? podcasts(body))?.prefix(EpisodeBatch.maxPodcasts) ?? [] {
+        for podcast in (try? podcasts(body))?.prefix(200) ?? [] {
             if let answer = try? FeedJSON.encode(ItemEnvelope(source: SourceName.itunes, item: podcast)) {
                 _ = EpisodesAdapter.listed(fromPodcastAnswer: answer)
             }

@@ -77,6 +77,9 @@ public struct EpisodesEnvelope: Codable, Sendable {
     public var persons: [Person] = []
     /// `itunes:new-feed-url`: where the publisher says the feed now lives.
     public var newFeedUrl: String?
+    /// The feed moved for good (`itunes:new-feed-url`, or a permanent redirect FeedProxy
+    /// follows): its new address and the id that names it now.
+    public var movedTo: MovedFeed?
     /// The feed lists more episodes than are kept (5,000, within the per-feed budget): the
     /// oldest were left out, and `page.total` counts those kept.
     public var truncated = false
@@ -98,4 +101,17 @@ public struct CursorPageInfo: Codable, Sendable, Equatable {
     public var total: Int
     public var next: String?
     public var nextCursor: String?
+}
+
+/// Where a podcast's feed moved: its new address, and the id an app's library should name it
+/// by from now on (a feed id's podcast gets the new address's feed id; an iTunes podcast keeps
+/// its own).
+public struct MovedFeed: Codable, Sendable, Equatable {
+    public var url: String
+    public var id: Int
+
+    public init(url: String, id: Int) {
+        self.url = url
+        self.id = id
+    }
 }

@@ -26,3 +26,8 @@ struct HTTPDateCache {
         return "\(day), \(two(tmValue.tm_mday)) \(month) \(tmValue.tm_year + 1900) \(two(tmValue.tm_hour)):\(two(tmValue.tm_min)):\(two(tmValue.tm_sec)) GMT"
     }
 }
+
+/// A time as HTTP and RFC 822 documents write it (`Sun, 06 Nov 1994 08:49:37 GMT`).
+public enum HTTPDate {
+    public static func format(_ epoch: Int) -> String { HTTPDateCache.format(epoch) }
+}

@@ -54,7 +54,18 @@ public struct Request: Sendable {
     /// Query items in order, `+` decoded as space, repeated keys kept.
     public var queryItems: [(name: String, value: String)] {
         guard let rawQuery, !rawQuery.isEmpty else { return [] }
-        return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+        return Self.formItems(rawQuery)
+    }
+
+    /// The body's items when it is a form (`application/x-www-form-urlencoded`, what a query
+    /// too long for a URL is sent as), read as a query is; none otherwise.
+    public var formItems: [(name: String, value: String)] {
+        guard let type = headers["content-type"], MediaType.essence(type) == "application/x-www-form-urlencoded" else { return [] }
+        return Self.formItems(Substring(String(decoding: body, as: UTF8.self)))
+    }
+
+    private static func formItems(_ rawQuery: Substring) -> [(name: String, value: String)] {
+        rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             if let eq = pair.firstIndex(of: "=") {
                 return (PercentCoding.decodeQueryComponent(pair[..<eq]), PercentCoding.decodeQueryComponent(pair[pair.index(after: eq)...]))
             }

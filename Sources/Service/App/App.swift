@@ -25,7 +25,7 @@ public final class App: Sendable {
 
         shutdownPhase = services.shutdown
         var router = Router()
-        for served in try Self.handlers(services) { router.get(served.route.path, served.handler) }
+        for served in try Self.handlers(services) { router.add(served.method, served.route.path, served.handler) }
         server = Server(
             configuration: serverConfig, router: router, middleware: services.middleware, statistics: services.statistics, shutdown: services.shutdown)
     }
@@ -56,8 +56,12 @@ extension App {
         var seen = Set<String>()
         var handlers: [ServedRoute] = []
         for route in RouteDeclaration.all {
-            guard seen.insert(route.name.path).inserted else { throw RouteTableError(description: "\(route.name.path) is declared twice") }
-            if route.isEnabled(services.configuration) { handlers.append(ServedRoute(route: route.name, handler: route.make(services))) }
+            guard seen.insert(route.method + " " + route.name.path).inserted else {
+                throw RouteTableError(description: "\(route.method) \(route.name.path) is declared twice")
+            }
+            if route.isEnabled(services.configuration) {
+                handlers.append(ServedRoute(route: route.name, method: route.method, handler: route.make(services)))
+            }
         }
         return handlers
     }
@@ -67,6 +71,7 @@ extension App {
 /// through reabstraction thunks on every request.
 struct ServedRoute {
     let route: RouteName
+    let method: String
     let handler: Handler
 }
 

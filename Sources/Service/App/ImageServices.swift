@@ -11,7 +11,7 @@ struct ImageServices: Sendable {
     let limits: ImageLimits
 
     init?(_ c: Configuration) {
-        guard let key = c[Setting.imageProxyKey], let links = ImageProxyLinks(key: key, publicBaseURL: c[Setting.publicBaseURL]) else { return nil }
+        guard let links = c.imageProxyLinks else { return nil }
         self.links = links
         let threads = c[Setting.imageDecodeThreads] > 0 ? c[Setting.imageDecodeThreads] : max(1, NativeThread.currentThreadCPUCount)
         pool = DecodePool(threads: threads, maxQueued: threads * 16)
@@ -27,4 +27,9 @@ struct ImageServices: Sendable {
             links: links, maxSourceBytes: c[Setting.imageMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, pool: pool,
             observe: { metrics.record($0) }, loadSource: { _, prepared throws(ClientError) in try await sources.keptBody(prepared) })
     }
+}
+
+extension Configuration {
+    /// The image proxy's URL signer (`IMAGE_PROXY_KEY` set): what the feeds' `images` go through.
+    var imageProxyLinks: ImageProxyLinks? { self[Setting.imageProxyKey].flatMap { ImageProxyLinks(key: $0, publicBaseURL: self[Setting.publicBaseURL]) } }
 }

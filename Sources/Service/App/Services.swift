@@ -24,6 +24,8 @@ struct Services: Sendable {
     let images: ImageServices?
     /// This replica's podcast lookups, shared by `/podcasts/{id}` and every episodes load.
     let podcastLookups: PodcastLookups
+    /// Where feed ids' URLs are remembered (here and in the shared tier).
+    let feedRegistry: FeedRegistry
     /// Announced when draining starts (`/readyz` turns 503); the server reads it too.
     let shutdown = ShutdownPhase()
     /// The server's connection counts, for `/metrics`.
@@ -65,6 +67,7 @@ struct Services: Sendable {
             sharedObserver: { metrics.shared.l2($0.metricName) })
         // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
         podcastLookups = PodcastLookups(c, sharingIn: cache)
+        feedRegistry = FeedRegistry(c, sharingIn: cache)
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

@@ -22,9 +22,16 @@ enum ITunesAPI {
         ])
 
     static let podcast = OpenAPIValue.feedOperation(
-        "One podcast by its iTunes collection id", answers: "PodcastItem",
-        [.pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_200_361_736)],
-        errors: ["400": .error("invalid id"), "404": .error("podcast_not_found: no podcast has this id")])
+        "One podcast by its id", answers: "PodcastItem",
+        [
+            .pathID(
+                maximum: 999_999_999_999_999_999, "podcast id: an iTunes collection id, or a feed id (/podcasts/byfeedurl, /library/opml)",
+                example: 1_200_361_736)
+        ],
+        errors: [
+            "400": .error("invalid id"),
+            "404": .error("podcast_not_found: no podcast has this id; feed_id_unknown: a feed id whose URL is no longer known (name the feed again)"),
+        ])
 
     static let schemas: OpenAPIValue = [
         "PodcastImages": .imageSizes([30, 60, 100, 600].map { px in ("\(px)", px, px, px, "\(px)x\(px) artwork") }, description: "iTunes artwork sizes"),
@@ -35,6 +42,9 @@ enum ITunesAPI {
             "explicit": .nullable("boolean"), "storeUrl": .nullable("string"),
         ]),
         "PodcastFeed": .envelope(items: .ref("Podcast"), source: "itunes", page: nil),
-        "PodcastItem": .itemEnvelope("Podcast", source: "itunes"),
+        "PodcastItem": .closedObject([
+            "source": ["enum": ["itunes", "rss"], "description": "itunes for a podcast iTunes lists, rss for one named by its feed URL (a feed id)"],
+            "item": .ref("Podcast"),
+        ]),
     ]
 }

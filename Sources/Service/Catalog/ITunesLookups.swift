@@ -10,8 +10,22 @@ extension PodcastLookups {
     convenience init(_ c: Configuration, sharingIn cache: ResponseCache) {
         let ttl = c[Setting.ttlPodcasts]
         let policy = FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError)
-        self.init(lookupURL: c[Setting.itunesLookupURL]) { id, answer in
+        self.init(lookupURL: c[Setting.itunesLookupURL], imageLinks: c.imageProxyLinks) { id, answer in
             cache.share(CachedResponse(Representation(answer).compressed(), storedAt: cache.now, policy: policy), for: PodcastAdapter.cacheKey(id))
         }
+    }
+}
+
+extension FeedRegistry {
+    /// Feed ids' `/podcasts/{id}` answers, kept in `cache` and the shared tier for
+    /// FEED_ID_TTL (each load of the feed renews it); never refreshed from iTunes.
+    convenience init(_ c: Configuration, sharingIn cache: ResponseCache) {
+        let policy = FreshnessPolicy(ttl: c[Setting.feedIDTTL], staleWhileRevalidate: 0, staleIfError: 0)
+        self.init(
+            imageLinks: c.imageProxyLinks,
+            keep: { id, answer in
+                cache.share(CachedResponse(Representation(answer).compressed(), storedAt: cache.now, policy: policy), for: PodcastAdapter.cacheKey(id))
+            },
+            holds: { id in if case .miss = cache.lookup(PodcastAdapter.cacheKey(id)) { false } else { true } })
     }
 }

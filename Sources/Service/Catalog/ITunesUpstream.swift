@@ -24,7 +24,8 @@ extension UpstreamDeclaration {
             RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: .podcasts, described: ITunesAPI.search) { s in
                 let c = s.configuration
                 return s.feedRoute(
-                    ITunesAdapter(searchURL: c[Setting.itunesSearchURL], minTermLength: c[Setting.podcastMinTermChars]), ttl: c[Setting.ttlPodcasts]
+                    ITunesAdapter(searchURL: c[Setting.itunesSearchURL], minTermLength: c[Setting.podcastMinTermChars], imageLinks: c.imageProxyLinks),
+                    ttl: c[Setting.ttlPodcasts]
                 ).handle
             },
             RouteDeclaration(.podcast, operation: "getPodcast", tag: .podcasts, described: ITunesAPI.podcast) { s in

@@ -1,3 +1,4 @@
+import Feeds
 /// How `/images` is described in the API document.
 enum ImagesAPI {
     private static let encodings = ["image/webp", "image/avif", "image/jpeg", "image/png"]
@@ -15,7 +16,7 @@ enum ImagesAPI {
                 .required(
                     "url", "the source image, an absolute http(s) URL (at most 2048 bytes)", ["type": "string"],
                     example: "https://images.example/podcasts/cover.jpg"),
-                .required("w", "the width asked for", ["type": "integer", "enum": [60, 120, 300, 600, 1200]], example: 300),
+                .required("w", "the width asked for", ["type": "integer", "enum": .array(ImageProxyLinks.widths.map { .int($0) })], example: 300),
                 .required(
                     "sig", "unpadded base64url HMAC-SHA256 of url under IMAGE_PROXY_KEY", ["type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"],
                     example: "Xw2QhYk1s9B3vV5m7Lr0Jc4dPz8eTn6aUoGfHyKqWbE"),

@@ -7,7 +7,7 @@ enum PodcastFeedsAPI {
         + "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]))$"
     private static let space = OpenAPIValue.trimmedSpace
     private static let cursorPattern = "^[A-Za-z0-9_-]{23}$"
-    private static let syncPattern = "^[A-Za-z0-9_-]{8,10923}$"
+    private static let syncPattern = "^[A-Za-z0-9_-]{8,32768}$"
     private static let sync = OpenAPIValue.query(
         "sync",
         "the syncToken of an earlier answer: only the episodes new or changed since it, in the order FeedProxy saw them "
@@ -26,7 +26,8 @@ enum PodcastFeedsAPI {
         "description": "the feed lists more episodes than are kept (5,000, within the per-feed budget): the oldest were left out",
     ]
     private static let syncExpired = OpenAPIValue.error("a sync token of a format this version no longer reads (sync_token_expired): refresh without sync")
-    private static let podcastID = OpenAPIValue.pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_200_361_736)
+    private static let podcastID = OpenAPIValue.pathID(
+        maximum: 999_999_999_999_999_999, "podcast id: an iTunes collection id, or a feed id (/podcasts/byfeedurl, /library/opml)", example: 1_200_361_736)
     private static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])
     private static let since = OpenAPIValue.query(
         "since", "only episodes published after this time: ISO 8601 / RFC 3339 (2025-11-03T14:20:05Z, or a date alone) or Unix seconds",
@@ -49,7 +50,7 @@ enum PodcastFeedsAPI {
             "400": .error(
                 "invalid parameter: id, limit, since, a cursor this podcast's list did not give out, a sync token this service did not give out, "
                     + "or sync with since or cursor (invalid_parameter)"),
-            "404": .error("unknown podcast (podcast_not_found) or no feed (feed_unavailable)"),
+            "404": .error("unknown podcast (podcast_not_found), no feed (feed_unavailable), or a feed id whose URL is no longer known (feed_id_unknown)"),
             "410": syncExpired,
         ],
         headers: nextLink("^</podcasts/[0-9]+/episodes\\?[^<>]+>; rel=\"next\"$"),
@@ -61,7 +62,9 @@ enum PodcastFeedsAPI {
     static let episode = OpenAPIValue.feedOperation(
         "One episode, with its chapters and transcript on request", answers: "EpisodeDetail",
         [
-            .pathID(maximum: 999_999_999_999_999_999, "iTunes collection id", example: 1_580_000_009),
+            .pathID(
+                maximum: 999_999_999_999_999_999, "podcast id: an iTunes collection id, or a feed id (/podcasts/byfeedurl, /library/opml)",
+                example: 1_580_000_009),
             [
                 "name": "episodeId", "in": "path", "required": true, "example": "ct-json",
                 "description": "the episode's id as /podcasts/{id}/episodes gives it, percent-encoded (at most 2048 bytes)",
@@ -86,8 +89,8 @@ enum PodcastFeedsAPI {
         "A podcast library's episodes in one request", answers: "EpisodeBatch",
         [
             .required(
-                "podcasts", "comma-separated iTunes collection ids, 1-200 (repeats ignored)",
-                ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,199}$")],
+                "podcasts", "comma-separated podcast ids (iTunes collection ids, feed ids), 1-500 (repeats ignored)",
+                ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,499}$")],
                 example: "1200361736,1437212345"),
             limit, since,
             .query(
@@ -180,6 +183,8 @@ enum PodcastFeedsAPI {
                 "funding": listOf("Funding", "podcast:funding, at most 50"),
                 "persons": listOf("Person", "the channel's podcast:person, at most 50"),
                 "newFeedUrl": described(.orNull(.httpURL), "itunes:new-feed-url"),
+                "movedTo": described(
+                    .orNull(.ref("MovedFeed")), "the feed moved for good (itunes:new-feed-url, or a permanent redirect): update the library once"),
                 "syncToken": syncToken, "resync": resync, "truncated": truncatedList,
             ]),
         "EpisodeBatch": .closedObject([
@@ -194,7 +199,7 @@ enum PodcastFeedsAPI {
                     ["type": "null"], .closedObject(["code": ["type": "string"], "message": ["type": "string"]]),
                 ]
             ],
-            "resync": resync, "truncated": truncatedList,
+            "resync": resync, "truncated": truncatedList, "movedTo": .orNull(.ref("MovedFeed")),
         ]),
         "BatchPage": .closedObject([
             "size": ["type": "integer", "minimum": 1], "total": .nonNegative,

@@ -17,16 +17,20 @@ extension UpstreamDeclaration {
                 "seconds from a request's arrival /episodes waits for podcasts not cached before answering them pending"),
             Option("--feed-max-body-bytes", "FEED_MAX_BODY_BYTES", \.[Setting.feedMaxBodyBytes], .bytes(1024...(1 << 31)), "largest podcast RSS feed accepted"),
             Option(
+                "--feed-id-ttl", "FEED_ID_TTL", \.[Setting.feedIDTTL], .seconds(allowZero: false),
+                "seconds a feed id's URL is remembered (here and in the shared tier) after its feed was last read"),
+            Option(
                 "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),
                 "the most read of a chapters or transcript file (a larger one is served cut, the transcript truncated)"),
         ],
         routes: [
             RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts, described: PodcastFeedsAPI.episodes) { s in
-                s.feedRoute(EpisodesAdapter(s.configuration, lookups: s.podcastLookups), ttl: s.configuration[Setting.ttlEpisodes]).handle
+                s.feedRoute(EpisodesAdapter(s.configuration, lookups: s.podcastLookups, registry: s.feedRegistry), ttl: s.configuration[Setting.ttlEpisodes])
+                    .handle
             },
             RouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts, described: PodcastFeedsAPI.episode) { s in
                 let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups)
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
                 return EpisodeRoute(
                     adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]),
                     parts: EpisodePartLoader(maxFileBytes: c[Setting.episodeFileMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts),
@@ -35,12 +39,41 @@ extension UpstreamDeclaration {
             },
             RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts, described: PodcastFeedsAPI.library) { s in
                 let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups)
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
                 return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
                     .handle
             },
+            RouteDeclaration(
+                .episodeBatch, method: "POST", operation: "postLibraryEpisodes", tag: .podcasts,
+                described: LibraryAPI.formOf(PodcastFeedsAPI.library, path: "/episodes", note: " Follow page.next by sending its cursor in the form.")
+            ) { s in
+                let c = s.configuration
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
+                return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
+                    .handle
+            },
+            RouteDeclaration(.podcastByFeedURL, operation: "getPodcastByFeedURL", tag: .podcasts, described: LibraryAPI.byFeedURL) { s in
+                let adapter = EpisodesAdapter(s.configuration, lookups: s.podcastLookups, registry: s.feedRegistry)
+                return FeedByURLRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: s.configuration[Setting.ttlEpisodes]), registry: s.feedRegistry)
+                    .handle
+            },
+            RouteDeclaration(.library, method: "POST", operation: "importLibrary", tag: .library, described: LibraryAPI.importLibrary) { s in
+                let c = s.configuration
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
+                return LibraryImportRoute(
+                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), registry: s.feedRegistry,
+                    deadline: c[Setting.episodesBatchDeadline]
+                ).handle
+            },
+            RouteDeclaration(.library, operation: "exportLibrary", tag: .library, described: LibraryAPI.exportLibrary) { s in
+                LibraryExportRoute(s).handle
+            },
+            RouteDeclaration(
+                .libraryExport, method: "POST", operation: "postExportLibrary", tag: .library,
+                described: LibraryAPI.formOf(LibraryAPI.exportLibrary, path: "/library/opml")
+            ) { s in LibraryExportRoute(s).handle },
         ],
-        schemas: PodcastFeedsAPI.schemas,
+        schemas: PodcastFeedsAPI.schemas.merging(LibraryAPI.schemas),
         fuzz: FuzzEntry(reading: ["rss/1200361736.xml", "rss/1580000001.xml"]) { EpisodesAdapter.fuzz($0) })
 }
 
@@ -48,11 +81,11 @@ extension EpisodesAdapter {
     /// A podcast's episode data stays within what one cache entry may take (a quarter of the
     /// cache, at most 32 MiB; a long feed's episodes compressed), so a long feed is kept whole
     /// rather than fetched again for every page.
-    init(_ c: Configuration, lookups: PodcastLookups) {
+    init(_ c: Configuration, lookups: PodcastLookups, registry: FeedRegistry) {
         self.init(
             lookups: lookups, maxFeedBytes: c[Setting.feedMaxBodyBytes], allowPrivateHosts: c.allowPrivateFeedHosts,
             maxDataBytes: max(64 << 10, min(32 << 20, c.cacheMaxBytes / 4 - (64 << 10))),
-            imageLinks: c[Setting.imageProxyKey].flatMap { ImageProxyLinks(key: $0, publicBaseURL: c[Setting.publicBaseURL]) })
+            imageLinks: c.imageProxyLinks, registry: registry)
     }
 }
 
@@ -60,6 +93,13 @@ extension RouteName {
     static let episodes = RouteName("/podcasts/:id/episodes", listedAs: "/podcasts/{id}/episodes")
     static let episode = RouteName("/podcasts/:id/episodes/:episodeId", listedAs: "/podcasts/{id}/episodes/{episodeId}")
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
+    static let podcastByFeedURL = RouteName("/podcasts/byfeedurl", listedAs: "/podcasts/byfeedurl?url=")
+    static let library = RouteName("/library/opml")
+    static let libraryExport = RouteName("/library/opml/export", listedAs: nil)
+}
+
+extension OperationTag {
+    static let library = OperationTag("Library", "a podcast app's library by feed URL: its subscription list (OPML) in and out")
 }
 
 extension Setting {
@@ -71,4 +111,6 @@ extension Setting {
     static let episodesBatchDeadline = SettingKey(default: 3.0)
     static let feedMaxBodyBytes = SettingKey(default: 32 << 20)
     static let episodeFileMaxBytes = SettingKey(default: 5 << 20)
+    /// Thirty days: a library refreshed monthly keeps its feed ids.
+    static let feedIDTTL = SettingKey(default: 30.0 * 86400)
 }

@@ -55,7 +55,13 @@ extension DemoAssets {
             </div>
             <div role="tabpanel" id="podcasts-library-panel" aria-labelledby="podcasts-tab-library" hidden>
               <h3 id="library-heading">Latest in your library</h3>
-              <p class="hint">The podcasts whose episodes you opened (the last 50), refreshed in one request.</p>
+              <p class="hint">The podcasts whose episodes you opened or imported (up to 500), refreshed in one request.</p>
+              <div class="library-file">
+                <label for="library-import">Import a subscription list (OPML)</label>
+                <input type="file" id="library-import" accept=".opml,.xml,text/x-opml,text/xml,application/xml">
+                <button type="button" id="library-export" hidden>Export as OPML</button>
+              </div>
+              <p class="status" id="library-import-status" role="status" aria-live="polite"></p>
               <button type="button" id="library-refresh">Refresh</button>
               <p class="status" id="library-status" role="status" aria-live="polite"></p>
               <ul class="feeds" id="library-podcasts" aria-label="Podcasts in your library"></ul>

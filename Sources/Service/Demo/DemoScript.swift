@@ -31,8 +31,8 @@ extension DemoAssets {
 
         // One request for JSON: the response and its body. A 304 (the answer to an If-None-Match)
         // has no body; any other status but 2xx is an APIError.
-        async function request(path, signal, {headers = {}, cache = "default"} = {}) {
-          const response = await fetch(path, {signal, cache, headers: {Accept: "application/json", ...headers}});
+        async function request(path, signal, {headers = {}, cache = "default", method = "GET", send = undefined} = {}) {
+          const response = await fetch(path, {signal, cache, method, body: send, headers: {Accept: "application/json", ...headers}});
           if (response.status === 304) return {response, body: null};
           let body = null;
           try { body = await response.json(); } catch { body = null; }
@@ -127,7 +127,7 @@ extension DemoAssets {
           try {
             const feed = await getJSON(`podcasts?term=${encodeURIComponent(term)}&limit=20`, searchController.signal);
             list.replaceChildren(...feed.items.map(podcast => {
-              const art = podcast.images && podcast.images["100"] ? safeURL(podcast.images["100"].url) : null;
+              const art = podcast.images && podcast.images["100"] ? imageURL(podcast.images["100"].url) : null;
               const button = el("button", {type: "button"},
                 art ? el("img", {src: art, alt: "", width: 100, height: 100, loading: "lazy"}) : null,
                 el("span", {}, el("strong", {text: podcast.title || "Untitled podcast"}), el("br"), el("span", {text: podcast.author || ""})));
@@ -271,9 +271,10 @@ extension DemoAssets {
           });
         }
 
-        // Library: the podcasts whose episodes were opened (the last 50, most recent first, in
-        // localStorage), their newest episodes in one request: GET /episodes?podcasts=…
-        const libraryKey = "feedproxy-demo-library", librarySize = 50;
+        // Library: the podcasts whose episodes were opened or imported (up to 500, most recent
+        // first, in localStorage), their newest episodes in one request: GET /episodes?podcasts=…
+        // (POST /episodes, the same as a form, when the ids would not fit a URL).
+        const libraryKey = "feedproxy-demo-library", librarySize = 500, longestURL = 4000;
         const isPodcastID = id => /^[0-9]+$/.test(String(id));
         function readLibrary() {
           try {
@@ -281,10 +282,10 @@ extension DemoAssets {
             return Array.isArray(saved) ? saved.filter(podcast => podcast && isPodcastID(podcast.id)).slice(0, librarySize) : [];
           } catch { return []; }
         }
-        function remember(podcast) {
-          if (!isPodcastID(podcast.id)) return;
-          const id = String(podcast.id);
-          const library = [{id, title: podcast.title || ""}, ...readLibrary().filter(saved => String(saved.id) !== id)].slice(0, librarySize);
+        function remember(...podcasts) {
+          const added = podcasts.filter(podcast => isPodcastID(podcast.id)).map(podcast => ({id: String(podcast.id), title: podcast.title || ""}));
+          const ids = new Set(added.map(podcast => podcast.id));
+          const library = [...added, ...readLibrary().filter(saved => !ids.has(String(saved.id)))].slice(0, librarySize);
           try { localStorage.setItem(libraryKey, JSON.stringify(library)); } catch { /* storage off: nothing is remembered */ }
         }
 
@@ -297,7 +298,14 @@ extension DemoAssets {
         }
 
         let libraryController = null, libraryTimer = null, libraryShown = null;  // libraryShown: {path, etag} of the answer shown
-        const libraryPath = library => `episodes?podcasts=${library.map(podcast => podcast.id).join(",")}&limit=50`;
+        const libraryQuery = library => `podcasts=${library.map(podcast => podcast.id).join(",")}&limit=50`;
+        const libraryPath = library => `episodes?${libraryQuery(library)}`;
+        // The library's answer: a GET (conditional on the shown ETag), or a form POST (never 304).
+        function fetchLibrary(library, signal, etag) {
+          const path = libraryPath(library);
+          if (path.length <= longestURL) return request(path, signal, {cache: "no-store", headers: etag ? {"If-None-Match": etag} : {}});
+          return request("episodes", signal, {method: "POST", send: new URLSearchParams(libraryQuery(library)), cache: "no-store"});
+        }
         function openLibrary() {
           const library = readLibrary();
           if (!library.length || !libraryShown || libraryShown.path !== libraryPath(library)) loadLibrary();
@@ -310,6 +318,7 @@ extension DemoAssets {
           const status = $("library-status"), feeds = $("library-podcasts"), list = $("library-episodes");
           const library = readLibrary();
           $("library-refresh").hidden = !library.length;
+          $("library-export").hidden = !library.length;
           if (!library.length) {
             libraryShown = null;
             feeds.replaceChildren();
@@ -322,7 +331,7 @@ extension DemoAssets {
           const etag = libraryShown && libraryShown.path === path ? libraryShown.etag : null;
           say(status, retry ? "Asking again for the podcasts still loading…" : `Refreshing ${library.length} podcasts…`);
           try {
-            const {response, body} = await request(path, libraryController.signal, {cache: "no-store", headers: etag ? {"If-None-Match": etag} : {}});
+            const {response, body} = await fetchLibrary(library, libraryController.signal, etag);
             if (response.status === 304) {
               say(status, `Nothing new in your ${library.length} podcasts.`);
               return;
@@ -348,6 +357,45 @@ extension DemoAssets {
           } catch (error) { tell(status, error); }
         }
         $("library-refresh").addEventListener("click", () => loadLibrary());
+
+        // Import: another app's OPML export, each feed named by FeedProxy (POST /library/opml);
+        // a podcast that moved is kept under its new id. Export: the library as an OPML file
+        // (POST /library/opml/export: 500 ids do not fit a URL), saved as a download.
+        $("library-import").addEventListener("change", async event => {
+          const file = event.target.files && event.target.files[0], status = $("library-import-status");
+          if (!file) return;
+          say(status, `Importing ${file.name}…`);
+          try {
+            const {body} = await request("library/opml", undefined, {method: "POST", send: file, cache: "no-store", headers: {"Content-Type": "text/x-opml"}});
+            const outlines = Array.isArray(body.outlines) ? body.outlines : [];
+            const kept = outlines.filter(outline => outline.status !== "error" && isPodcastID(outline.id)).map(outline =>
+              outline.movedTo && isPodcastID(outline.movedTo.id) ? {id: outline.movedTo.id, title: outline.title || outline.text} : {id: outline.id, title: outline.title || outline.text});
+            const seen = new Set(), added = kept.filter(podcast => !seen.has(String(podcast.id)) && seen.add(String(podcast.id)));
+            remember(...added);
+            const failed = outlines.filter(outline => outline.status === "error");
+            let text = `Imported ${added.length} podcasts from ${file.name}.`;
+            if (failed.length) text += ` ${failed.length} could not be: ${failed.slice(0, 3).map(outline => `${outline.text || outline.xmlUrl} (${outline.error ? outline.error.message : "error"})`).join("; ")}${failed.length > 3 ? "; …" : ""}.`;
+            say(status, text);
+            loadLibrary();
+          } catch (error) { tell(status, error); }
+          event.target.value = "";
+        });
+        $("library-export").addEventListener("click", async () => {
+          const status = $("library-import-status"), library = readLibrary();
+          try {
+            const form = new URLSearchParams({podcasts: library.map(podcast => podcast.id).join(",")});
+            const response = await fetch("library/opml/export", {method: "POST", body: form, cache: "no-store"});
+            if (!response.ok) {
+              let message = response.statusText;
+              try { message = (await response.json()).error.message; } catch { /* not JSON */ }
+              throw new APIError(response.status, message, response.headers.get("Retry-After"));
+            }
+            const link = el("a", {href: URL.createObjectURL(await response.blob()), download: "feedproxy-library.opml"});
+            link.click();
+            setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+            say(status, `Exported ${library.length} podcasts as feedproxy-library.opml.`);
+          } catch (error) { tell(status, error); }
+        });
 
         // Loans: filters, cards, and the next page from the response's paging links.
         function loansPath() {

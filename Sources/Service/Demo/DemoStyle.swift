@@ -34,6 +34,7 @@ extension DemoAssets {
         .tabs [role="tab"] { border-radius: 4px 4px 0 0; border-bottom: none; margin-bottom: -1px; }
         .tabs [role="tab"][aria-selected="true"] { font-weight: 700; border-color: var(--accent); box-shadow: inset 0 3px var(--accent); }
         .hint { color: var(--muted); margin: .25rem 0; }
+        .library-file { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0; }
         .feeds { list-style: none; padding: 0; margin: .5rem 0; }
         .feeds li[data-status="error"] { color: #a4000f; }
         .episodes .podcast { font-weight: 600; }

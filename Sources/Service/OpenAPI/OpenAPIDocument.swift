@@ -9,13 +9,18 @@ enum OpenAPIDocument {
         let operations = routes.compactMap(\.operation)
         var tags: [OperationTag] = []
         for operation in operations where !tags.contains(operation.tag) { tags.append(operation.tag) }
-        let paths = operations.map { operation in
-            (
-                key: operation.path,
-                value: operation.pathItem.merging([
-                    "get": operation.pathItem["get"]?.merging(["operationId": .string(operation.id), "tags": [.string(operation.tag.name)]]) ?? [:]
-                ])
-            )
+        // One path item per path: a GET and a POST on one path are two operations of it.
+        var paths: [(key: String, value: OpenAPIValue)] = []
+        for operation in operations {
+            let key = operation.methodKey
+            let item: OpenAPIValue = [
+                key: operation.pathItem[key]?.merging(["operationId": .string(operation.id), "tags": [.string(operation.tag.name)]]) ?? [:]
+            ]
+            if let i = paths.firstIndex(where: { $0.key == operation.path }) {
+                paths[i].value = paths[i].value.merging(item)
+            } else {
+                paths.append((operation.path, operation.pathItem.merging(item)))
+            }
         }
         return [
             "openapi": "3.1.0",
@@ -47,7 +52,7 @@ enum OpenAPIDocument {
     static func problems(routes: [RouteDeclaration] = RouteDeclaration.all, upstreams: [UpstreamDeclaration] = UpstreamCatalog.all) -> [String] {
         let operations = routes.compactMap(\.operation)
         var found: [String] = []
-        for (what, names) in [("path", operations.map(\.path)), ("operationId", operations.map(\.id)), ("tag", tagNames(operations))] {
+        for (what, names) in [("path", operations.map { "\($0.method) \($0.path)" }), ("operationId", operations.map(\.id)), ("tag", tagNames(operations))] {
             let repeated = Dictionary(grouping: names, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
             if !repeated.isEmpty { found.append("more than one \(what): \(repeated.joined(separator: ", "))") }
         }

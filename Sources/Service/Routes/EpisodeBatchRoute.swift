@@ -33,7 +33,7 @@ struct EpisodeBatchRoute: Sendable {
     func handle(_ context: inout RequestContext) -> HandlerResult {
         let batch: EpisodeBatch
         do {
-            batch = try EpisodeBatch(QueryParameters(context.request.queryItems))
+            batch = try EpisodeBatch(QueryParameters(try Self.parameters(of: context.request)))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
@@ -57,80 +57,29 @@ struct EpisodeBatchRoute: Sendable {
             return .response(Self.answer(batch, slots, for: &context, status: .hit, retryAfter: nil))
         }
         feeds.stats?.misses.add()
-        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, upstream = feeds.upstream
+        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline
         let missing = uncached, cachedSlots = slots
         return .deferred { context in
-            context.identifyClient()
-            context.noteMiss()  // only what is not cached comes here
-            // The batch answers by then, whatever is still loading (which goes on).
-            context.deadline = context.receivedAt + deadline
-            let answerBy = context.receivedAt + deadline
-            let admission = FetchAdmission(identity: context.identity, client: context.client)
-            let client = context.client.map(ClientResolver.key), trace = context.trace
+            let loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: bypass)
+            let (loaded, admission) = await loads.run(missing.map { (batch.ids[$0], nil) }, deadline: deadline, for: &context)
             var slots = cachedSlots
-            // A load may wait a budget for its turn at a busy host, then download within another.
-            let upstreamContext: @Sendable (inout UpstreamRequestContext) -> Void = {
-                $0.deadline = NativeThread.monotonicSeconds() + 2 * upstream.budgetSeconds
-                $0.requester = client
-                $0.trace = trace
-                $0.completesOnceSent = true
-            }
-            let results = Locked([Int: ResponseCache.Outcome?]())
-            let (arrivals, arrived) = AsyncStream<Void>.makeStream()
-            for i in missing {
-                let id = batch.ids[i]
-                // Not children of this request: a fetch still running at the deadline goes on.
-                // Each load looks its podcast up (when nothing names its feed yet) together with
-                // whatever else this replica is looking up: a few lookups for a storm of batches.
-                // Patient with a busy shared tier: better late (the batch answers at its deadline
-                // anyway) than fetched by two replicas.
-                Task {
-                    let key = EpisodesAdapter.dataKey(id)
-                    let outcome = await SharedTierCall.patiently {
-                        await UpstreamRequestContext.with(upstreamContext) {
-                            await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
-                                var started = false, charged = false
-                                let outcome = await cache.lookupOrFetch(
-                                    key, revalidate: bypass,
-                                    admit: {
-                                        started = true
-                                        charged = admission.admit()
-                                        return charged
-                                    }, refreshing: feeds.loader(adapter.dataFeed(id)))
-                                // A fetch another replica's answer (or this one's cache) made unnecessary costs nothing.
-                                if charged, let outcome, !FeedRoute.costTheUpstream(outcome) { admission.refund() }
-                                FeedRoute.note(outcome, startedFlight: started, into: &notes)
-                                return outcome
-                            }
-                        }
-                    }
-                    // Gone stale since the loop looked (a long wait for a turn): served, and refreshed.
-                    if case .stale? = outcome {
-                        cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(id), refreshFor: trace))
-                    }
-                    results.withLock { $0[i] = .some(outcome) }
-                    arrived.yield()
-                }
-            }
-            // The deadline counts from when the request arrived, not from here.
-            let timer = Task {
-                let left = answerBy - NativeThread.monotonicSeconds()
-                if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 0...Int(Int32.max)))) }
-                arrived.finish()
-            }
-            var count = 0
-            for await _ in arrivals {
-                count += 1
-                if count == missing.count { break }
-            }
-            timer.cancel()
-            let loaded = results.withLock { $0 }
             var pending = false
-            for i in missing {
-                if let outcome = loaded[i] { slots[i] = .loaded(outcome) } else { pending = true }
+            for (n, i) in missing.enumerated() {
+                if let outcome = loaded[n] { slots[i] = .loaded(outcome) } else { pending = true }
             }
             return Self.answer(batch, slots, for: &context, status: .miss, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
         }
+    }
+
+    /// A GET's query, or a POST's form: the same parameters, for a library whose query would
+    /// pass the 8 KB request line proxies allow.
+    static func parameters(of request: Request) throws(ClientError) -> [(name: String, value: String)] {
+        guard request.method == "POST" else { return request.queryItems }
+        guard let type = request.headers["content-type"], MediaType.essence(type) == "application/x-www-form-urlencoded" else {
+            throw ClientError(
+                status: 415, code: "unsupported_media_type", message: "send the parameters as application/x-www-form-urlencoded (as a query would be)")
+        }
+        return request.formItems
     }
 
     /// The answer, or a 304 when the client has it already. Its ETag is a hash of what the
@@ -149,10 +98,13 @@ struct EpisodeBatchRoute: Sendable {
         let tag = etag(batch, slots, selection)
         let gzip = context.request.acceptsGzip
         var headers = HTTPHeaders()
-        headers.add("Cache-Control", "public, max-age=0")
+        headers.add("Cache-Control", context.request.method == "POST" ? "no-store" : "public, max-age=0")
         headers.add("ETag", gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"")
         if let retryAfter { headers.add("Retry-After", String(Saturating.retryAfterSeconds(retryAfter))) }
-        if let condition = context.request.headers["if-none-match"], CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"") {
+        // A POST's answer is not cached by anyone: it has no 304 (RFC 9110 §13.1.2 would make it a 412).
+        if context.request.method != "POST", let condition = context.request.headers["if-none-match"],
+            CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"")
+        {
             return Response(status: 304, headers: headers, compressible: true, constantHeaders: status.headerLine)
         }
         let output = batch.render(statuses, selection ?? batch.select(statuses))

@@ -43,7 +43,7 @@ enum OperationalRoutes {
         },
         RouteDeclaration(.index, operation: "getIndex", tag: .operations, described: OperationalRoutesAPI.index) { s in
             let c = s.configuration
-            let listed = RouteDeclaration.all.filter { $0.isEnabled(c) }.compactMap(\.name.listedAs).map { "\"\($0)\"" }.joined(separator: ",")
+            let listed = RouteDeclaration.listed(RouteDeclaration.all.filter { $0.isEnabled(c) }).map { "\"\($0)\"" }.joined(separator: ",")
             let index = Response.json(Array("{\"name\":\"FeedProxy\",\"version\":\"\(Configuration.version)\",\"routes\":[\(listed)]}".utf8))
             return { _ in .response(index) }
         },

@@ -1,3 +1,4 @@
+import Feeds
 import HTTPServer
 import Primitives
 import Synchronization
@@ -34,7 +35,8 @@ final class RequestAdmission: Sendable {
 }
 
 /// A library batch's quota: each feed it makes this replica fetch costs a share of the
-/// client's allowance such that a whole library of cold feeds (200) costs at most its burst.
+/// client's allowance such that a whole library of cold feeds (`EpisodeBatch.maxPodcasts`)
+/// costs at most its burst.
 /// A refresh of one person's library is admitted from a full allowance; a flood of batches
 /// from one address runs out and is throttled to the quota's rate (those podcasts are
 /// `client_rate_limited`, with `Retry-After`). A fetch another replica's answer made
@@ -46,7 +48,7 @@ final class FetchAdmission: Sendable {
     /// The longest wait a refusal named (seconds), 0 while nothing was refused.
     private let refused = Locked(0.0)
 
-    static let feedsPerAllowance = 200.0
+    static let feedsPerAllowance = Double(EpisodeBatch.maxPodcasts)
 
     init(identity: (any ClientIdentity)?, client: IPAddress?) {
         self.identity = identity

@@ -7,6 +7,8 @@ import HTTPServer
 /// called through reabstraction thunks, about 1 % more instructions on every cache hit.
 struct RouteDeclaration: Sendable {
     let name: RouteName
+    /// `GET` (with `HEAD`), or `POST` for what a client sends a document to.
+    let method: String
     /// Its `operationId`, tag and description in the OpenAPI document: what a generated client
     /// names the call, groups it under and types it by. nil: not in the document (the demo
     /// page's files).
@@ -16,11 +18,12 @@ struct RouteDeclaration: Sendable {
     let make: @Sendable (Services) -> Handler
 
     init(
-        _ name: RouteName, operation id: String, tag: OperationTag, described pathItem: OpenAPIValue,
+        _ name: RouteName, method: String = "GET", operation id: String, tag: OperationTag, described pathItem: OpenAPIValue,
         when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> Handler
     ) {
         self.name = name
-        operation = RouteOperation(name, id, tag, pathItem)
+        self.method = method
+        operation = RouteOperation(name, method, id, tag, pathItem)
         self.isEnabled = isEnabled
         self.make = make
     }
@@ -28,6 +31,7 @@ struct RouteDeclaration: Sendable {
     /// A route the API document leaves out.
     init(undocumented name: RouteName, when isEnabled: @escaping @Sendable (Configuration) -> Bool, _ make: @escaping @Sendable (Services) -> Handler) {
         self.name = name
+        method = "GET"
         operation = nil
         self.isEnabled = isEnabled
         self.make = make
@@ -36,22 +40,34 @@ struct RouteDeclaration: Sendable {
     /// Every route FeedProxy serves, in the order the index lists them: each upstream's, then
     /// the operational ones.
     static var all: [RouteDeclaration] { UpstreamCatalog.all.flatMap(\.routes) + OperationalRoutes.all }
+
+    /// The paths the index lists, each once (a path with a GET and a POST is one entry).
+    static func listed(_ routes: [RouteDeclaration]) -> [String] {
+        var seen = Set<String>()
+        return routes.compactMap(\.name.listedAs).filter { seen.insert($0).inserted }
+    }
 }
 
 /// A route's operation in the OpenAPI document.
 struct RouteOperation: Sendable {
     let route: RouteName
+    /// `GET` or `POST`.
+    let method: String
     let id: String
     let tag: OperationTag
-    /// Its path item (`{"get": …}`): parameters, answers, errors; the id and tag are added.
+    /// Its path item (`{"get": …}`, `{"post": …}`): parameters, answers, errors; the id and tag are added.
     let pathItem: OpenAPIValue
 
-    init(_ route: RouteName, _ id: String, _ tag: OperationTag, _ pathItem: OpenAPIValue) {
+    init(_ route: RouteName, _ method: String, _ id: String, _ tag: OperationTag, _ pathItem: OpenAPIValue) {
         self.route = route
+        self.method = method
         self.id = id
         self.tag = tag
         self.pathItem = pathItem
     }
+
+    /// Its key in the path item: `get`, `post`.
+    var methodKey: String { method.lowercased() }
 
     /// The route's path as OpenAPI writes it (`/podcasts/{id}`).
     var path: String {

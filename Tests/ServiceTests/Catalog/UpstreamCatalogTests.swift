@@ -28,14 +28,14 @@ import Upstream
     /// Each route is declared once, and every enabled one is served by its declaration, in
     /// the declared order (the index's).
     @Test func everyDeclaredRouteIsServedOnceInOrder() throws {
-        let declared = RouteDeclaration.all.map(\.name.path)
+        let declared = RouteDeclaration.all.map { "\($0.method) \($0.name.path)" }
         #expect(Set(declared).count == declared.count, "a route declared twice")
-        let served = try App.handlers(try Self.services()).map(\.route.path)
+        let served = try App.handlers(try Self.services()).map { "\($0.method) \($0.route.path)" }
         #expect(served == declared, "every route is on with the image proxy key and the demo page")
         var c = Configuration()
         c.demoPage = false
-        let bare = try App.handlers(try Services(c, logLanes: 1)).map(\.route.path)
-        #expect(bare == declared.filter { !["/images", "/demo", "/demo/:file"].contains($0) })
+        let bare = try App.handlers(try Services(c, logLanes: 1)).map { "\($0.method) \($0.route.path)" }
+        #expect(bare == declared.filter { !["GET /images", "GET /demo", "GET /demo/:file"].contains($0) })
     }
 
     /// Every route's operation id and tag come from where it is declared (an upstream's
@@ -45,8 +45,8 @@ import Upstream
         let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
         let declared = RouteDeclaration.all.compactMap(\.operation)
         for operation in declared {
-            let get = paths[operation.path]?["get"]
-            #expect(get != nil, "\(operation.route.path) is not in the OpenAPI document")
+            let get = paths[operation.path]?[operation.methodKey]
+            #expect(get != nil, "\(operation.method) \(operation.route.path) is not in the OpenAPI document")
             #expect(get?["operationId"] as? String == operation.id, "\(operation.path): operationId")
             #expect(get?["tags"] as? [String] == [operation.tag.name], "\(operation.path): tags")
         }
@@ -66,7 +66,7 @@ import Upstream
         let noop: @Sendable (Services) -> Handler = { _ in { _ in .response(.error(status: 404, code: "not_found", message: "")) } }
         let again = RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: OperationTag("Podcasts", "another"), described: ITunesAPI.search, noop)
         let problems = OpenAPIDocument.problems(routes: RouteDeclaration.all + [again], upstreams: UpstreamCatalog.all + [podcasts])
-        #expect(problems.contains { $0.hasPrefix("more than one path: /podcasts") })
+        #expect(problems.contains { $0.hasPrefix("more than one path: GET /podcasts") })
         #expect(problems.contains { $0.hasPrefix("more than one operationId: searchPodcasts") })
         #expect(problems.contains { $0.hasPrefix("more than one tag: Podcasts") })
         #expect(problems.contains { $0.hasPrefix("schemas declared twice: Podcast, PodcastFeed") })
@@ -242,7 +242,7 @@ import Upstream
         let page = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("docs/API.md"), encoding: .utf8)
         let lines = page.split(separator: "\n")
         for operation in RouteDeclaration.all.compactMap(\.operation) {
-            let name = "`GET \(operation.path)"
+            let name = "`\(operation.method) \(operation.path)"
             let found = lines.contains { line in
                 guard line.hasPrefix("## \(name)") || line.hasPrefix("### \(name)") || line.hasPrefix("- \(name)") else { return false }
                 let after = line.dropFirst(line.prefix { $0 != "`" }.count + name.count).first
@@ -274,9 +274,19 @@ import Upstream
         let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
         var checked = 0
         for route in RouteDeclaration.all {
-            guard let operation = route.operation, let handler = handlers.first(where: { $0.route.path == route.name.path })?.handler else { continue }
-            let parameters = (paths[operation.path]?["get"]?["parameters"] as? [[String: Any]] ?? [])
-                .filter { ["query", "path"].contains($0["in"] as? String) }
+            guard let operation = route.operation,
+                let handler = handlers.first(where: { $0.route.path == route.name.path && $0.method == route.method })?.handler
+            else { continue }
+            let described = paths[operation.path]?[operation.methodKey]
+            var parameters = (described?["parameters"] as? [[String: Any]] ?? []).filter { ["query", "path"].contains($0["in"] as? String) }
+            // A form's fields are its parameters, sent in the body.
+            let form = ((described?["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/x-www-form-urlencoded"] as? [String: Any]
+            if let schema = form?["schema"] as? [String: Any], let properties = schema["properties"] as? [String: [String: Any]] {
+                let required = schema["required"] as? [String] ?? []
+                for (name, property) in properties {
+                    parameters.append(["name": name, "in": "query", "required": required.contains(name), "example": property["example"] ?? "1200361736"])
+                }
+            }
             func example(_ parameter: [String: Any]) -> String { parameter["example"].map { "\($0)" } ?? "" }
             var pathParameters: [String: String] = [:]
             var target = route.name.path
@@ -287,14 +297,19 @@ import Upstream
             }
             let query = parameters.filter { $0["in"] as? String == "query" && $0["required"] as? Bool == true }
                 .map { "\($0["name"] as? String ?? "")=\(example($0).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
-            if !query.isEmpty { target += "?" + query.joined(separator: "&") }
+            let isForm = form != nil
+            if !query.isEmpty && !isForm { target += "?" + query.joined(separator: "&") }
             let reads = QueryReads()
             QueryParameters.$reads.withValue(reads) {
-                var context = RequestContext.make(target: target, pathParameters: pathParameters)
+                var context = RequestContext.make(
+                    method: route.method, target: target, headers: isForm ? [("Content-Type", "application/x-www-form-urlencoded")] : [],
+                    body: isForm ? Array(query.joined(separator: "&").utf8) : [], pathParameters: pathParameters)
                 _ = handler(&context)
             }
-            let described = Set(parameters.compactMap { $0["name"] as? String })
-            for name in reads.names.subtracting(described) { Issue.record("\(route.name.path) reads \(name), which its API description does not declare") }
+            let names = Set(parameters.compactMap { $0["name"] as? String })
+            for name in reads.names.subtracting(names) {
+                Issue.record("\(route.method) \(route.name.path) reads \(name), which its API description does not declare")
+            }
             if !reads.names.isEmpty { checked += 1 }
         }
         #expect(checked >= 8, "routes whose reads were heard")

@@ -4,8 +4,9 @@ import Primitives
 /// widths, signed with `IMAGE_PROXY_KEY` so that only URLs FeedProxy wrote are fetched.
 /// `sig` is the unpadded base64url HMAC-SHA256 of the `url` value (as decoded from the query).
 public struct ImageProxyLinks: Sendable {
-    /// The widths an answer may have: few, so that caches stay bounded.
-    public static let widths = [60, 120, 300, 600, 1200]
+    /// The widths an answer may have: few, so that caches stay bounded (30 and 100 are
+    /// iTunes' artwork sizes, which podcasts' `images` keep).
+    public static let widths = [30, 60, 100, 120, 300, 600, 1200]
     /// The widths listed in an `images` map (list cells and detail views at 1× and 2×).
     public static let listedWidths = [60, 120, 300, 600]
     /// Images in show notes: a phone's width at 2×.
@@ -44,6 +45,15 @@ public struct ImageProxyLinks: Sendable {
         let head = base + "/images?url=" + url.formEncoded() + "&w="
         func size(_ w: Int) -> ImageSize { ImageSize(url: head + String(w) + "&sig=" + signature, width: w, height: nil, maxEdge: w) }
         return ProxiedImages(px60: size(60), px120: size(120), px300: size(300), px600: size(600))
+    }
+
+    /// A podcast's artwork at iTunes' four sizes, through the proxy (artwork is square).
+    public func podcastImages(for url: String?) -> PodcastImages? {
+        guard let url, Self.isProxiable(url) else { return nil }
+        let signature = signature(for: url)
+        let head = base + "/images?url=" + url.formEncoded() + "&w="
+        func size(_ w: Int) -> ImageSize { ImageSize(url: head + String(w) + "&sig=" + signature, square: w) }
+        return PodcastImages(px30: size(30), px60: size(60), px100: size(100), px600: size(600))
     }
 
     /// Show notes' images go through the proxy too.

@@ -5,7 +5,9 @@ import Primitives
 /// podcasts, newest first across them, each cut from its podcast's cached episode data (the
 /// same data `/podcasts/{id}/episodes` pages are cut from), with a status per podcast.
 public struct EpisodeBatch: Sendable {
-    public static let maxPodcasts = 200
+    /// A library as apps hold them (an imported OPML file of 500 feeds is refreshed at once,
+    /// by `POST /episodes` when its query would pass a proxy's 8 KB request line).
+    public static let maxPodcasts = 500
 
     public let ids: [Int]
     public let limit: Int
@@ -15,25 +17,32 @@ public struct EpisodeBatch: Sendable {
     public let sync: SyncToken?
 
     public init(_ p: QueryParameters) throws(ClientError) {
-        let listed = p.list("podcasts")
-        guard !listed.isEmpty else {
-            throw ClientError(status: 400, code: "missing_parameter", message: "podcasts is required: comma-separated iTunes collection ids")
-        }
-        var seen = Set<Int>()
-        var ids: [Int] = []
-        for text in listed {
-            guard text.utf8.count <= 18, text.utf8.allSatisfy({ (48...57).contains($0) }), let id = Int(text), id > 0 else {
-                throw .invalidParameter("podcasts: \(text.utf8.count <= 40 ? "'\(text)'" : "an entry") is not a positive iTunes collection id")
-            }
-            if seen.insert(id).inserted { ids.append(id) }
-        }
-        guard ids.count <= Self.maxPodcasts else { throw .invalidParameter("podcasts takes at most \(Self.maxPodcasts) ids (\(ids.count) given)") }
-        self.ids = ids
+        ids = try Self.podcastIDs(p)
         limit = try p.int("limit", in: 1...500, default: 100)
         since = try EpisodeSince.parse(p)
         let scope = Self.scope(ids)
         cursor = try p.value("cursor").map { text throws(ClientError) in try EpisodeCursor.decode(text, scope: scope) }
         sync = try EpisodeSyncRequest.parse(p, since: since, cursor: cursor)
+    }
+
+    /// `podcasts`: 1 to `maxPodcasts` podcast ids (iTunes collection ids or feed ids), comma
+    /// separated or repeated, each once in the order first given.
+    public static func podcastIDs(_ p: QueryParameters) throws(ClientError) -> [Int] {
+        let listed = p.list("podcasts")
+        guard !listed.isEmpty else {
+            throw ClientError(status: 400, code: "missing_parameter", message: "podcasts is required: comma-separated podcast ids")
+        }
+        var seen = Set<Int>()
+        var ids: [Int] = []
+        for text in listed {
+            guard text.utf8.count <= 18, text.utf8.allSatisfy({ (48...57).contains($0) }), let id = Int(text), id > 0 else {
+                throw .invalidParameter(
+                    "podcasts: \(text.utf8.count <= 40 ? "'\(text)'" : "an entry") is not a podcast id (an iTunes collection id or a feed id)")
+            }
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        guard ids.count <= Self.maxPodcasts else { throw .invalidParameter("podcasts takes at most \(Self.maxPodcasts) ids (\(ids.count) given)") }
+        return ids
     }
 
     /// What a cursor is tied to: the list of podcasts, in the order asked.
@@ -187,15 +196,24 @@ public struct EpisodeBatch: Sendable {
                 out += #","episodeCount":"#.utf8
                 out += String(data.entries.count).utf8
                 out += data.truncated ? #","truncated":true"#.utf8 : #","truncated":false"#.utf8
+                if let moved = data.movedTo {
+                    out += #","movedTo":{"url":"#.utf8
+                    JSONBytes.appendQuoted(moved.url, to: &out)
+                    out += #","id":"#.utf8
+                    out += String(moved.id).utf8
+                    out += "}".utf8
+                } else {
+                    out += #","movedTo":null"#.utf8
+                }
                 out += #","error":null"#.utf8
             case .error(let code, let message):
-                out += #","status":"error","title":null,"updated":null,"episodeCount":null,"truncated":false,"error":{"code":"#.utf8
+                out += #","status":"error","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":{"code":"#.utf8
                 JSONBytes.appendQuoted(code, to: &out)
                 out += #","message":"#.utf8
                 JSONBytes.appendQuoted(message, to: &out)
                 out += "}".utf8
             case .pending:
-                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"truncated":false,"error":null"#.utf8
+                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":null"#.utf8
             }
             out += selection.resync[p] ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
         }

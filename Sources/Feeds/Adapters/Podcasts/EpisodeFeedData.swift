@@ -16,11 +16,11 @@ import Primitives
 ///
 /// Layout (little-endian; read back like network input, since it may come from the shared tier):
 /// `FPEP` · version · u32 episode count · u32 head length · u16 title length · u8 updated length ·
-/// u8 flags (1: truncated) · u16 version count · per version {u32 seq, u32 id, u32 changes} ·
+/// u16 moved-to URL length · u64 moved-to id · u8 flags (1: truncated) · u16 version count · per version {u32 seq, u32 id, u32 changes} ·
 /// u32 block count · per block {u32 offset, u32 stored length, u32 length} ·
 /// per episode {i64 published (Int64.min: undated), u64 anchor, u32 block, u32 offset, u32 length,
 /// u32 chapters length, u32 stamp seq, u32 stamp ordinal, u64 content hash} ·
-/// title · updated · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
+/// title · updated · moved-to URL · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
 /// each followed by its inline chapters' JSON (empty when it has none), gzip-compressed when a
 /// block's stored length is less than its length.
 public struct EpisodeFeedData: Sendable {
@@ -45,11 +45,13 @@ public struct EpisodeFeedData: Sendable {
     public let changes: EpisodeChangeLog
     /// The feed lists more episodes than are kept: the oldest were left out.
     public let truncated: Bool
+    /// The feed moved for good: where, and the id that names it now.
+    public let movedTo: MovedFeed?
     private let blocks: EpisodeBlocks
 
     static let magic = Array("FPEP".utf8)
     /// The layout's version: data of another (an older replica's, in the shared tier) is not read.
-    public static let version: UInt8 = 4
+    public static let version: UInt8 = 5
     static let undated = Int64.min
     /// The most episodes kept of one feed (a daily show of thirteen years).
     public static let maxEpisodes = 5_000
@@ -77,12 +79,26 @@ public struct EpisodeFeedData: Sendable {
         feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
         previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now()
     ) throws(ClientError) -> [UInt8] {
+        try built(
+            feed: body, contentType: contentType, lookupTitle: lookupTitle, base: base, maxBytes: maxBytes, images: images, previous: previous,
+            seenAt: seenAt
+        ).blob
+    }
+
+    /// `build`, with the channel as the data's answers show it (what a feed id's podcast is
+    /// described by). `movedTo`: given the feed's `itunes:new-feed-url`, where it moved for
+    /// good, if it did.
+    public static func built(
+        feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
+        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now(), movedTo: (String?) -> MovedFeed? = { _ in nil }
+    ) throws(ClientError) -> (blob: [UInt8], channel: EpisodesEnvelope) {
         let parsed = try RSSParser.parse(body, limit: maxEpisodes, contentType: contentType, base: base, imageSource: images.map { links in links.notesImage })
         var channel = EpisodesEnvelope(
             title: parsed.title ?? lookupTitle, updated: parsed.episodes.first?.published, description: parsed.description, author: parsed.author,
             imageUrl: parsed.imageUrl, images: images?.images(for: parsed.imageUrl), link: parsed.link, language: parsed.language,
             podcastGuid: parsed.podcastGuid, locked: parsed.locked,
-            funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, count: 0, items: [], page: nil)
+            funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, movedTo: movedTo(parsed.newFeedUrl), count: 0, items: [],
+            page: nil)
         struct Encoded {
             let published: Int64
             let anchor: UInt64
@@ -153,16 +169,21 @@ public struct EpisodeFeedData: Sendable {
         guard whole.count > tail.count, Array(whole.suffix(tail.count)) == tail else { throw .badUpstreamResponse("the podcast feed") }
         let head = whole.dropLast(tail.count)
         let title = Array((channel.title ?? "").utf8.prefix(0xFFFF)), updated = Array((channel.updated ?? "").utf8.prefix(0xFF))
+        // A URL longer than the field is no address to give an app.
+        let moved = channel.movedTo.flatMap { $0.url.utf8.count <= 0xFFFF ? $0 : nil }
+        let movedURL = Array((moved?.url ?? "").utf8)
         let known = previous.map { old in
             (stamps: Dictionary(old.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), log: old.changes)
         }
         let (stamps, log) = EpisodeChangeLog.stamp(encoded.map(\.hash), after: known, at: seenAt)
         var out = magic + [version]
-        out.reserveCapacity(overhead + title.count + updated.count + head.count + stored)
+        out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + head.count + stored)
         append(UInt64(encoded.count), 4, to: &out)
         append(UInt64(head.count), 4, to: &out)
         append(UInt64(title.count), 2, to: &out)
         append(UInt64(updated.count), 1, to: &out)
+        append(UInt64(movedURL.count), 2, to: &out)
+        append(UInt64(bitPattern: Int64(moved?.id ?? 0)), 8, to: &out)
         out.append(truncated ? 1 : 0)
         append(UInt64(log.versions.count), 2, to: &out)
         for v in log.versions {
@@ -191,16 +212,18 @@ public struct EpisodeFeedData: Sendable {
         }
         out += title
         out += updated
+        out += movedURL
         out += head
         for b in blocks { out += b.stored }
-        return out
+        return (out, channel)
     }
 
     /// The data in `blob`, or nil when it is not data `build` wrote (damaged, or another version).
     public init?(_ blob: [UInt8]) {
         var r = Reader(bytes: blob)
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let n = r.int(4), n <= Self.maxEpisodes,
-            let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let flags = r.int(1), flags <= 1,
+            let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let movedLength = r.int(2), let movedID = r.int64(),
+            let flags = r.int(1), flags <= 1,
             let versionCount = r.int(2), versionCount <= Self.maxEpisodes + EpisodeChangeLog.keptVersions
         else { return nil }
         var versions: [EpisodeChangeLog.Version] = []
@@ -235,7 +258,8 @@ public struct EpisodeFeedData: Sendable {
                     published: published, anchor: anchor, stamp: EpisodeStamp(seq: seq, ordinal: ordinal), contentHash: hash, block: block,
                     offset: offset, length: length, chaptersLength: chapters))
         }
-        guard let title = r.take(titleLength), let updated = r.take(updatedLength), let head = r.take(headLength) else { return nil }
+        guard let title = r.take(titleLength), let updated = r.take(updatedLength), let moved = r.take(movedLength), let head = r.take(headLength)
+        else { return nil }
         let area = r.rest
         guard area.count == next else { return nil }
         self.title = title.isEmpty ? nil : String(decoding: title, as: UTF8.self)
@@ -244,6 +268,7 @@ public struct EpisodeFeedData: Sendable {
         self.entries = entries
         self.changes = changes
         truncated = flags == 1
+        movedTo = moved.isEmpty ? nil : MovedFeed(url: String(decoding: moved, as: UTF8.self), id: Int(movedID))
         blocks = EpisodeBlocks(area: area, table: table)
     }
 

@@ -14,9 +14,15 @@ public struct EpisodesAdapter: FeedAdapter {
     let maxDataBytes: Int
     /// With the image proxy on: the proxied sizes of every image, and show notes' images proxied.
     let imageLinks: ImageProxyLinks?
+    /// Where feed ids' URLs are remembered: every load of one renews it.
+    let registry: FeedRegistry?
 
-    public init(lookups: PodcastLookups, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20, imageLinks: ImageProxyLinks? = nil) {
+    public init(
+        lookups: PodcastLookups, maxFeedBytes: Int, allowPrivateHosts: Bool, maxDataBytes: Int = 8 << 20, imageLinks: ImageProxyLinks? = nil,
+        registry: FeedRegistry? = nil
+    ) {
         self.imageLinks = imageLinks
+        self.registry = registry
         self.lookups = lookups
         self.maxFeedBytes = maxFeedBytes
         self.allowPrivateHosts = allowPrivateHosts
@@ -46,12 +52,12 @@ public struct EpisodesAdapter: FeedAdapter {
 
     /// Podcast `number`'s episode data as a load of its own (a batch's, one episode's),
     /// starting from its `/podcasts/{id}` answer when one is at hand.
-    public func dataFeed(_ number: Int) -> PreparedFeed {
+    public func dataFeed(_ number: Int, listed: ListedFeed? = nil) -> PreparedFeed {
         let key = Self.dataKey(number)
         return PreparedFeed(
             source: source, cacheKey: key, upstreamRequest: lookup(number),
             view: FeedView(dataKey: key, startingFrom: startingFromPodcast(number)) { _ in nil },
-            refresh: load(number))
+            refresh: load(number, listed: listed))
     }
 
     /// `/podcasts/{id}`'s cached answer names the feed: a load that starts from it skips the lookup.
@@ -85,6 +91,7 @@ public struct EpisodesAdapter: FeedAdapter {
     public func load(_ number: Int, listed: ListedFeed? = nil) -> @Sendable (UpstreamClient, PreviousAnswer?) async throws -> FeedLoad {
         let lookups = self.lookups
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes, imageLinks = self.imageLinks
+        let registry = FeedID.isFeedID(number) ? self.registry : nil
         return { client, replaced in
             let previous = replaced?.validators
             let found: (feedURL: String, title: String?)
@@ -118,15 +125,32 @@ public struct EpisodesAdapter: FeedAdapter {
             let validators = Revalidation(
                 listedURL: found.feedURL, url: response.permanentRedirect ?? feed.url, etag: response.header("ETag"),
                 lastModified: response.header("Last-Modified"))
-            if response.isNotModified, let previous { return .notModified(validators.keepingValidators(of: previous)) }
+            if response.isNotModified, let previous {
+                // Still in use: a feed id's URL is remembered for another FEED_ID_TTL.
+                if let registry, let url = FeedID.normalised(found.feedURL), let data = replaced.flatMap({ EpisodeFeedData($0.body) }) {
+                    registry.remember(normalised: url, channel: FeedChannel(data))
+                }
+                return .notModified(validators.keepingValidators(of: previous))
+            }
             let parsing = LeafSpan.start()
             let data: [UInt8]
             do {
                 // The data it replaces (this replica's, or the shared tier's when newer) says
                 // when each episode was first seen: sync tokens stay positions in one history.
-                data = try EpisodeFeedData.build(
+                let finalURL = response.permanentRedirect ?? feed.url
+                let built = try EpisodeFeedData.built(
                     feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
-                    maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) })
+                    maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) }
+                ) { newFeedURL in Self.movedTo(number, listed: found.feedURL, finalURL: finalURL, newFeedURL: newFeedURL) }
+                data = built.blob
+                if let registry {
+                    let channel = FeedChannel(
+                        title: built.channel.title, author: built.channel.author, imageUrl: built.channel.imageUrl, updated: built.channel.updated,
+                        episodeCount: EpisodeFeedData(data)?.entries.count)
+                    if let url = FeedID.normalised(found.feedURL) { registry.remember(normalised: url, channel: channel) }
+                    // Moved: the new address's id names it from now on, with the same description.
+                    if let moved = built.channel.movedTo { registry.remember(normalised: moved.url, channel: channel, unlessKnown: true) }
+                }
             } catch {
                 parsing?.end("parse feed", [("http.response.body.size", .int(Int64(response.body.count)))], error: String(describing: error))
                 throw error
@@ -147,6 +171,18 @@ public struct EpisodesAdapter: FeedAdapter {
     }
 
     static let notFound = ClientError(status: 404, code: "podcast_not_found", message: "no podcast has this id")
+
+    /// Where podcast `number`'s feed moved for good, when it did: the address its feed names
+    /// (`itunes:new-feed-url`), else the one a permanent redirect led to; with the id that
+    /// names it now (a feed id's podcast: the new address's feed id; iTunes': its own).
+    static func movedTo(_ number: Int, listed: String, finalURL: String, newFeedURL: String?) -> MovedFeed? {
+        let from = FeedID.normalised(listed)
+        for candidate in [newFeedURL, finalURL] {
+            guard let url = candidate.flatMap(FeedID.normalised), url != from else { continue }
+            return MovedFeed(url: url, id: FeedID.isFeedID(number) ? FeedID.id(ofNormalised: url) : number)
+        }
+        return nil
+    }
     static let noFeed = ClientError(status: 404, code: "feed_unavailable", message: "this podcast publishes no feed")
 
     /// Where iTunes lists a podcast's feed, as its `/podcasts/{id}` answer says.

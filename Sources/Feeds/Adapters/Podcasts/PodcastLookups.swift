@@ -17,6 +17,8 @@ public final class PodcastLookups: Sendable {
     /// Why a lookup gave no podcast: iTunes does not know the id, or the lookup failed.
     public enum LookupFailure: Error, Sendable {
         case notFound
+        /// A feed id (`FeedID`) whose feed URL is known nowhere: iTunes is never asked for one.
+        case unknownFeedID
         case upstream(UpstreamError)
         case unreadable(ClientError)
     }
@@ -34,6 +36,8 @@ public final class PodcastLookups: Sendable {
     let window: Double
     let maxWait: Double
     let maxIDs: Int
+    /// With the image proxy on, artwork is served through it.
+    let imageLinks: ImageProxyLinks?
     /// Told each podcast a lookup found (its id and `/podcasts/{id}` answer), whatever becomes
     /// of the load that asked: kept, a retry on any replica finds it instead of a lookup.
     let keep: (@Sendable (Int, [UInt8]) -> Void)?
@@ -42,9 +46,10 @@ public final class PodcastLookups: Sendable {
     private let sent = Locked((lookups: 0, ids: 0))
 
     public init(
-        lookupURL: String, window: Double = 0.025, maxWait: Double = 0.1, maxIDs: Int = EpisodeBatch.maxPodcasts,
-        keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
+        lookupURL: String, window: Double = 0.025, maxWait: Double = 0.1, maxIDs: Int = 200,
+        imageLinks: ImageProxyLinks? = nil, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
     ) {
+        self.imageLinks = imageLinks
         self.lookupURL = lookupURL
         self.window = window
         self.maxWait = max(window, maxWait)
@@ -58,7 +63,9 @@ public final class PodcastLookups: Sendable {
     /// one already carrying `id`). The lookup is sent under the context of whoever's id opened
     /// its window (its fair-queue turn, deadline and trace).
     public func answer(for id: Int, with client: UpstreamClient) async -> Answer {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
+        // A feed id names a URL this replica and the shared tier forgot: iTunes cannot know it.
+        if FeedID.isFeedID(id) { return .failure(.unknownFeedID) }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
             let (full, schedule) = state.withLock { s -> ([Int]?, Bool) in
                 if s.waiting[id] != nil {
                     s.waiting[id]?.append(continuation)
@@ -117,7 +124,7 @@ public final class PodcastLookups: Sendable {
         do {
             let body = try await client.send(request).body
             // Read once for every id it answers.
-            let podcasts = Dictionary(try ITunesAdapter.podcasts(body).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let podcasts = Dictionary(try ITunesAdapter.podcasts(body, images: imageLinks).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             for id in ids {
                 guard let podcast = podcasts[id] else {
                     answers[id] = .failure(.notFound)
@@ -151,6 +158,7 @@ extension PodcastLookups.LookupFailure {
     public func thrown() -> any Error {
         switch self {
         case .notFound: return EpisodesAdapter.notFound
+        case .unknownFeedID: return FeedID.unknown
         case .upstream(let error): return error
         case .unreadable(let error): return error
         }

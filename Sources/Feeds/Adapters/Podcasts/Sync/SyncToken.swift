@@ -32,9 +32,10 @@ public struct SyncToken: Sendable, Equatable {
 
     static let version: UInt8 = 1
     /// A token holds at most one library's podcasts.
-    public static let maxPodcasts = 200
-    /// Longest text read: 200 podcasts at their largest fit (about 5.7 KB).
-    static let maxTextBytes = 8 * 1024
+    public static let maxPodcasts = EpisodeBatch.maxPodcasts
+    /// Longest text read: a library's podcasts at their largest fit (feed ids, 16 digits, and
+    /// every position at its longest: about 21 KB for 500).
+    static let maxTextBytes = 24 * 1024
 
     public subscript(id: Int) -> Position? {
         get { positions[id] }
