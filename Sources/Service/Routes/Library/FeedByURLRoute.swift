@@ -4,7 +4,7 @@ import Primitives
 import ResponseCache
 import Upstream
 
-/// `GET /podcasts/byfeedurl?url=`: a podcast named by its feed URL, whether or not iTunes
+/// `GET /podcasts/byfeedurl?url=`: a podcast named by its feed URL, whether or not the directory
 /// lists it. Its id (`FeedID`, derived from the normalised URL) names it everywhere an id is
 /// taken; the answer is `/podcasts/{id}`'s. The feed is read once, as its episodes' data (the
 /// entry `/podcasts/{id}/episodes` pages are cut from), so adding a podcast and opening it

@@ -9,7 +9,7 @@ import Upstream
 /// `GET /library/opml?podcasts=…`: a library as an OPML 2.0 file any podcast app imports, one
 /// `<outline type="rss">` per podcast with its title and feed URL. What names each feed is
 /// the podcast's own answer (`/podcasts/{id}`: cached here or in the shared tier, else one of
-/// this replica's shared iTunes lookups; a feed id's is remembered); a podcast that no longer
+/// this replica's shared directory lookups; a feed id's is remembered); a podcast that no longer
 /// exists, or has no feed, is left out (and named in a comment); one that cannot be looked up
 /// now makes the file a 503 with Retry-After rather than a file missing it.
 struct LibraryExportRoute: Sendable {

@@ -7,7 +7,7 @@ import ResponseCache
 /// outline by outline with the podcast's id, its title and status: `ok`, `moved` (with the new
 /// address and id), `error` (with the code), or `pending` when its feed is still being read at
 /// the batch deadline (as `/episodes` does). Every feed named gets its feed id at once (remembered
-/// here and in the shared tier), whether or not iTunes lists it, so the library can be refreshed
+/// here and in the shared tier), whether or not the directory lists it, so the library can be refreshed
 /// by `/episodes` right after; reading the feeds costs what a library refresh costs (one download
 /// per feed, the client's quota per fetched feed, the batch deadline).
 struct LibraryImportRoute: Sendable {
