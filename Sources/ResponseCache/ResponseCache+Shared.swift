@@ -79,6 +79,17 @@ extension ResponseCache {
         return found
     }
 
+    /// The newest copy of the key's entry, here or in the shared tier (a newer shared one is
+    /// kept here too): how a replica learns that another has read the feed again.
+    public func newestAnywhere(_ key: String) async -> CachedResponse? {
+        let own = peek(key)
+        guard let shared, case .found(let entry, let age) = await shared.get(key) else { return own }
+        let found = entry.restamped(storedAt: clock() - age)
+        guard found.storedAt > (own?.storedAt ?? -.infinity) else { return own }
+        store(found, for: key)
+        return found
+    }
+
     /// Stale-if-error across replicas: when a fetch fails, another replica's last good
     /// answer (kept in the tier for TTL + the longer stale window) is as good as our own.
     /// Kept here, it is what the failed flight's callers are served, and no negative

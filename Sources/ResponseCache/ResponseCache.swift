@@ -279,9 +279,10 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Starts a refresh unless one is already running for the key (stale-while-revalidate).
-    public func refreshInBackground(_ key: String, refreshing loader: @escaping RefreshingLoader) {
-        _ = flight(for: key, loader: loader)
+    /// Starts a refresh unless one is already running for the key (stale-while-revalidate);
+    /// `revalidating`: from the upstream, whatever the shared tier holds (a publisher's ping).
+    public func refreshInBackground(_ key: String, revalidating: Bool = false, refreshing loader: @escaping RefreshingLoader) {
+        _ = flight(for: key, revalidate: revalidating, loader: loader)
     }
 
     func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }

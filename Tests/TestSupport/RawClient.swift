@@ -117,6 +117,28 @@ public final class RawClient: @unchecked Sendable {
         return Response(status: status, headers: headers, body: body)
     }
 
+    /// The next chunk of a chunked body (empty: the last one), after `readResponse` read its head.
+    public func readChunk() throws -> [UInt8] {
+        func line() throws -> String {
+            while true {
+                if let i = buffer.firstIndex(of: 10), i > 0, buffer[i - 1] == 13 {
+                    let text = String(decoding: buffer[0..<(i - 1)], as: UTF8.self)
+                    buffer.removeFirst(i + 1)
+                    return text
+                }
+                try fill()
+            }
+        }
+        let sizeLine = try line()
+        guard let size = Int(sizeLine.split(separator: ";").first.map(String.init) ?? "", radix: 16), size >= 0 else {
+            throw ClientError.malformed("chunk size \(sizeLine)")
+        }
+        while buffer.count < size + 2 { try fill() }
+        let data = Array(buffer[0..<size])
+        buffer.removeFirst(size + 2)
+        return data
+    }
+
     /// Whether an answer (or a close) is waiting to be read, after waiting at most `seconds`.
     public func isReadable(within seconds: Double) -> Bool {
         if !buffer.isEmpty { return true }

@@ -22,6 +22,7 @@ loads that fail offline aside). Exits 1 on any failure. Stops what it starts, by
 """
 import json
 import os
+import time
 import re
 import sys
 import urllib.request
@@ -267,6 +268,24 @@ def main():
             check("transcript under the episode", lines,
                   len(lines) == 3 and lines[0] == "0:00 Ada Host: Welcome back to the show." and "Grace Guest: " in lines[1], "3 timed lines with speakers")
             audit("episode details")
+
+            # New episodes come by themselves while the Library tab is open: its event stream,
+            # a new episode at the publisher, the publisher's ping, the list refreshed.
+            page.evaluate("""() => localStorage.setItem("feedproxy-demo-library",
+                JSON.stringify([{id: "1590000031", title: "Library Show"}]))""")
+            with page.expect_request(lambda r: "/episodes/events?" in r.url, timeout=10_000) as opened:
+                page.get_by_role("tab", name="Search").click()
+                page.get_by_role("tab", name="Library").click()
+            before = page.locator("#library-episodes > li").count()
+            now = int(time.time())
+            urllib.request.urlopen(urllib.request.Request(f"http://{fixture_host}/__fixture/publish/1590000031?at={now}", method="POST"), timeout=5)
+            ping = urllib.request.urlopen(f"{base}/hub/notify?id=1590000031", timeout=5)
+            page.locator("#library-import-status", has_text="just arrived").wait_for(timeout=10_000)
+            page.wait_for_function(f"() => document.querySelectorAll('#library-episodes > li').length > {before}", timeout=10_000)
+            newest = page.locator("#library-episodes > li h4, #library-episodes > li h3").first.inner_text()
+            check("a new episode without a refresh", f"stream {opened.value.url.split('/', 3)[3][:60]}…, ping HTTP {ping.status}, "
+                  f"{page.locator('#library-import-status').inner_text()!r}, newest: {newest!r}",
+                  ping.status == 202 and "sync=" in opened.value.url, "the stream from the shown answer's token; the ping's episode listed")
 
             # The CSP at work: an inline script injected into the page does not run, and the
             # browser reports the violation. (eval is refused by the same policy, which has no

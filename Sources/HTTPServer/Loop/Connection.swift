@@ -39,6 +39,8 @@ final class Connection {
     var served = 0
     /// The deferred handler working on the current request; cancelled if the client goes.
     var handler: Task<Void, Never>?
+    /// The long-lived answer this connection is sending (it reads no further requests).
+    var streamed: StreamedRequest?
 
     init(fd: Int32, id: UInt64, limits: ParseLimits, now: Double, headerTimeout: Double) {
         self.fd = fd
@@ -54,9 +56,11 @@ final class Connection {
 
     var unsentBytes: Int { output.pendingBytes }
 
+    var streaming: Bool { streamed != nil }
+
     /// Between requests with nothing buffered either way: safe to close when draining.
     var isIdle: Bool {
-        if case .head = phase, pending.isEmpty, unsentBytes == 0 { return true }
+        if case .head = phase, pending.isEmpty, unsentBytes == 0, streamed == nil { return true }
         return false
     }
 }

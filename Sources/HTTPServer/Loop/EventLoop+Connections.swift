@@ -18,7 +18,7 @@ extension EventLoop {
         }
         // The client hung up while its handler works (an app aborting the previous keystroke's search,
         // a proxy aborting): nobody will read the answer, so the work is cancelled.
-        if conn.awaiting && events & UInt32(EPOLLRDHUP.rawValue) != 0 {
+        if (conn.awaiting || conn.streaming) && events & UInt32(EPOLLRDHUP.rawValue) != 0 {
             closeConnection(conn)
             return
         }
@@ -40,7 +40,7 @@ extension EventLoop {
             let n = recv(conn.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n == 0 {
                 conn.peerClosed = true
-                if conn.awaiting || conn.unsentBytes > 0 { updateInterest(conn) } else { closeConnection(conn) }
+                if (conn.awaiting || conn.unsentBytes > 0) && !conn.streaming { updateInterest(conn) } else { closeConnection(conn) }
                 return
             }
             if n < 0 {
@@ -90,13 +90,14 @@ extension EventLoop {
     }
 
     func wantsRead(_ conn: Connection) -> Bool {
-        !conn.awaiting && !conn.closeAfterWrite && !conn.peerClosed && conn.unsentBytes < context.configuration.maxPendingOutputBytes
+        !conn.awaiting && !conn.streaming && !conn.closeAfterWrite && !conn.peerClosed
+            && conn.unsentBytes < context.configuration.maxPendingOutputBytes
     }
 
     /// Parses and answers as many complete requests as `bytes` holds; returns the bytes used.
     private func process(_ conn: Connection, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var offset = 0
-        while offset < bytes.count && !conn.awaiting && !conn.closeAfterWrite
+        while offset < bytes.count && !conn.awaiting && !conn.streaming && !conn.closeAfterWrite
             && conn.unsentBytes < context.configuration.maxPendingOutputBytes
         {
             let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
@@ -198,6 +199,8 @@ extension EventLoop {
             conn.phase = .head
             let keepAlive = head.keepAlive
             write(response, for: head.context, keepAlive: keepAlive, on: conn)
+        case .stream(let response, let open):
+            startStream(response, open, for: head.context, on: conn)
         case .deferred(let work):
             conn.handling = AwaitedRequest(head.context, keepAlive: head.keepAlive)
             conn.phase = .awaitingHandler
@@ -246,7 +249,9 @@ extension EventLoop {
                 closeConnection(conn)
                 return
             }
-            if case .head = conn.phase, conn.pending.isEmpty {
+            // A stream that caught up waits for its next event with no deadline (heartbeats keep it alive).
+            if conn.streaming { conn.deadlineKind = .none }
+            if case .head = conn.phase, conn.pending.isEmpty, !conn.streaming {
                 conn.deadlineKind = .idle
                 conn.deadline = wakeTime + context.configuration.idleTimeout
                 if !loopByCPU.isEmpty && conn.served & 15 == 1 && conn.isIdle && followIncomingCPU(conn) { return }
@@ -263,8 +268,8 @@ extension EventLoop {
     func updateInterest(_ conn: Connection, adding: Bool = false) {
         var events = Self.edgeTriggered
         if wantsRead(conn) { events |= UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue) }
-        // Awaiting a handler: not reading (pipelined requests wait), but told of a hang-up.
-        if conn.awaiting && !conn.peerClosed { events |= UInt32(EPOLLRDHUP.rawValue) }
+        // Awaiting a handler or streaming: not reading (pipelined requests wait), but told of a hang-up.
+        if (conn.awaiting || conn.streaming) && !conn.peerClosed { events |= UInt32(EPOLLRDHUP.rawValue) }
         if conn.unsentBytes > 0 { events |= UInt32(EPOLLOUT.rawValue) }
         if adding {
             conn.registeredEvents = events
@@ -278,6 +283,7 @@ extension EventLoop {
     func closeConnection(_ conn: Connection) {
         guard connections[conn.fd] === conn else { return }
         if conn.awaiting, let handling = conn.handling { abandon(conn, handling.context) }
+        if let streamed = conn.streamed { streamEnded(conn, streamed) }
         connections[conn.fd] = nil
         _ = csys_epoll_del(epfd, conn.fd)
         close(conn.fd)

@@ -33,6 +33,8 @@ final class EventLoop: @unchecked Sendable {
     struct Inbox: Sendable {
         var completions: [Completion] = []
         var adoptions: [Adoption] = []
+        /// Streams with bytes to send or ending.
+        var streams: [ResponseStream] = []
         /// Set when the loop has exited: a late hand-over is closed by its sender.
         var closed = false
     }
@@ -107,6 +109,16 @@ final class EventLoop: @unchecked Sendable {
 
     func wake() { _ = csys_eventfd_signal(wakeFD) }
 
+    /// A stream of this loop's has bytes to send, or ends.
+    func streamReady(_ stream: ResponseStream) {
+        let accepted = inbox.withLock { box -> Bool in
+            guard !box.closed else { return false }
+            box.streams.append(stream)
+            return true
+        }
+        if accepted { wake() } else { stream.closed() }
+    }
+
     // MARK: the loop
 
     func run() {
@@ -154,15 +166,19 @@ final class EventLoop: @unchecked Sendable {
             listenFD = -1
         }
         for conn in connections.values where conn.isIdle { closeConnection(conn) }
+        // Streams end (their clients reconnect, to another replica): they would hold the drain.
+        for conn in connections.values where conn.streaming { endStream(conn) }
     }
 
     private func drainInbox() {
-        let (items, adoptions) = inbox.withLock { box -> ([Completion], [Adoption]) in
-            let taken = (box.completions, box.adoptions)
+        let (items, adoptions, streams) = inbox.withLock { box -> ([Completion], [Adoption], [ResponseStream]) in
+            let taken = (box.completions, box.adoptions, box.streams)
             box.completions.removeAll()
             box.adoptions.removeAll()
+            box.streams.removeAll()
             return taken
         }
+        for stream in streams { sendStreamed(stream) }
         for adoption in adoptions {
             switch adoption {
             case _ where draining:

@@ -15,7 +15,7 @@ struct ResponseWriter {
     /// Appends the response to `context`'s request; returns the number of body bytes it carries.
     func append(
         _ response: Response, to context: RequestContext, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8],
-        into out: inout OutputQueue
+        into out: inout OutputQueue, streaming: Bool = false
     ) -> Int {
         let requestID = context.requestID
         let status = response.status
@@ -24,7 +24,7 @@ struct ResponseWriter {
         var encoded = false
         // The pre-compressed variant is a representation of its own, with its own lines.
         var variant = false
-        if gzip && !StatusReason.forbidsBody(status) {
+        if gzip && !streaming && !StatusReason.forbidsBody(status) {
             if let pre = representation.gzippedBody {
                 body = pre
                 encoded = true
@@ -45,7 +45,10 @@ struct ResponseWriter {
         out.append(contentsOf: date)
         out.append(literal: "\r\n")
         out.append(contentsOf: serverHeader)
-        if !StatusReason.forbidsBody(status) {
+        if streaming {
+            // Its length is not known: chunks (HTTP/1.1), or until the connection closes (1.0).
+            if version != .http10 { out.append(literal: "Transfer-Encoding: chunked\r\n") }
+        } else if !StatusReason.forbidsBody(status) {
             out.append(literal: "Content-Length: ")
             out.append(decimal: body.count)
             out.append(literal: "\r\n")
@@ -80,7 +83,7 @@ struct ResponseWriter {
         out.append(contentsOf: response.renderedHeaders)
         out.append(contentsOf: variant ? representation.gzipHeaderLines : representation.headerLines)
         out.append(literal: "\r\n")
-        guard !headOnly, !StatusReason.forbidsBody(status) else { return 0 }
+        guard !headOnly, !streaming, !StatusReason.forbidsBody(status) else { return 0 }
         out.appendBody(body)
         return body.count
     }

@@ -5,6 +5,9 @@ import Glibc
 public enum HandlerResult: Sendable {
     case response(Response)
     case deferred(@Sendable (inout RequestContext) async -> Response)
+    /// A long-lived answer (Server-Sent Events): the head now (no length: chunked), then a body
+    /// the application writes to the stream it is handed, off the loop, until either side ends it.
+    case stream(Response, @Sendable (ResponseStream, RequestContext) async -> Void)
 }
 
 public typealias Handler = @Sendable (inout RequestContext) -> HandlerResult

@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     public var serverName = "FeedProxy"
     /// Unsent response bytes after which a connection stops reading requests.
     public var maxPendingOutputBytes = 1 << 20
+    /// A long-lived answer's bytes not yet taken by its client, past which it is closed.
+    public var maxStreamBufferedBytes = 256 << 10
 
     public init() {}
 

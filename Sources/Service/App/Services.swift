@@ -26,6 +26,8 @@ struct Services: Sendable {
     let podcastLookups: PodcastLookups
     /// Where feed ids' URLs are remembered (here and in the shared tier).
     let feedRegistry: FeedRegistry
+    /// This replica's event streams and the reads that keep their feeds warm.
+    let episodeEvents: EpisodeEventHub
     /// Announced when draining starts (`/readyz` turns 503); the server reads it too.
     let shutdown = ShutdownPhase()
     /// The server's connection counts, for `/metrics`.
@@ -68,6 +70,12 @@ struct Services: Sendable {
         // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
         podcastLookups = PodcastLookups(c, sharingIn: cache)
         feedRegistry = FeedRegistry(c, sharingIn: cache)
+        episodeEvents = EpisodeEventHub(
+            cache: cache,
+            limits: EpisodeEventHub.Limits(
+                streams: c[Setting.eventStreamsMax], streamsPerClient: c[Setting.eventStreamsPerClient],
+                refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],
+                refreshesPerMinute: Double(c[Setting.watchRefreshesPerMinute])))
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

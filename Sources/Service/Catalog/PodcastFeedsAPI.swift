@@ -7,8 +7,8 @@ enum PodcastFeedsAPI {
         + "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]))$"
     private static let space = OpenAPIValue.trimmedSpace
     private static let cursorPattern = "^[A-Za-z0-9_-]{23}$"
-    private static let syncPattern = "^[A-Za-z0-9_-]{8,32768}$"
-    private static let sync = OpenAPIValue.query(
+    static let syncPattern = "^[A-Za-z0-9_-]{8,32768}$"
+    static let sync = OpenAPIValue.query(
         "sync",
         "the syncToken of an earlier answer: only the episodes new or changed since it, in the order FeedProxy saw them "
             + "(follow page.next, then keep the last answer's syncToken); not with since or cursor",
@@ -28,7 +28,7 @@ enum PodcastFeedsAPI {
     private static let syncExpired = OpenAPIValue.error("a sync token of a format this version no longer reads (sync_token_expired): refresh without sync")
     private static let podcastID = OpenAPIValue.pathID(
         maximum: 999_999_999_999_999_999, "podcast id: an iTunes collection id, or a feed id (/podcasts/byfeedurl, /library/opml)", example: 1_200_361_736)
-    private static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])
+    static let limit = OpenAPIValue.query("limit", "items per page, 1-500", ["type": "integer", "minimum": 1, "maximum": 500, "default": 100])
     private static let since = OpenAPIValue.query(
         "since", "only episodes published after this time: ISO 8601 / RFC 3339 (2025-11-03T14:20:05Z, or a date alone) or Unix seconds",
         ["type": "string", "pattern": .string(sincePattern)])

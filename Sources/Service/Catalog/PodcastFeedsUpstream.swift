@@ -20,6 +20,21 @@ extension UpstreamDeclaration {
                 "--feed-id-ttl", "FEED_ID_TTL", \.[Setting.feedIDTTL], .seconds(allowZero: false),
                 "seconds a feed id's URL is remembered (here and in the shared tier) after its feed was last read"),
             Option(
+                "--watch-refresh-min-s", "WATCH_REFRESH_MIN_S", \.[Setting.watchRefreshMin], .seconds(allowZero: false),
+                "shortest interval a feed an event stream watches is read again at (a twentieth of the gap between its episodes, within these)"),
+            Option(
+                "--watch-refresh-max-s", "WATCH_REFRESH_MAX_S", \.[Setting.watchRefreshMax], .seconds(allowZero: false),
+                "longest interval a watched feed is read again at (a dormant feed's)"),
+            Option(
+                "--watch-refreshes-per-min", "WATCH_REFRESHES_PER_MIN", \.[Setting.watchRefreshesPerMinute], .integer(1...100_000),
+                "ceiling on this replica's background reads of watched feeds a minute (the longest waiting first)"),
+            Option(
+                "--event-streams-max", "EVENT_STREAMS_MAX", \.[Setting.eventStreamsMax], .integer(1...1_000_000),
+                "event streams (/episodes/events) one replica holds"),
+            Option(
+                "--event-streams-per-client", "EVENT_STREAMS_PER_CLIENT", \.[Setting.eventStreamsPerClient], .integer(1...1_000_000),
+                "event streams one client address holds (generous: many people share an address)"),
+            Option(
                 "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),
                 "the most read of a chapters or transcript file (a larger one is served cut, the transcript truncated)"),
         ],
@@ -51,6 +66,19 @@ extension UpstreamDeclaration {
                 let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
                 return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
                     .handle
+            },
+            RouteDeclaration(.episodeEvents, operation: "streamLibraryEpisodes", tag: .podcasts, described: EventsAPI.events) { s in
+                let c = s.configuration
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
+                let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
+                s.episodeEvents.setRefresher(EpisodeEventsRoute.refresher(adapter: adapter, feeds: feeds, hub: s.episodeEvents))
+                return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
+            },
+            RouteDeclaration(.hubNotify, operation: "notifyFeedChanged", tag: .podcasts, described: EventsAPI.notify) { s in
+                HubNotifyRoute(hub: s.episodeEvents).handle
+            },
+            RouteDeclaration(.hubNotify, method: "POST", operation: "postNotifyFeedChanged", tag: .podcasts, described: EventsAPI.notifyForm) { s in
+                HubNotifyRoute(hub: s.episodeEvents).handle
             },
             RouteDeclaration(.podcastByFeedURL, operation: "getPodcastByFeedURL", tag: .podcasts, described: LibraryAPI.byFeedURL) { s in
                 let adapter = EpisodesAdapter(s.configuration, lookups: s.podcastLookups, registry: s.feedRegistry)
@@ -93,6 +121,8 @@ extension RouteName {
     static let episodes = RouteName("/podcasts/:id/episodes", listedAs: "/podcasts/{id}/episodes")
     static let episode = RouteName("/podcasts/:id/episodes/:episodeId", listedAs: "/podcasts/{id}/episodes/{episodeId}")
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
+    static let episodeEvents = RouteName("/episodes/events", listedAs: "/episodes/events?podcasts=")
+    static let hubNotify = RouteName("/hub/notify", listedAs: "/hub/notify?url=")
     static let podcastByFeedURL = RouteName("/podcasts/byfeedurl", listedAs: "/podcasts/byfeedurl?url=")
     static let library = RouteName("/library/opml")
     static let libraryExport = RouteName("/library/opml/export", listedAs: nil)
@@ -113,4 +143,9 @@ extension Setting {
     static let episodeFileMaxBytes = SettingKey(default: 5 << 20)
     /// Thirty days: a library refreshed monthly keeps its feed ids.
     static let feedIDTTL = SettingKey(default: 30.0 * 86400)
+    static let watchRefreshMin = SettingKey(default: 120.0)
+    static let watchRefreshMax = SettingKey(default: 1800.0)
+    static let watchRefreshesPerMinute = SettingKey(default: 600)
+    static let eventStreamsMax = SettingKey(default: 10_000)
+    static let eventStreamsPerClient = SettingKey(default: 256)
 }

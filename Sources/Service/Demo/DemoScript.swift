@@ -257,7 +257,7 @@ extension DemoAssets {
             other.tabIndex = selected ? 0 : -1;
             $(other.getAttribute("aria-controls")).hidden = !selected;
           }
-          if (tab.id === "podcasts-tab-library") openLibrary();
+          if (tab.id === "podcasts-tab-library") openLibrary(); else listen(null);
         }
         for (const tab of podcastTabs) {
           tab.addEventListener("click", () => selectTab(tab));
@@ -337,6 +337,7 @@ extension DemoAssets {
               return;
             }
             libraryShown = {path, etag: response.headers.get("ETag")};
+            listen(library, body.syncToken);
             const podcasts = Array.isArray(body.podcasts) ? body.podcasts : [];
             const titles = new Map(library.map(podcast => [String(podcast.id), podcast.title]));
             for (const podcast of podcasts) if (podcast.title) titles.set(String(podcast.id), podcast.title);
@@ -357,6 +358,31 @@ extension DemoAssets {
           } catch (error) { tell(status, error); }
         }
         $("library-refresh").addEventListener("click", () => loadLibrary());
+
+        // While the Library tab is open, new episodes come by themselves: an event stream of the
+        // library (GET /episodes/events) from the shown answer's sync token; an event with new
+        // episodes refreshes the list (a conditional GET). EventSource reconnects by itself,
+        // from its last event's id.
+        let events = null, eventsPath = null;
+        function listen(library, token) {
+          const path = library && library.length && library.length <= 200 && token
+            ? `episodes/events?podcasts=${library.map(podcast => podcast.id).join(",")}&limit=50&sync=${encodeURIComponent(token)}` : null;
+          if (path && eventsPath === libraryPath(library)) return;
+          if (events) events.close();
+          events = null;
+          eventsPath = null;
+          if (!path) return;
+          events = new EventSource(path);
+          eventsPath = libraryPath(library);
+          events.addEventListener("episodes", event => {
+            let answer = null;
+            try { answer = JSON.parse(event.data); } catch { return; }
+            if (answer && answer.count > 0) {
+              say($("library-import-status"), `${answer.count} new episode${answer.count === 1 ? "" : "s"} just arrived.`);
+              loadLibrary();
+            }
+          });
+        }
 
         // Import: another app's OPML export, each feed named by FeedProxy (POST /library/opml);
         // a podcast that moved is kept under its new id. Export: the library as an OPML file

@@ -64,7 +64,10 @@ enum OperationalRoutes {
                 cacheBytes: s.cache.byteCount, cacheEntries: s.cache.entryCount, breakers: breakers, feedBreakers: s.upstream.feedBreakerCounts(),
                 draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
                 hostSlots: s.upstream.hostSlotStats(),
-                trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0))
+                trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0,
+                eventStreams: s.episodeEvents.streamCount, watchedFeeds: s.episodeEvents.watchedCount,
+                events: s.episodeEvents.counters.eventsSent, watchRefreshes: s.episodeEvents.counters.refreshesStarted,
+                pings: s.episodeEvents.counters.pingsHeard))
         let body = Array(text.utf8)
         var r = Response(status: 200, body: body, gzippedBody: Gzip.compress(body), compressible: true)
         r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

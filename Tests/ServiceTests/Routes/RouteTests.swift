@@ -147,6 +147,7 @@ import Upstream
         #expect(
             RouteDeclaration.listed(RouteDeclaration.all) == [
                 "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/podcasts/{id}/episodes/{episodeId}", "/episodes?podcasts=",
+                "/episodes/events?podcasts=", "/hub/notify?url=",
                 "/podcasts/byfeedurl?url=", "/library/opml", "/loans", "/loans/{id}", "/images?url=&w=&sig=", "/healthz",
                 "/readyz", "/metrics",
                 "/openapi.json", "/demo",

@@ -25,6 +25,15 @@ public struct EpisodeBatch: Sendable {
         sync = try EpisodeSyncRequest.parse(p, since: since, cursor: cursor)
     }
 
+    /// A batch the server makes itself (an event stream's next event): the episodes after `sync`.
+    public init(ids: [Int], limit: Int, sync: SyncToken?) {
+        self.ids = ids
+        self.limit = max(1, limit)
+        since = nil
+        cursor = nil
+        self.sync = sync
+    }
+
     /// `podcasts`: 1 to `maxPodcasts` podcast ids (iTunes collection ids or feed ids), comma
     /// separated or repeated, each once in the order first given.
     public static func podcastIDs(_ p: QueryParameters) throws(ClientError) -> [Int] {

@@ -69,6 +69,11 @@ public final class Metrics: Sendable {
         var hostSlots = HostSlots.Stats()
         var trackedClients = 0
         var untrustedForwarded = 0
+        var eventStreams = 0
+        var watchedFeeds = 0
+        var events = 0
+        var watchRefreshes = 0
+        var pings = 0
     }
 
     func render(_ g: Gauges) -> String {
@@ -131,6 +136,13 @@ public final class Metrics: Sendable {
             "Misses carrying X-Forwarded-For from a peer outside TRUSTED_PROXIES while the per-client quota is on (a proxy FeedProxy does not trust).",
             g.untrustedForwarded)
         single("feedproxy_open_connections", "gauge", "Client connections currently open.", g.openConnections)
+        single("feedproxy_event_streams", "gauge", "Open /episodes/events streams.", g.eventStreams)
+        single("feedproxy_watched_feeds", "gauge", "Podcasts the open event streams watch (kept warm by background reads).", g.watchedFeeds)
+        single("feedproxy_events_sent_total", "counter", "Episode events sent to event streams.", g.events)
+        single(
+            "feedproxy_watch_refreshes_total", "counter", "Background reads of watched feeds started (WATCH_REFRESHES_PER_MIN at most a minute).",
+            g.watchRefreshes)
+        single("feedproxy_pings_total", "counter", "Publishers' pings (/hub/notify) that started a read.", g.pings)
         family("feedproxy_loop_connections", "gauge", "Client connections each event loop owns (balance of the CPU steering).")
         for (loop, count) in g.loopConnections.enumerated() { out += "feedproxy_loop_connections{loop=\"\(loop)\"} \(count)\n" }
         single(

@@ -1,0 +1,69 @@
+import Primitives
+
+/// Long-lived answers (Server-Sent Events) on the loop's thread: the head written at once,
+/// the body sent as the application queues it, the connection's end told to the application.
+extension EventLoop {
+    func startStream(
+        _ response: Response, _ open: @escaping @Sendable (ResponseStream, RequestContext) async -> Void, for context: RequestContext,
+        on conn: Connection
+    ) {
+        let http11 = context.request.version != .http10
+        conn.served &+= 1
+        _ = writer.append(
+            response, to: context, gzip: false, headOnly: context.request.method == "HEAD", keepAlive: http11 && !self.context.isDraining,
+            version: context.request.version, date: dateCache.current(), into: &conn.output, streaming: true)
+        conn.phase = .head
+        conn.deadlineKind = .none
+        let stream = ResponseStream(
+            fd: conn.fd, connectionID: conn.id, chunked: http11, maxBufferedBytes: self.context.configuration.maxStreamBufferedBytes, loop: self)
+        let streamed = StreamedRequest(stream: stream)
+        conn.streamed = streamed
+        // Recorded once its head is on its way (the access log's line, the latency to the head):
+        // a stream's hours are not a request's latency.
+        self.context.middleware.completed(
+            context, RequestOutcome(status: response.status, bodyBytes: 0, durationSeconds: NativeThread.monotonicSeconds() - context.receivedAt, loop: index))
+        guard context.request.method != "HEAD", !self.context.isDraining else {
+            endStream(conn)
+            return
+        }
+        let workerCPUs = self.workerCPUs
+        Task {
+            if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
+            await open(stream, context)
+        }
+    }
+
+    /// Moves what the application queued into the connection's output, and sends it.
+    func sendStreamed(_ stream: ResponseStream) {
+        guard let conn = connections[stream.fd], conn.id == stream.connectionID, let streamed = conn.streamed, streamed.stream === stream else {
+            stream.closed()
+            return
+        }
+        let (bytes, ending, behind) = stream.take()
+        if !bytes.isEmpty { conn.output.appendBody(bytes) }
+        // A reader that does not take what is sent is closed: its buffer never grows past the bound.
+        if behind || conn.unsentBytes > stream.maxBufferedBytes {
+            closeConnection(conn)
+            return
+        }
+        if ending {
+            endStream(conn)
+        } else {
+            flush(conn)
+        }
+    }
+
+    /// Ends a stream's body (the last chunk) and closes the connection once it is sent.
+    func endStream(_ conn: Connection) {
+        guard let streamed = conn.streamed else { return }
+        if streamed.stream.chunked { conn.output.append(literal: "0\r\n\r\n") }
+        conn.closeAfterWrite = true
+        flush(conn)
+    }
+
+    /// The connection of a stream is gone: the application is told.
+    func streamEnded(_ conn: Connection, _ streamed: StreamedRequest) {
+        conn.streamed = nil
+        streamed.stream.closed()
+    }
+}

@@ -1,0 +1,123 @@
+import Primitives
+
+/// The body of a long-lived response (Server-Sent Events): written by the application from any
+/// thread, sent by the connection's loop as chunks, in order. Bounded: bytes the client has not
+/// taken yet, here and in the connection's buffer, are at most `maxBufferedBytes`; a reader
+/// that falls further behind is closed (never a buffer that grows), as is one whose socket
+/// stalls past the server's write timeout.
+public final class ResponseStream: Sendable {
+    struct State {
+        var queued: [UInt8] = []
+        /// Handed to the loop and not yet taken: one wake-up per batch of sends.
+        var scheduled = false
+        var finishing = false
+        /// Fell behind: closed at once, what is queued dropped (the client resumes from its last id).
+        var behind = false
+        var closed = false
+        var onClose: [@Sendable () -> Void] = []
+    }
+
+    let fd: Int32
+    let connectionID: UInt64
+    /// Chunked transfer coding (HTTP/1.1); an HTTP/1.0 client's body ends with the connection.
+    let chunked: Bool
+    public let maxBufferedBytes: Int
+    private let loop: EventLoop
+    private let state = Locked(State())
+
+    init(fd: Int32, connectionID: UInt64, chunked: Bool, maxBufferedBytes: Int, loop: EventLoop) {
+        self.fd = fd
+        self.connectionID = connectionID
+        self.chunked = chunked
+        self.maxBufferedBytes = maxBufferedBytes
+        self.loop = loop
+    }
+
+    /// Queues `bytes` for the client; false when the stream is closed, or when the client is
+    /// too far behind (the stream is then ended).
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty else { return !isClosed }
+        let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
+            guard !s.closed, !s.finishing else { return (false, false) }
+            guard s.queued.count + bytes.count <= maxBufferedBytes else {
+                s.finishing = true
+                s.behind = true
+                let wake = !s.scheduled
+                s.scheduled = true
+                return (false, wake)
+            }
+            if chunked {
+                s.queued += String(bytes.count, radix: 16).utf8
+                s.queued += [13, 10]
+                s.queued += bytes
+                s.queued += [13, 10]
+            } else {
+                s.queued += bytes
+            }
+            let wake = !s.scheduled
+            s.scheduled = true
+            return (true, wake)
+        }
+        if wake { loop.streamReady(self) }
+        return accepted
+    }
+
+    /// Ends the body once what is queued is sent; the connection then closes.
+    public func finish() {
+        let wake = state.withLock { s -> Bool in
+            guard !s.closed, !s.finishing else { return false }
+            s.finishing = true
+            let wake = !s.scheduled
+            s.scheduled = true
+            return wake
+        }
+        if wake { loop.streamReady(self) }
+    }
+
+    /// Runs `handler` once when the stream ends (the client left, it was finished, or it fell
+    /// behind); at once when it has already ended.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.closed { return true }
+            s.onClose.append(handler)
+            return false
+        }
+        if now { handler() }
+    }
+
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    // MARK: the loop's side
+
+    /// What to send now, and whether the body ends after it (the loop's thread).
+    func take() -> (bytes: [UInt8], ending: Bool, behind: Bool) {
+        state.withLock { s in
+            let bytes = s.queued
+            s.queued = []
+            s.scheduled = false
+            return (bytes, s.finishing, s.behind)
+        }
+    }
+
+    /// The connection is gone: later sends are refused, and whoever listens is told.
+    func closed() {
+        let handlers = state.withLock { s -> [@Sendable () -> Void] in
+            guard !s.closed else { return [] }
+            s.closed = true
+            s.queued = []
+            defer { s.onClose = [] }
+            return s.onClose
+        }
+        for handler in handlers { handler() }
+    }
+}
+
+/// A request answered by a stream: what the loop needs of it while it lasts.
+final class StreamedRequest {
+    let stream: ResponseStream
+
+    init(stream: ResponseStream) {
+        self.stream = stream
+    }
+}

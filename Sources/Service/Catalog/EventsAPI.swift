@@ -1,0 +1,92 @@
+/// How the event stream of a library and the publishers' ping are described in the API document.
+enum EventsAPI {
+    private static let space = OpenAPIValue.trimmedSpace
+
+    static let events: OpenAPIValue = [
+        "get": [
+            "summary": "A library's new episodes as they come (Server-Sent Events)",
+            "description": .string(
+                "A text/event-stream (the HTML standard's Server-Sent Events; the browser's EventSource reads it). First a retry: field, "
+                    + "then an event (episodes) with what the client has not seen since its position: Last-Event-ID (sent by a reconnecting "
+                    + "EventSource), else sync (a syncToken of /episodes), else the newest episodes. Then one event each time episodes of "
+                    + "these podcasts change, in /episodes' JSON; each event's id is the sync token to resume from, so a client that "
+                    + "reconnects with its last id misses nothing and gets nothing twice. A comment line every 15 s keeps proxies from "
+                    + "closing it. Podcasts not cached are read first, as /episodes reads them. Watched feeds are read again at their own "
+                    + "cadence (WATCH_REFRESH_MIN_S to WATCH_REFRESH_MAX_S), and at once on a publisher's ping (/hub/notify). A reader that "
+                    + "falls 256 KiB behind is closed (it resumes from its last id)."),
+            "parameters": [
+                .required(
+                    "podcasts", "comma-separated podcast ids (iTunes collection ids, feed ids), 1-200 (repeats ignored)",
+                    ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,199}$")],
+                    example: "1200361736,1437212345"),
+                PodcastFeedsAPI.limit, PodcastFeedsAPI.sync,
+                [
+                    "name": "Last-Event-ID", "in": "header", "required": false, "schema": ["type": "string"],
+                    "description": "the last event's id (what a reconnecting EventSource sends); one this service did not give out is ignored",
+                ],
+            ],
+            "responses": [
+                "200": [
+                    "description": "the stream: events until the client leaves (or falls behind, or the replica drains)",
+                    "content": ["text/event-stream": ["schema": ["type": "string"]]],
+                ],
+                "400": .error("podcasts missing (missing_parameter), an entry that is not an id, more than 200 ids, a bad limit or sync (invalid_parameter)"),
+                "410": .error("a sync token of a format this version no longer reads (sync_token_expired): connect without sync"),
+                "429": .limited("too_many_streams: this client holds EVENT_STREAMS_PER_CLIENT streams (or the replica EVENT_STREAMS_MAX)"),
+            ],
+        ]
+    ]
+
+    private static let pingParameters: [OpenAPIValue] = [
+        .query("url", "the feed's URL (as the podcast's feed, or its feed id, names it)", ["type": "string", "minLength": 1, "maxLength": 2048]),
+        .query("id", "a podcast id (an iTunes collection id or a feed id)", ["type": "string", "pattern": "^[1-9][0-9]{0,17}$"]),
+    ]
+
+    private static let pingResponses: OpenAPIValue = [
+        "202": [
+            "description": "the feed is being read again; streams watching it hear of what changed",
+            "content": [
+                "application/json": [
+                    "schema": .closedObject([
+                        "status": ["const": "refreshing"], "podcasts": ["type": "array", "items": ["type": "integer", "minimum": 1]],
+                    ])
+                ]
+            ],
+        ],
+        "400": .error("neither url nor id (missing_parameter), or one that is not a feed URL or podcast id (invalid_parameter)"),
+        "404": .error("feed_unknown: no podcast here reads this feed (nothing is fetched for a URL a stranger names)"),
+        "429": .limited("ping_too_soon: this feed was pinged within the last 10 s (it is being read)"),
+    ]
+
+    private static let pingDescription =
+        "A publisher's word that its feed changed, in the spirit of Podcast Index's hub/pubnotify: a feed this replica reads (a "
+        + "podcast a stream watches, or whose episodes are cached here) is read again at once, conditionally, and every stream watching "
+        + "it hears of new episodes within a second. Unknown feeds are ignored, never fetched; a feed counts one ping per 10 s."
+
+    static let notify: OpenAPIValue = [
+        "get": [
+            "summary": "A publisher's ping: read this feed again now", "description": .string(pingDescription), "parameters": .array(pingParameters),
+            "responses": pingResponses,
+        ]
+    ]
+
+    static let notifyForm: OpenAPIValue = [
+        "post": [
+            "summary": "The same, its parameters as a form", "description": .string(pingDescription),
+            "requestBody": [
+                "required": true,
+                "content": [
+                    "application/x-www-form-urlencoded": [
+                        "schema": [
+                            "type": "object",
+                            "properties": [
+                                "url": ["type": "string", "minLength": 1, "maxLength": 2048], "id": ["type": "string", "pattern": "^[1-9][0-9]{0,17}$"],
+                            ],
+                        ]
+                    ]
+                ],
+            ],
+            "responses": pingResponses.merging(["415": .error("unsupported_media_type: the body is not application/x-www-form-urlencoded")]),
+        ]
+    ]
+}

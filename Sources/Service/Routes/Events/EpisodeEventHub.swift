@@ -1,0 +1,289 @@
+import Feeds
+import HTTPServer
+import Primitives
+import ResponseCache
+import Synchronization
+import Upstream
+
+/// This replica's `/episodes/events` streams and what keeps them told. A ticker looks at the
+/// episode data of every watched podcast (the entries `/episodes` is cut from): when one
+/// changed (read by this replica, or taken from the shared tier), each stream watching it gets
+/// the episodes it has not seen, as `/episodes` with its sync token would answer — so a client
+/// that resumes from its last event's id misses nothing and gets nothing twice. The ticker also
+/// keeps watched feeds warm: each is read again (conditionally, single-flight across replicas
+/// through the shared tier's lock) at its own cadence, within a ceiling of reads a minute.
+final class EpisodeEventHub: Sendable {
+    final class Subscriber: Sendable {
+        let stream: ResponseStream
+        let ids: [Int]
+        let limit: Int
+        let client: ClientKey?
+        /// The client's position: the last event's id.
+        let token: Locked<SyncToken?>
+
+        init(stream: ResponseStream, ids: [Int], limit: Int, client: ClientKey?, token: SyncToken?) {
+            self.stream = stream
+            self.ids = ids
+            self.limit = limit
+            self.client = client
+            self.token = Locked(token)
+        }
+    }
+
+    struct Limits: Sendable {
+        var streams = 10_000
+        var streamsPerClient = 256
+        var heartbeat = 15.0
+        var refreshBounds: ClosedRange<Double> = 120...1800
+        var refreshesPerMinute = 600.0
+        /// A feed's pings are heard at most this often.
+        var pingInterval = 10.0
+    }
+
+    private struct State {
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        var watchers: [Int: Set<ObjectIdentifier>] = [:]
+        var perClient: [ClientKey?: Int] = [:]
+        /// Each watched podcast's data as last told (its ETag), and when it is next read.
+        var told: [Int: String] = [:]
+        var nextRead: [Int: Double] = [:]
+        var lastPing: [Int: Double] = [:]
+        /// Watched podcasts by their feed's normalised URL (a ping names a feed by its URL).
+        var byURL: [String: Set<Int>] = [:]
+        var urlOf: [Int: String] = [:]
+        var refreshTokens = 0.0
+        var lastTick = 0.0
+        var lastHeartbeat = 0.0
+        var ticking = false
+    }
+
+    let cache: ResponseCache
+    let limits: Limits
+    let clock: @Sendable () -> Double
+    private let state = Locked(State())
+    /// Starts a background read of a podcast's feed (set by the route that owns the loader).
+    private let refresher = Locked<(@Sendable (Int, Bool) -> Void)?>(nil)
+    let counters = EventCounters()
+
+    init(cache: ResponseCache, limits: Limits, clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }) {
+        self.cache = cache
+        self.limits = limits
+        self.clock = clock
+    }
+
+    /// `refresh(id, ping)`: reads podcast `id`'s feed again in the background; `ping`: from
+    /// the publisher now, else unless another replica read it within its interval.
+    func setRefresher(_ refresh: @escaping @Sendable (Int, Bool) -> Void) { refresher.withLock { $0 = refresh } }
+
+    var streamCount: Int { state.withLock { $0.subscribers.count } }
+    var watchedCount: Int { state.withLock { $0.watchers.count } }
+
+    // MARK: streams
+
+    /// Whether `client` may open another stream here now.
+    func admits(client: ClientKey?) -> Bool {
+        state.withLock { $0.subscribers.count < limits.streams && $0.perClient[client, default: 0] < limits.streamsPerClient }
+    }
+
+    /// Adds a stream; false when this replica, or this client, holds all the streams it may.
+    func add(_ s: Subscriber) -> Bool {
+        let urls = s.ids.map { id -> (Int, String?) in (id, feedURL(of: id)) }
+        let added = state.withLock { st -> Bool in
+            guard st.subscribers.count < limits.streams, st.perClient[s.client, default: 0] < limits.streamsPerClient else { return false }
+            let key = ObjectIdentifier(s)
+            st.subscribers[key] = s
+            st.perClient[s.client, default: 0] += 1
+            for id in s.ids { st.watchers[id, default: []].insert(key) }
+            for case (let id, let url?) in urls where st.urlOf[id] == nil {
+                st.urlOf[id] = url
+                st.byURL[url, default: []].insert(id)
+            }
+            return true
+        }
+        guard added else { return false }
+        s.stream.onClose { [weak self] in self?.remove(s) }
+        startTicking()
+        return true
+    }
+
+    func remove(_ s: Subscriber) {
+        state.withLock { st in
+            let key = ObjectIdentifier(s)
+            guard st.subscribers.removeValue(forKey: key) != nil else { return }
+            st.perClient[s.client, default: 1] -= 1
+            if st.perClient[s.client] == 0 { st.perClient[s.client] = nil }
+            for id in s.ids {
+                st.watchers[id]?.remove(key)
+                if st.watchers[id]?.isEmpty == true {
+                    st.watchers[id] = nil
+                    st.told[id] = nil
+                    st.nextRead[id] = nil
+                    if let url = st.urlOf.removeValue(forKey: id) {
+                        st.byURL[url]?.remove(id)
+                        if st.byURL[url]?.isEmpty == true { st.byURL[url] = nil }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends `s` what it has not seen (the first event always: it names the client's position).
+    /// Serial per stream (its token's lock): events leave in the order their ids advance.
+    func deliver(_ s: Subscriber, first: Bool = false) {
+        s.token.withLock { token in
+            // A long backlog goes as several events, each a page; the rest on the next change.
+            for round in 0..<8 {
+                let statuses = s.ids.map { id -> EpisodeBatch.Status in
+                    switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+                    case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
+                    case .miss: .pending
+                    }
+                }
+                let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token)
+                let selection = batch.select(statuses)
+                let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token
+                guard news || (first && round == 0) else { return }
+                let body = batch.render(statuses, selection).body
+                guard s.stream.send(ServerSentEvent.encode(id: selection.token?.encoded, event: "episodes", data: body)) else { return }
+                counters.events.add(1, ordering: .relaxed)
+                token = selection.token
+                guard selection.next != nil else { return }
+            }
+        }
+    }
+
+    /// A podcast's feed URL, normalised: a feed id's is its registry answer's, a directory
+    /// podcast's its lookup answer's (as cached).
+    private func feedURL(of id: Int) -> String? {
+        switch cache.lookup(PodcastAdapter.cacheKey(id)) {
+        case .fresh(let entry), .stale(let entry):
+            guard case .feed(let url, _)? = EpisodesAdapter.listed(fromPodcastAnswer: entry.body) else { return nil }
+            return FeedID.normalised(url)
+        case .miss:
+            return nil
+        }
+    }
+
+    /// The podcasts a feed URL names here: its feed id, and any watched podcast whose feed it is.
+    func podcasts(namedBy url: String) -> [Int] {
+        let watched = state.withLock { $0.byURL[url] ?? [] }
+        return Array(watched.union([FeedID.id(ofNormalised: url)])).sorted()
+    }
+
+    // MARK: pings
+
+    enum Ping { case refreshing, tooSoon(Double), unknown }
+
+    /// A publisher's (or anyone's) word that a feed changed: read it again now, if it is one
+    /// this replica knows and was not pinged within `pingInterval`.
+    func ping(_ id: Int) -> Ping {
+        // Known: its episodes are read here (an error answer cached for it is not a feed to read).
+        switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+        case .fresh(let entry), .stale(let entry): guard entry.status == 200 else { return .unknown }
+        case .miss: return .unknown
+        }
+        let now = clock()
+        let wait = state.withLock { st -> Double? in
+            if let last = st.lastPing[id], now - last < limits.pingInterval { return limits.pingInterval - (now - last) }
+            if st.lastPing.count >= 100_000 { st.lastPing = st.lastPing.filter { now - $0.value < limits.pingInterval } }
+            st.lastPing[id] = now
+            return nil
+        }
+        if let wait { return .tooSoon(wait) }
+        counters.pings.add(1, ordering: .relaxed)
+        refresher.withLock { $0 }?(id, true)
+        return .refreshing
+    }
+
+    // MARK: the ticker
+
+    private func startTicking() {
+        let start = state.withLock { st -> Bool in
+            guard !st.ticking else { return false }
+            st.ticking = true
+            return true
+        }
+        guard start else { return }
+        Task.detached { [weak self] in
+            while let hub = self, hub.tick() {
+                try? await Task.sleep(nanoseconds: 200_000_000)
+            }
+        }
+    }
+
+    /// One look at the watched podcasts; false when nothing is watched (the ticker stops).
+    func tick() -> Bool {
+        let now = clock()
+        let (watched, heartbeat, budget) = state.withLock { st -> ([Int], Bool, Int) in
+            guard !st.subscribers.isEmpty else {
+                st.ticking = false
+                return ([], false, 0)
+            }
+            let elapsed = st.lastTick == 0 ? 0 : min(60, now - st.lastTick)
+            st.lastTick = now
+            st.refreshTokens = min(limits.refreshesPerMinute, st.refreshTokens + elapsed * limits.refreshesPerMinute / 60)
+            let beat = now - st.lastHeartbeat >= limits.heartbeat
+            if beat { st.lastHeartbeat = now }
+            return (Array(st.watchers.keys), beat, Int(st.refreshTokens))
+        }
+        guard !watched.isEmpty || heartbeat else { return state.withLock { $0.ticking } }
+        var current: [Int: String] = [:]
+        var due: [(id: Int, at: Double)] = []
+        for id in watched {
+            switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+            case .fresh(let entry):
+                current[id] = entry.etag
+            case .stale(let entry):
+                current[id] = entry.etag
+                due.append((id, 0))
+            case .miss:
+                due.append((id, 0))
+            }
+        }
+        let (changed, read) = state.withLock { st -> ([Subscriber], [Int]) in
+            var affected = Set<ObjectIdentifier>()
+            for (id, etag) in current where st.told[id] != etag {
+                st.told[id] = etag
+                affected.formUnion(st.watchers[id] ?? [])
+            }
+            for (id, _) in current where st.nextRead[id] == nil { st.nextRead[id] = now + interval(id, now: now) }
+            for (id, at) in st.nextRead where at <= now && current[id] != nil { due.append((id, at)) }
+            // The longest waiting first, within the ceiling.
+            due.sort { $0.at < $1.at }
+            let read = Array(Set(due.prefix(budget).map(\.id)))
+            st.refreshTokens -= Double(read.count)
+            for id in read { st.nextRead[id] = now + interval(id, now: now) }
+            return (affected.compactMap { st.subscribers[$0] }, read)
+        }
+        if let refresh = refresher.withLock({ $0 }) {
+            for id in read {
+                counters.refreshes.add(1, ordering: .relaxed)
+                refresh(id, false)
+            }
+        }
+        for s in changed { deliver(s) }
+        if heartbeat {
+            let all = state.withLock { Array($0.subscribers.values) }
+            for s in all where !s.stream.send(ServerSentEvent.heartbeat) { remove(s) }
+        }
+        return true
+    }
+
+    func interval(_ id: Int, now: Double) -> Double {
+        guard case .fresh(let entry) = cache.lookup(EpisodesAdapter.dataKey(id)), let data = EpisodeFeedData(entry.body) else {
+            return limits.refreshBounds.lowerBound
+        }
+        return EpisodeCadence.refreshInterval(data, now: Double(Timestamp.now()), within: limits.refreshBounds)
+    }
+}
+
+/// What `/metrics` counts of the event streams.
+final class EventCounters: Sendable {
+    let events = Atomic<Int>(0)
+    let refreshes = Atomic<Int>(0)
+    let pings = Atomic<Int>(0)
+
+    var eventsSent: Int { events.load(ordering: .relaxed) }
+    var refreshesStarted: Int { refreshes.load(ordering: .relaxed) }
+    var pingsHeard: Int { pings.load(ordering: .relaxed) }
+}

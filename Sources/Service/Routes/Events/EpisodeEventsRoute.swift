@@ -1,0 +1,88 @@
+import Feeds
+import HTTPServer
+import Primitives
+import ResponseCache
+
+/// `GET /episodes/events?podcasts=…`: a library's changes as Server-Sent Events. On connect,
+/// what the client has not seen since its position (`Last-Event-ID`, as a reconnecting
+/// EventSource sends it, or `sync=`, a token of `/episodes`; neither: the newest episodes),
+/// then one event each time episodes of its podcasts change, in `/episodes`' JSON, its `id:`
+/// the sync token to resume from. Podcasts not cached are read first (as `/episodes` reads
+/// them: the client's quota, the batch deadline; one still loading arrives in a later event).
+struct EpisodeEventsRoute: Sendable {
+    let adapter: EpisodesAdapter
+    let feeds: FeedRoute
+    let hub: EpisodeEventHub
+    let deadline: Double
+
+    /// Podcasts one stream watches.
+    static let maxPodcasts = 200
+    /// How long a client waits before reconnecting (the `retry:` field).
+    static let retryMilliseconds = 3000
+
+    /// Reads a watched podcast's feed again in the background. On a ping, from the publisher
+    /// at once; on the ticker's turn, only when no replica read it within its interval (the
+    /// shared tier's newer copy is taken instead: how streams on every replica hear of it).
+    static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, Bool) -> Void {
+        let cache = feeds.cache
+        return { id, ping in
+            let key = EpisodesAdapter.dataKey(id)
+            let loader = feeds.loader(adapter.dataFeed(id))
+            guard !ping else {
+                cache.refreshInBackground(key, revalidating: true, refreshing: loader)
+                return
+            }
+            Task.detached {
+                if let newest = await cache.newestAnywhere(key), cache.now - newest.storedAt < hub.interval(id, now: cache.now) { return }
+                cache.refreshInBackground(key, revalidating: true, refreshing: loader)
+            }
+        }
+    }
+
+    func handle(_ context: inout RequestContext) -> HandlerResult {
+        let ids: [Int], limit: Int
+        var token: SyncToken?
+        do throws(ClientError) {
+            let p = QueryParameters(context.request.queryItems)
+            ids = try EpisodeBatch.podcastIDs(p)
+            guard ids.count <= Self.maxPodcasts else {
+                throw ClientError.invalidParameter("podcasts takes at most \(Self.maxPodcasts) ids on a stream (\(ids.count) given)")
+            }
+            limit = try p.int("limit", in: 1...500, default: 100)
+            token = try EpisodeSyncRequest.parse(p, since: nil, cursor: nil)
+        } catch {
+            return .response(.error(error))
+        }
+        // A reconnect's own position wins; one not ours (forged, or of an older format) is as none.
+        if let last = context.request.headers["last-event-id"], !last.isEmpty {
+            token = try? SyncToken.decode(last)
+        }
+        context.identifyClient()
+        let client = context.client.map(ClientResolver.key)
+        guard hub.admits(client: client) else {
+            return .response(
+                .error(ClientError(status: 429, code: "too_many_streams", message: "this client holds all the event streams it may", retryAfter: 30)))
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/event-stream; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        // nginx passes each event on at once rather than buffering the stream.
+        headers.add("X-Accel-Buffering", "no")
+        let hub = self.hub, loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: false), deadline = self.deadline, cache = feeds.cache
+        let start = token
+        return .stream(Response(status: 200, headers: headers)) { stream, context in
+            stream.send(ServerSentEvent.retry(milliseconds: Self.retryMilliseconds))
+            let subscriber = EpisodeEventHub.Subscriber(stream: stream, ids: ids, limit: limit, client: client, token: start)
+            guard hub.add(subscriber) else {
+                stream.finish()
+                return
+            }
+            let missing = ids.filter { if case .miss = cache.lookup(EpisodesAdapter.dataKey($0)) { true } else { false } }
+            if !missing.isEmpty {
+                var context = context
+                _ = await loads.run(missing.map { ($0, nil) }, deadline: deadline, for: &context)
+            }
+            hub.deliver(subscriber, first: true)
+        }
+    }
+}

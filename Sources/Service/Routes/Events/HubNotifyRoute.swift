@@ -1,0 +1,54 @@
+import Feeds
+import HTTPServer
+import Primitives
+
+/// `GET|POST /hub/notify?url=` (or `id=`): a publisher's ping, in the spirit of Podcast
+/// Index's `hub/pubnotify`: the feed is read again now (conditionally), and every stream
+/// watching it hears of what changed. Only a feed this replica holds is read; anything else is
+/// ignored (no fetch of a URL a stranger names), and a feed's pings count once per interval.
+struct HubNotifyRoute: Sendable {
+    let hub: EpisodeEventHub
+
+    func handle(_ context: inout RequestContext) -> HandlerResult {
+        var ids = Set<Int>()
+        do throws(ClientError) {
+            let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
+            let id = p.value("id"), url = p.value("url")
+            guard id != nil || url != nil else {
+                throw ClientError(status: 400, code: "missing_parameter", message: "url (the feed's URL) or id (its podcast id) is required")
+            }
+            if let text = id {
+                guard text.utf8.count <= 18, text.utf8.allSatisfy({ (48...57).contains($0) }), let number = Int(text), number > 0 else {
+                    throw ClientError.invalidParameter("id is not a podcast id (a directory id or a feed id)")
+                }
+                ids.insert(number)
+            }
+            if let text = url {
+                guard let normalised = FeedID.normalised(text) else { throw ClientError.invalidParameter("url is not an absolute http(s) feed URL") }
+                ids.formUnion(hub.podcasts(namedBy: normalised))
+            }
+        } catch {
+            return .response(.error(error))
+        }
+        var refreshing: [Int] = []
+        var wait: Double?
+        for id in ids.sorted() {
+            switch hub.ping(id) {
+            case .refreshing: refreshing.append(id)
+            case .tooSoon(let seconds): wait = max(wait ?? 0, seconds)
+            case .unknown: break
+            }
+        }
+        if refreshing.isEmpty, let wait {
+            return .response(
+                .error(ClientError(status: 429, code: "ping_too_soon", message: "this feed was pinged moments ago: it is being read", retryAfter: wait)))
+        }
+        guard !refreshing.isEmpty else {
+            return .response(.error(status: 404, code: "feed_unknown", message: "no podcast here reads this feed: nothing was fetched"))
+        }
+        let body = Array("{\"status\":\"refreshing\",\"podcasts\":[\(refreshing.map(String.init).joined(separator: ","))]}".utf8)
+        var response = Response.json(body, status: 202, compressible: false)
+        response.headers.add("Cache-Control", "no-store")
+        return .response(response)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue 58: a library's new episodes as Server-Sent Events, a publisher's ping heard,
+/// resuming from the last event's id; through the real binary and the fixture upstream.
+@Suite(.serialized) struct LibraryEventsEndToEndTests {
+    /// An open event stream, read event by event.
+    final class EventStream {
+        let client: RawClient
+        let head: RawClient.Response
+        private var pending: [UInt8] = []
+
+        init(_ h: Harness, _ query: String, headers: [String] = [], timeout: Double = 30) throws {
+            client = try RawClient(port: h.port, timeout: timeout)
+            let extra = headers.map { $0 + "\r\n" }.joined()
+            try client.send("GET /episodes/events?\(query) HTTP/1.1\r\nHost: localhost\r\n\(extra)\r\n")
+            head = try client.readResponse()
+        }
+
+        /// The next event (its fields; comments and `retry:` skipped).
+        func next() throws -> [String: String] {
+            while true {
+                while let end = Self.blankLine(in: pending) {
+                    let text = String(decoding: pending[0..<end], as: UTF8.self)
+                    pending.removeFirst(end + 2)
+                    var fields: [String: String] = [:]
+                    for line in text.split(separator: "\n") where !line.hasPrefix(":") {
+                        guard let colon = line.firstIndex(of: ":") else { continue }
+                        let value = line[line.index(after: colon)...].drop { $0 == " " }
+                        fields[String(line[..<colon]), default: ""] += value
+                    }
+                    if fields["event"] != nil { return fields }
+                }
+                let chunk = try client.readChunk()
+                if chunk.isEmpty { throw RawClient.ClientError.closed }
+                pending += chunk
+            }
+        }
+
+        /// The next `episodes` event's JSON and id.
+        func episodes() throws -> (json: [String: Any], id: String) {
+            let event = try next()
+            let json = (try? JSONSerialization.jsonObject(with: Data((event["data"] ?? "").utf8))) as? [String: Any] ?? [:]
+            return (json, event["id"] ?? "")
+        }
+
+        static func blankLine(in bytes: [UInt8]) -> Int? {
+            guard bytes.count >= 2 else { return nil }
+            for i in 0..<(bytes.count - 1) where bytes[i] == 10 && bytes[i + 1] == 10 { return i }
+            return nil
+        }
+    }
+
+    static func items(_ json: [String: Any]) -> [[String: Any]] { json["items"] as? [[String: Any]] ?? [] }
+
+    /// A stream starts with the newest episodes and their token; a publisher's ping brings
+    /// the new episode to it, and only that; reconnecting from an id misses nothing and repeats
+    /// nothing; an id not ours starts afresh.
+    @Test func aPingedEpisodeReachesTheStreamAndAReconnectResumes() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let library = "podcasts=1590000011,1590000012&limit=50"
+            let stream = try EventStream(h, library)
+            #expect(stream.head.status == 200)
+            #expect(stream.head.header("Content-Type")?.hasPrefix("text/event-stream") == true)
+            #expect(stream.head.header("Transfer-Encoding") == "chunked")
+            #expect(stream.head.header("Content-Length") == nil)
+            let first = try stream.episodes()
+            let statuses = (first.json["podcasts"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+            #expect(statuses == ["ok", "ok"], "\(first.json)")
+            #expect(!Self.items(first.json).isEmpty && !first.id.isEmpty && first.id == first.json["syncToken"] as? String)
+            let downloads = h.upstream.requestCount(for: "rss")
+
+            #expect(h.upstream.publish(podcast: 1_590_000_011, at: Int(Date().timeIntervalSince1970)))
+            let ping = try h.get("/hub/notify?id=1590000011")
+            #expect(ping.status == 202, "\(ping.text)")
+            let second = try stream.episodes()
+            let fresh = Self.items(second.json)
+            #expect(fresh.count == 1 && fresh.first?["podcastId"] as? Int == 1_590_000_011, "\(second.json)")
+            #expect(second.id != first.id)
+            #expect(h.upstream.requestCount(for: "rss") == downloads + 1, "the ping read the feed once")
+            let again = try h.get("/hub/notify?id=1590000011")
+            #expect(again.status == 429 && again.header("Retry-After") != nil, "a ping flood reads nothing more")
+
+            // Gone after the first event: back with its id, the new episode and only it.
+            let resumed = try EventStream(h, library, headers: ["Last-Event-ID: \(first.id)"])
+            let caughtUp = try resumed.episodes()
+            #expect(Self.items(caughtUp.json).map { $0["id"] as? String } == fresh.map { $0["id"] as? String })
+            #expect(caughtUp.id == second.id)
+            let current = try EventStream(h, library, headers: ["Last-Event-ID: \(second.id)"])
+            #expect(Self.items(try current.episodes().json).isEmpty, "nothing twice")
+            let forged = try EventStream(h, library, headers: ["Last-Event-ID: not-a-token-of-ours"])
+            #expect(forged.head.status == 200)
+            #expect(Self.items(try forged.episodes().json).count == Self.items(first.json).count + 1, "an id not ours starts afresh")
+
+            let metrics = try h.get("/metrics").text
+            #expect(metrics.contains("feedproxy_event_streams 4"), "\(metrics.split(separator: "\n").filter { $0.contains("event") })")
+        }
+    }
+
+    /// Pings name only what is known (nothing is fetched for a stranger's URL); a client holds
+    /// a bounded number of streams; a bad query is a JSON error, not a stream.
+    @Test func pingsAndStreamsAreBounded() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "EVENT_STREAMS_PER_CLIENT": "2"])
+            let before = h.upstream.requestCount
+            let unknown = try h.get("/hub/notify?url=https%3A%2F%2Fattacker.example%2Ffeed.xml")
+            #expect(unknown.status == 404)
+            #expect((h.json(unknown)["error"] as? [String: Any])?["code"] as? String == "feed_unknown")
+            #expect(try h.get("/hub/notify").status == 400)
+            #expect(h.upstream.requestCount == before, "nothing fetched")
+
+            let a = try EventStream(h, "podcasts=1590000021")
+            let b = try EventStream(h, "podcasts=1590000021")
+            _ = try a.episodes()
+            _ = try b.episodes()
+            let third = try h.get("/episodes/events?podcasts=1590000021")
+            #expect(third.status == 429 && third.header("Retry-After") != nil)
+            #expect((h.json(third)["error"] as? [String: Any])?["code"] as? String == "too_many_streams")
+            a.client.close()
+            // A stream's end frees its place.
+            var reopened: EventStream?
+            for _ in 0..<100 where reopened == nil {
+                let s = try EventStream(h, "podcasts=1590000021")
+                if s.head.status == 200 { reopened = s } else { usleep(50_000) }
+            }
+            #expect(reopened != nil)
+
+            let bad = try h.get("/episodes/events?podcasts=abc")
+            #expect(bad.status == 400 && bad.header("Content-Type")?.hasPrefix("application/json") == true)
+            let tooMany = (1_590_000_001...1_590_000_201).map(String.init).joined(separator: ",")
+            #expect(try h.get("/episodes/events?podcasts=\(tooMany)").status == 400)
+        }
+    }
+}
