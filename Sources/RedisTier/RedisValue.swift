@@ -9,7 +9,8 @@ public enum RedisValue: Sendable, Equatable {
     case status(String)
     case error(String)
 
-    /// Copies a hiredis reply; depth-limited so a hostile server cannot exhaust the stack.
+    /// Copies a hiredis reply; depth-limited so a hostile server cannot exhaust the stack (an
+    /// XREAD reply nests five deep: streams, a stream, its entries, an entry, its fields).
     init(reply: UnsafeMutablePointer<redisReply>, depth: Int = 0) {
         let r = reply.pointee
         switch r.type {
@@ -24,8 +25,8 @@ public enum RedisValue: Sendable, Equatable {
         case REDIS_REPLY_ERROR:
             self = .error(String(decoding: Self.bytes(r.str, r.len), as: UTF8.self))
         case REDIS_REPLY_ARRAY:
-            guard depth < 4, let elements = r.element else {
-                self = depth < 4 ? .array([]) : .error("reply nested too deeply")
+            guard depth < 6, let elements = r.element else {
+                self = depth < 6 ? .array([]) : .error("reply nested too deeply")
                 return
             }
             var items: [RedisValue] = []

@@ -285,6 +285,11 @@ public final class ResponseCache: Sendable {
         _ = flight(for: key, revalidate: revalidating, loader: loader)
     }
 
+    /// A refresh (joined when one is running), awaited: what it loaded.
+    public func refresh(_ key: String, revalidating: Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome {
+        await flight(for: key, revalidate: revalidating, loader: loader).value
+    }
+
     func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
 
     /// Callers counted on the key's flight (nil: none running, or a background refresh).
@@ -349,7 +354,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// This process's copy, without counting as a use.
-    func peek(_ key: String) -> CachedResponse? { state.withLock { $0.slots.peek(key) } }
+    public func peek(_ key: String) -> CachedResponse? { state.withLock { $0.slots.peek(key) } }
 
     /// Stores an entry directly (tests, warm-up).
     public func store(_ response: CachedResponse, for key: String) {

@@ -11,16 +11,23 @@ import TestSupport
         let head: RawClient.Response
         private var pending: [UInt8] = []
 
-        init(_ h: Harness, _ query: String, headers: [String] = [], timeout: Double = 30) throws {
-            client = try RawClient(port: h.port, timeout: timeout)
+        convenience init(_ h: Harness, _ query: String, headers: [String] = [], timeout: Double = 30) throws {
+            try self.init(port: h.port, query, headers: headers, timeout: timeout)
+        }
+
+        init(port: Int, _ query: String, headers: [String] = [], timeout: Double = 30) throws {
+            client = try RawClient(port: port, timeout: timeout)
             let extra = headers.map { $0 + "\r\n" }.joined()
             try client.send("GET /episodes/events?\(query) HTTP/1.1\r\nHost: localhost\r\n\(extra)\r\n")
             head = try client.readResponse()
         }
 
-        /// The next event (its fields; comments and `retry:` skipped).
-        func next() throws -> [String: String] {
+        /// The next event (its fields; comments and `retry:` skipped). Heartbeats keep a stream
+        /// alive for ever: an event that does not come within `within` seconds is a failure.
+        func next(within: Double = 60) throws -> [String: String] {
+            let giveUp = Date().addingTimeInterval(within)
             while true {
+                guard Date() < giveUp else { throw RawClient.ClientError.timeout }
                 while let end = Self.blankLine(in: pending) {
                     let text = String(decoding: pending[0..<end], as: UTF8.self)
                     pending.removeFirst(end + 2)
@@ -96,6 +103,31 @@ import TestSupport
 
             let metrics = try h.get("/metrics").text
             #expect(metrics.contains("feedproxy_event_streams 4"), "\(metrics.split(separator: "\n").filter { $0.contains("event") })")
+        }
+    }
+
+    /// A ping taken by one replica reaches the streams of another (Redis carries the word,
+    /// the shared tier the episodes): the feed is read once, by the replica pinged.
+    @Test func aPingOnOneReplicaReachesStreamsOnAnother() async throws {
+        try await offPool {
+            let redis = try RedisServerProcess()
+            let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
+            let a = try Harness(environment: shared)
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+            defer { _ = b.stop() }
+            #expect(try a.get("/podcasts/1590000041/episodes?limit=1").status == 200)
+            #expect(waitUntil { a.sharedStores >= 1 })
+            let stream = try EventStream(port: b.port, "podcasts=1590000041&limit=50")
+            let first = try stream.episodes()
+            #expect((first.json["podcasts"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(first.json)")
+            #expect(a.upstream.requestCount(for: "rss") == 1, "replica B took replica A's copy")
+
+            #expect(a.upstream.publish(podcast: 1_590_000_041, at: Int(Date().timeIntervalSince1970)))
+            #expect(try a.get("/hub/notify?id=1590000041").status == 202)
+            let second = try stream.episodes()
+            #expect(Self.items(second.json).count == 1 && second.id != first.id, "\(second.json)")
+            #expect(a.upstream.requestCount(for: "rss") == 2, "read once, by the replica pinged")
         }
     }
 

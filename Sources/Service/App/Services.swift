@@ -71,7 +71,7 @@ struct Services: Sendable {
         podcastLookups = PodcastLookups(c, sharingIn: cache)
         feedRegistry = FeedRegistry(c, sharingIn: cache)
         episodeEvents = EpisodeEventHub(
-            cache: cache,
+            cache: cache, changes: redis.map { RedisChangeFeed(connection: $0, prefix: c.redisKeyPrefix) },
             limits: EpisodeEventHub.Limits(
                 streams: c[Setting.eventStreamsMax], streamsPerClient: c[Setting.eventStreamsPerClient],
                 refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],

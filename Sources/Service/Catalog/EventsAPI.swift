@@ -12,7 +12,8 @@ enum EventsAPI {
                     + "these podcasts change, in /episodes' JSON; each event's id is the sync token to resume from, so a client that "
                     + "reconnects with its last id misses nothing and gets nothing twice. A comment line every 15 s keeps proxies from "
                     + "closing it. Podcasts not cached are read first, as /episodes reads them. Watched feeds are read again at their own "
-                    + "cadence (WATCH_REFRESH_MIN_S to WATCH_REFRESH_MAX_S), and at once on a publisher's ping (/hub/notify). A reader that "
+                    + "cadence (WATCH_REFRESH_MIN_S to WATCH_REFRESH_MAX_S), and at once on a publisher's ping (/hub/notify), on any "
+                    + "replica (Redis carries the word). A reader that "
                     + "falls 256 KiB behind is closed (it resumes from its last id)."),
             "parameters": [
                 .required(

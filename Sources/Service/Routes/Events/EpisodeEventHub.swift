@@ -51,6 +51,10 @@ final class EpisodeEventHub: Sendable {
         /// Watched podcasts by their feed's normalised URL (a ping names a feed by its URL).
         var byURL: [String: Set<Int>] = [:]
         var urlOf: [Int: String] = [:]
+        /// What another replica announced of a watched podcast (its data's ETag), and how many
+        /// more looks at the shared tier it gets while the tier does not hold it yet.
+        var announced: [Int: (etag: String, tries: Int)] = [:]
+        var changeCursor: String?
         var refreshTokens = 0.0
         var lastTick = 0.0
         var lastHeartbeat = 0.0
@@ -58,6 +62,8 @@ final class EpisodeEventHub: Sendable {
     }
 
     let cache: ResponseCache
+    /// Word between replicas (Redis): nil, each replica hears of a change at its own reads.
+    let changes: (any SharedChangeFeed)?
     let limits: Limits
     let clock: @Sendable () -> Double
     private let state = Locked(State())
@@ -65,8 +71,12 @@ final class EpisodeEventHub: Sendable {
     private let refresher = Locked<(@Sendable (Int, Bool) -> Void)?>(nil)
     let counters = EventCounters()
 
-    init(cache: ResponseCache, limits: Limits, clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }) {
+    init(
+        cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits,
+        clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
+    ) {
         self.cache = cache
+        self.changes = changes
         self.limits = limits
         self.clock = clock
     }
@@ -205,10 +215,48 @@ final class EpisodeEventHub: Sendable {
         }
         guard start else { return }
         Task.detached { [weak self] in
-            while let hub = self, hub.tick() {
+            while let hub = self {
+                await hub.learnFromOtherReplicas()
+                guard hub.tick() else { break }
                 try? await Task.sleep(nanoseconds: 200_000_000)
             }
         }
+    }
+
+    /// What the other replicas announced: a watched podcast whose data changed there is taken
+    /// from the shared tier (the tick then tells its streams). The tier may not hold it yet
+    /// when the word comes: it is looked for again on the next few turns.
+    func learnFromOtherReplicas() async {
+        guard let changes else { return }
+        let cursor = state.withLock { $0.changeCursor }
+        if let (next, heard) = await changes.changes(after: cursor) {
+            state.withLock { st in
+                st.changeCursor = next
+                for (key, etag) in heard {
+                    guard let id = Self.podcastID(ofDataKey: key), st.watchers[id] != nil, st.told[id] != etag else { continue }
+                    st.announced[id] = (etag, 10)
+                }
+            }
+        }
+        let wanted = state.withLock { st -> [(Int, String)] in
+            var wanted: [(Int, String)] = []
+            for (id, want) in st.announced {
+                if want.tries <= 0 || st.told[id] == want.etag {
+                    st.announced[id] = nil
+                } else {
+                    st.announced[id] = (want.etag, want.tries - 1)
+                    wanted.append((id, want.etag))
+                }
+            }
+            return wanted
+        }
+        for (id, _) in wanted { _ = await cache.newestAnywhere(EpisodesAdapter.dataKey(id)) }
+    }
+
+    static func podcastID(ofDataKey key: String) -> Int? {
+        let prefix = EpisodesAdapter.dataKey(0).dropLast()
+        guard key.hasPrefix(prefix), key.utf8.count <= prefix.utf8.count + 18 else { return nil }
+        return Int(key.dropFirst(prefix.count)).flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// One look at the watched podcasts; false when nothing is watched (the ticker stops).

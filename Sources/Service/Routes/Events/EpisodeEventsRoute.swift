@@ -20,21 +20,27 @@ struct EpisodeEventsRoute: Sendable {
     /// How long a client waits before reconnecting (the `retry:` field).
     static let retryMilliseconds = 3000
 
-    /// Reads a watched podcast's feed again in the background. On a ping, from the publisher
-    /// at once; on the ticker's turn, only when no replica read it within its interval (the
-    /// shared tier's newer copy is taken instead: how streams on every replica hear of it).
+    /// Reads a podcast's feed again in the background. On a ping, from the publisher at once;
+    /// on the ticker's turn, only when no replica read it within its interval (the shared
+    /// tier's newer copy is taken instead). What it finds new is announced to the other
+    /// replicas, whose streams then hear of it within a fraction of a second.
     static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, Bool) -> Void {
-        let cache = feeds.cache
+        let cache = feeds.cache, changes = hub.changes
         return { id, ping in
             let key = EpisodesAdapter.dataKey(id)
             let loader = feeds.loader(adapter.dataFeed(id))
-            guard !ping else {
-                cache.refreshInBackground(key, revalidating: true, refreshing: loader)
-                return
-            }
             Task.detached {
-                if let newest = await cache.newestAnywhere(key), cache.now - newest.storedAt < hub.interval(id, now: cache.now) { return }
-                cache.refreshInBackground(key, revalidating: true, refreshing: loader)
+                let before: CachedResponse?
+                if ping {
+                    before = cache.peek(key)
+                } else {
+                    before = await cache.newestAnywhere(key)
+                    if let before, cache.now - before.storedAt < hub.interval(id, now: cache.now) { return }
+                }
+                guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, refreshing: loader), entry.status == 200,
+                    entry.etag != before?.etag
+                else { return }
+                await changes?.announce(key, etag: entry.etag)
             }
         }
     }
