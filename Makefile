@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev redis-server curl
 
-.PHONY: run build release test test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
+.PHONY: run build release test test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench events-bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -65,6 +65,11 @@ test-tsan: deps
 
 bench: deps
 	scripts/bench/bench.sh
+
+# Event fan-out alone (also part of make bench): STREAMS idle streams (default 10,000) beside nginx + nchan.
+events-bench: deps
+	$(SWIFT) build -c release --product feedproxy >/dev/null
+	python3 scripts/bench/events-bench.py "$$($(SWIFT) build -c release --show-bin-path)/feedproxy" $(or $(STREAMS),10000)
 
 # FUZZ_SECONDS bounds the run (default 60).
 fuzz: deps

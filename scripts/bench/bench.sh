@@ -283,3 +283,8 @@ python3 scripts/bench/loop-attacks.py "$BIN/feedproxy"
 echo
 # Image resizing against nginx's image_filter on the same source bytes, and a cached image against a cached feed.
 scripts/bench/bench-images.sh "$DURATION"
+
+echo
+# Event fan-out (issue 58): 10,000 idle /episodes/events streams from 40 addresses, memory per
+# stream and one ping's event on every stream (p50/p99), beside nginx + nchan publishing the same size.
+python3 scripts/bench/events-bench.py "$BIN/feedproxy" 10000

@@ -139,27 +139,47 @@ final class EpisodeEventHub: Sendable {
 
     /// Sends `s` what it has not seen (the first event always: it names the client's position).
     /// Serial per stream (its token's lock): events leave in the order their ids advance.
-    func deliver(_ s: Subscriber, first: Bool = false) {
+    /// `memo`: events already made this turn, by what they are made of (streams of one library
+    /// at one position get the same bytes: made once, not once per stream).
+    func deliver(_ s: Subscriber, first: Bool = false, memo: EventMemo? = nil) {
         s.token.withLock { token in
             // A long backlog goes as several events, each a page; the rest on the next change.
             for round in 0..<8 {
-                let statuses = s.ids.map { id -> EpisodeBatch.Status in
-                    switch cache.lookup(EpisodesAdapter.dataKey(id)) {
-                    case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
-                    case .miss: .pending
-                    }
-                }
-                let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token)
-                let selection = batch.select(statuses)
-                let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token
-                guard news || (first && round == 0) else { return }
-                let body = batch.render(statuses, selection).body
-                guard s.stream.send(ServerSentEvent.encode(id: selection.token?.encoded, event: "episodes", data: body)) else { return }
+                let key = memo.map { _ in "\(s.limit)|\(token?.encoded ?? "-")|" + s.ids.map(String.init).joined(separator: ",") }
+                let made = key.flatMap { memo?.event($0) } ?? makeEvent(s, after: token, first: first && round == 0)
+                if let key, let memo { memo.keep(made, as: key) }
+                guard let event = made else { return }
+                guard s.stream.send(event.bytes) else { return }
                 counters.events.add(1, ordering: .relaxed)
-                token = selection.token
-                guard selection.next != nil else { return }
+                token = event.token
+                guard event.more else { return }
             }
         }
+    }
+
+    /// The event that brings a stream from `token` on (nil: nothing new, unless `first`).
+    private func makeEvent(_ s: Subscriber, after token: SyncToken?, first: Bool) -> EventMemo.Event? {
+        let statuses = s.ids.map { id -> EpisodeBatch.Status in
+            switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+            case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
+            case .miss: .pending
+            }
+        }
+        let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token)
+        let selection = batch.select(statuses)
+        let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token
+        guard news || first else { return nil }
+        let body = batch.render(statuses, selection).body
+        return EventMemo.Event(
+            bytes: ServerSentEvent.encode(id: selection.token?.encoded, event: "episodes", data: body), token: selection.token,
+            more: selection.next != nil)
+    }
+
+    /// Tells the streams watching `id` at once that its data changed here (a read just ended),
+    /// rather than at the next turn of the ticker.
+    func changed(_ id: Int) {
+        guard state.withLock({ $0.watchers[id] != nil }) else { return }
+        _ = tick()
     }
 
     /// A podcast's feed URL, normalised: a feed id's is its registry answer's, a directory
@@ -309,7 +329,8 @@ final class EpisodeEventHub: Sendable {
                 refresh(id, false)
             }
         }
-        for s in changed { deliver(s) }
+        let memo = EventMemo()
+        for s in changed { deliver(s, memo: memo) }
         if heartbeat {
             let all = state.withLock { Array($0.subscribers.values) }
             for s in all where !s.stream.send(ServerSentEvent.heartbeat) { remove(s) }
@@ -323,6 +344,21 @@ final class EpisodeEventHub: Sendable {
         }
         return EpisodeCadence.refreshInterval(data, now: Double(Timestamp.now()), within: limits.refreshBounds)
     }
+}
+
+/// Events made in one turn of the ticker, by what they are made of.
+final class EventMemo: Sendable {
+    struct Event: Sendable {
+        let bytes: [UInt8]
+        let token: SyncToken?
+        let more: Bool
+    }
+
+    private let made = Locked<[String: Event?]>([:])
+
+    /// nil: not made yet; .some(nil): nothing new for that position.
+    func event(_ key: String) -> Event?? { made.withLock { $0[key] } }
+    func keep(_ event: Event?, as key: String) { made.withLock { if $0.count < 10_000 { $0[key] = event } } }
 }
 
 /// What `/metrics` counts of the event streams.

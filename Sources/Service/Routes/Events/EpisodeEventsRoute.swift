@@ -40,6 +40,7 @@ struct EpisodeEventsRoute: Sendable {
                 guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, refreshing: loader), entry.status == 200,
                     entry.etag != before?.etag
                 else { return }
+                hub.changed(id)
                 await changes?.announce(key, etag: entry.etag)
             }
         }
