@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make scaleout-test: three FeedProxy replicas sharing one Redis, nginx in front, and the
-counting fixture upstream, all on loopback. Twelve scenarios, each from a clean state
+counting fixture upstream, all on loopback. Thirteen scenarios, each from a clean state
 (replicas restarted, Redis flushed), each printing its figures and failing the run when
 an expectation is not met:
 
@@ -36,7 +36,11 @@ an expectation is not met:
     no-cache fetch held 3 s by the slowed upstream, replica2's no-cache fetch 0.5 s later
     answered at once; when replica1's answer arrives the L2 entry is still replica2's
     (fetch start 'f' and stored time 't' on Redis' clock unchanged, replica1's put
-    refused), and replica3 serves replica2's ETag.
+    refused), and replica3 serves replica2's ETag;
+ 13 an app's /episodes/events stream through nginx: its first event, a new episode and a
+    publisher's ping through nginx (whichever replica takes it) reach it as one event with
+    one feed download in all, and the idle stream outlives nginx's 15 s read timeout of the
+    other routes on heartbeats.
 
 Python 3.11 standard library only. Needs redis-server, redis-cli and nginx (the Makefile
 target installs them) and the debug binary (FEEDPROXY_BIN overrides). Everything it starts
@@ -378,6 +382,17 @@ http {{
     }}
     server {{
         listen 127.0.0.1:{self.nginx_port};
+        location /episodes/events {{
+            proxy_pass http://feedproxy;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Request-ID $feedproxy_request_id;
+            proxy_buffering off;
+            proxy_connect_timeout 1s;
+            proxy_read_timeout 1h;
+        }}
         location / {{
             proxy_pass http://feedproxy;
             proxy_http_version 1.1;
@@ -1422,6 +1437,91 @@ def s12_older_fetch_late(c, s):
            "and the stored counters say whose put Redis took")
 
 
+class EventStream:
+    """One /episodes/events stream read raw: its events, comments and end. Asked in HTTP/1.0,
+    so nginx sends the body as it is, not in chunks a read could split an event across."""
+
+    def __init__(self, port, path):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock.sendall(f"GET {path} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
+        self.buf = b""
+        self.closed = False
+        while b"\r\n\r\n" not in self.buf:
+            self._read()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        self.status = int(head.split(b" ")[1])
+        self.head = head.decode("latin-1").lower()
+
+    def _read(self):
+        data = self.sock.recv(65536)
+        if not data:
+            self.closed = True
+            raise EOFError
+        self.buf += data
+
+    def next_event(self, timeout):
+        """The next `event: episodes` block's data (JSON), or None by the deadline; comments counted."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = re.search(rb"event: episodes\ndata: (.*?)\n", self.buf)
+            if m:
+                self.buf = self.buf[m.end():]
+                return json.loads(m.group(1))
+            self.sock.settimeout(max(0.05, end - time.monotonic()))
+            try:
+                self._read()
+            except socket.timeout:
+                pass
+            except EOFError:
+                return None
+        return None
+
+    def hold(self, seconds):
+        """Reads for `seconds`: the comments that came, and whether the stream was ended."""
+        end = time.monotonic() + seconds
+        comments = 0
+        while time.monotonic() < end and not self.closed:
+            self.sock.settimeout(max(0.05, end - time.monotonic()))
+            try:
+                before = self.buf.count(b": keep-alive")
+                self._read()
+                comments += self.buf.count(b": keep-alive") - before
+            except socket.timeout:
+                pass
+            except EOFError:
+                break
+        return comments, self.closed
+
+
+def s13_event_stream(c, s):
+    """An app's event stream through nginx; a publisher's ping through nginx (whichever
+    replica takes it) reaches it; the stream outlives nginx's 15 s read timeout of the other
+    routes on heartbeats."""
+    c.restart(HIGH_LIMITS)
+    podcast = 1590000061
+    stream = EventStream(c.nginx_port, f"/episodes/events?podcasts={podcast}&limit=5")
+    first = stream.next_event(15)
+    s.check("the stream through nginx: status, type, first event",
+            f"{stream.status} {'text/event-stream' if 'text/event-stream' in stream.head else 'other type'}, "
+            + (f"{len(first.get('items', []))} episodes, podcast {first['podcasts'][0]['status']}" if first else "no event"),
+            stream.status == 200 and "text/event-stream" in stream.head and first and first["podcasts"][0]["status"] == "ok",
+            "200 text/event-stream, the newest episodes, ok")
+    downloads = c.counts().get("rss", 0)
+    get(c.upstream_port, f"/__fixture/publish/{podcast}?at={int(time.time())}", method="POST")
+    pings = [get(c.nginx_port, f"/hub/notify?id={podcast}") for _ in range(1)]
+    started = time.monotonic()
+    second = stream.next_event(10)
+    took = (time.monotonic() - started) * 1000
+    s.check("a ping through nginx, then the stream's next event",
+            f"ping {pings[0].status}, event {'with ' + str(len(second.get('items', []))) + ' episode(s)' if second else 'none'} in {took:.0f} ms",
+            pings[0].status == 202 and second and len(second.get("items", [])) == 1, "202, one new episode")
+    s.check("feed downloads for the ping (all replicas)", c.counts().get("rss", 0) - downloads, c.counts().get("rss", 0) - downloads == 1, "1")
+    comments, ended = stream.hold(20)
+    s.check("the idle stream held 20 s through nginx (its other routes time out at 15 s)",
+            f"{comments} heartbeats, {'ended' if ended else 'open'}", comments >= 1 and not ended, ">= 1 heartbeat, still open")
+    stream.sock.close()
+
+
 SCENARIOS = [
     (1, "one upstream fetch per key across replicas", s1_single_flight),
     (2, "one shared rate budget", s2_shared_budget),
@@ -1435,6 +1535,7 @@ SCENARIOS = [
     (10, "a cold replica and a stale L2 entry", s10_cold_replica_stale_l2),
     (11, "the lock holder's fetch fails", s11_holder_fails),
     (12, "an older fetch arriving after a newer one", s12_older_fetch_late),
+    (13, "an event stream through nginx, a ping on any replica", s13_event_stream),
 ]
 
 

@@ -10,7 +10,7 @@ enum EventsAPI {
                     + "then an event (episodes) with what the client has not seen since its position: Last-Event-ID (sent by a reconnecting "
                     + "EventSource), else sync (a syncToken of /episodes), else the newest episodes. Then one event each time episodes of "
                     + "these podcasts change, in /episodes' JSON; each event's id is the sync token to resume from, so a client that "
-                    + "reconnects with its last id misses nothing and gets nothing twice. A comment line every 15 s keeps proxies from "
+                    + "reconnects with its last id misses nothing and gets nothing twice. A comment line every 10 s keeps proxies from "
                     + "closing it. Podcasts not cached are read first, as /episodes reads them. Watched feeds are read again at their own "
                     + "cadence (WATCH_REFRESH_MIN_S to WATCH_REFRESH_MAX_S), and at once on a publisher's ping (/hub/notify), on any "
                     + "replica (Redis carries the word). A reader that "
@@ -60,8 +60,8 @@ enum EventsAPI {
     ]
 
     private static let pingDescription =
-        "A publisher's word that its feed changed, in the spirit of Podcast Index's hub/pubnotify: a feed this replica reads (a "
-        + "podcast a stream watches, or whose episodes are cached here) is read again at once, conditionally, and every stream watching "
+        "A publisher's word that its feed changed, in the spirit of Podcast Index's hub/pubnotify: a feed FeedProxy reads (a "
+        + "podcast whose episodes are cached on this replica or in Redis) is read again at once, conditionally, and every stream watching "
         + "it hears of new episodes within a second. Unknown feeds are ignored, never fetched; a feed counts one ping per 10 s."
 
     static let notify: OpenAPIValue = [

@@ -19,21 +19,24 @@ final class EpisodeEventHub: Sendable {
         let limit: Int
         let client: ClientKey?
         /// The client's position: the last event's id.
-        let token: Locked<SyncToken?>
+        /// The client's position (the last event's id), and whether its first event went:
+        /// until it has, the ticker sends it nothing (the first event says where it starts).
+        let position: Locked<(token: SyncToken?, started: Bool)>
 
         init(stream: ResponseStream, ids: [Int], limit: Int, client: ClientKey?, token: SyncToken?) {
             self.stream = stream
             self.ids = ids
             self.limit = limit
             self.client = client
-            self.token = Locked(token)
+            position = Locked((token, false))
         }
     }
 
     struct Limits: Sendable {
         var streams = 10_000
         var streamsPerClient = 256
-        var heartbeat = 15.0
+        /// Below the read timeouts proxies keep by default (nginx 60 s, many balancers 30 s).
+        var heartbeat = 10.0
         var refreshBounds: ClosedRange<Double> = 120...1800
         var refreshesPerMinute = 600.0
         /// A feed's pings are heard at most this often.
@@ -142,16 +145,19 @@ final class EpisodeEventHub: Sendable {
     /// `memo`: events already made this turn, by what they are made of (streams of one library
     /// at one position get the same bytes: made once, not once per stream).
     func deliver(_ s: Subscriber, first: Bool = false, memo: EventMemo? = nil) {
-        s.token.withLock { token in
+        s.position.withLock { position in
+            guard first || position.started else { return }
+            position.started = true
             // A long backlog goes as several events, each a page; the rest on the next change.
             for round in 0..<8 {
+                let token = position.token
                 let key = memo.map { _ in "\(s.limit)|\(token?.encoded ?? "-")|" + s.ids.map(String.init).joined(separator: ",") }
                 let made = key.flatMap { memo?.event($0) } ?? makeEvent(s, after: token, first: first && round == 0)
                 if let key, let memo { memo.keep(made, as: key) }
                 guard let event = made else { return }
                 guard s.stream.send(event.bytes) else { return }
                 counters.events.add(1, ordering: .relaxed)
-                token = event.token
+                position.token = event.token
                 guard event.more else { return }
             }
         }
@@ -202,16 +208,21 @@ final class EpisodeEventHub: Sendable {
 
     // MARK: pings
 
-    enum Ping { case refreshing, tooSoon(Double), unknown }
+    enum Ping { case refreshing, tooSoon(Double) }
 
-    /// A publisher's (or anyone's) word that a feed changed: read it again now, if it is one
-    /// this replica knows and was not pinged within `pingInterval`.
-    func ping(_ id: Int) -> Ping {
-        // Known: its episodes are read here (an error answer cached for it is not a feed to read).
-        switch cache.lookup(EpisodesAdapter.dataKey(id)) {
-        case .fresh(let entry), .stale(let entry): guard entry.status == 200 else { return .unknown }
-        case .miss: return .unknown
+    /// Whether this replica, or another through the shared tier, reads podcast `id`'s feed
+    /// (an error answer cached for it is not a feed to read).
+    func knows(_ id: Int) async -> Bool {
+        let key = EpisodesAdapter.dataKey(id)
+        switch cache.lookup(key) {
+        case .fresh(let entry), .stale(let entry): return entry.status == 200
+        case .miss: return await cache.newestAnywhere(key)?.status == 200
         }
+    }
+
+    /// A publisher's (or anyone's) word that a feed changed: read it again now, if it was not
+    /// pinged within `pingInterval` (the caller has checked it `knows` the feed).
+    func ping(_ id: Int) -> Ping {
         let now = clock()
         let wait = state.withLock { st -> Double? in
             if let last = st.lastPing[id], now - last < limits.pingInterval { return limits.pingInterval - (now - last) }

@@ -30,25 +30,26 @@ struct HubNotifyRoute: Sendable {
         } catch {
             return .response(.error(error))
         }
-        var refreshing: [Int] = []
-        var wait: Double?
-        for id in ids.sorted() {
-            switch hub.ping(id) {
-            case .refreshing: refreshing.append(id)
-            case .tooSoon(let seconds): wait = max(wait ?? 0, seconds)
-            case .unknown: break
+        let hub = self.hub, named = ids.sorted()
+        return .deferred { _ in
+            var refreshing: [Int] = []
+            var wait: Double?
+            for id in named where await hub.knows(id) {
+                switch hub.ping(id) {
+                case .refreshing: refreshing.append(id)
+                case .tooSoon(let seconds): wait = max(wait ?? 0, seconds)
+                }
             }
+            if refreshing.isEmpty, let wait {
+                return .error(ClientError(status: 429, code: "ping_too_soon", message: "this feed was pinged moments ago: it is being read", retryAfter: wait))
+            }
+            guard !refreshing.isEmpty else {
+                return .error(status: 404, code: "feed_unknown", message: "no podcast here reads this feed: nothing was fetched")
+            }
+            let body = Array("{\"status\":\"refreshing\",\"podcasts\":[\(refreshing.map(String.init).joined(separator: ","))]}".utf8)
+            var response = Response.json(body, status: 202, compressible: false)
+            response.headers.add("Cache-Control", "no-store")
+            return response
         }
-        if refreshing.isEmpty, let wait {
-            return .response(
-                .error(ClientError(status: 429, code: "ping_too_soon", message: "this feed was pinged moments ago: it is being read", retryAfter: wait)))
-        }
-        guard !refreshing.isEmpty else {
-            return .response(.error(status: 404, code: "feed_unknown", message: "no podcast here reads this feed: nothing was fetched"))
-        }
-        let body = Array("{\"status\":\"refreshing\",\"podcasts\":[\(refreshing.map(String.init).joined(separator: ","))]}".utf8)
-        var response = Response.json(body, status: 202, compressible: false)
-        response.headers.add("Cache-Control", "no-store")
-        return .response(response)
     }
 }
