@@ -74,6 +74,8 @@ import Testing
             return nil
         }
         #expect(refused == ["A relative link: invalid_feed_url", "Not a feed at all: invalid_feed_url", "Credentials: invalid_feed_url"])
+        // A stranger's link leaves only as an absolute http(s) URL: never javascript:, relative or feed:.
+        #expect(library.entries.map { $0.xmlUrl == nil } == [false, false, false, false, false, false, false, true, true, true, true])
     }
 
     @Test func aLibraryPastItsSizeIsImportedUpToIt() throws {

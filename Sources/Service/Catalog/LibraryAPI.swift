@@ -115,7 +115,7 @@ enum LibraryAPI {
             ["url": ["type": "string"], "id": ["type": "integer", "minimum": 1]],
             description: "where the feed moved for good, and the id that names it now (a feed id's podcast: the new address's feed id)"),
         "ImportedOutline": .closedObject([
-            "text": .nullable("string"), "xmlUrl": ["type": "string"], "id": .nullable("integer"), "feedUrl": .nullable("string"),
+            "text": .nullable("string"), "xmlUrl": .nullable("string"), "id": .nullable("integer"), "feedUrl": .nullable("string"),
             "status": ["type": "string", "enum": ["ok", "moved", "pending", "error"]], "title": .nullable("string"),
             "movedTo": .orNull(.ref("MovedFeed")),
             "error": .orNull(.closedObject(["code": ["type": "string"], "message": ["type": "string"]])),

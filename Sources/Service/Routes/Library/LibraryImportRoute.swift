@@ -123,7 +123,7 @@ struct ImportedOutline: Encodable {
     }
 
     let text: String?
-    let xmlUrl: String
+    let xmlUrl: String?
     var id: Int? = nil
     var feedUrl: String? = nil
     /// ok, moved, pending or error.

@@ -10,8 +10,9 @@ public struct LibraryImport: Sendable {
     /// One outline that named a feed, as the answer lists it.
     public struct Entry: Sendable {
         public let text: String?
-        /// The URL as the file gave it (cut to 2,048 bytes).
-        public let xmlUrl: String
+        /// The URL as the file gave it, when it is an absolute http(s) URL (a stranger's
+        /// `javascript:` or relative link is never handed on as a URL); nil otherwise.
+        public let xmlUrl: String?
         /// Its feed's index in `feeds`, or why it has none.
         public let feed: Result<Int, ClientError>
     }
@@ -56,11 +57,13 @@ public struct LibraryImport: Sendable {
         var entries: [Entry] = []
         entries.reserveCapacity(read.outlines.count)
         for outline in read.outlines {
-            let given = String(decoding: outline.xmlUrl.utf8.prefix(2048), as: UTF8.self)
             guard let url = FeedID.normalised(outline.xmlUrl) else {
-                entries.append(Entry(text: outline.text, xmlUrl: given, feed: .failure(Self.invalidURL)))
+                entries.append(Entry(text: outline.text, xmlUrl: nil, feed: .failure(Self.invalidURL)))
                 continue
             }
+            let scheme = outline.xmlUrl.utf8.prefix(8).map { $0 | 0x20 }
+            let web = scheme.starts(with: Array("http://".utf8)) || scheme.starts(with: Array("https://".utf8))
+            let given = web && outline.xmlUrl.utf8.count <= 2048 ? outline.xmlUrl : nil
             if let known = index[url] {
                 entries.append(Entry(text: outline.text, xmlUrl: given, feed: .success(known)))
             } else if feeds.count < Self.maxFeeds {
