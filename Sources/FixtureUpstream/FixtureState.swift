@@ -12,6 +12,8 @@ final class FixtureState: Sendable {
     private let feedOverrides = Locked<[String: String?]>([:])
     /// Episodes published on synthetic podcasts since (their times), by podcast id.
     private let published = Locked<[Int: [Int]]>([:])
+    /// A WebSub hub the synthetic podcasts' feeds name (their `Link` header), if set.
+    private let webSubHub = Locked<String?>(nil)
     private let kiva: FixtureKiva
 
     init(directory: String) throws {
@@ -39,6 +41,7 @@ final class FixtureState: Sendable {
     }
     func setMode(_ m: FixtureUpstream.Mode) { mode.withLock { $0 = m } }
     func setFeedURL(_ url: String?, id: String) { feedOverrides.withLock { $0[id] = .some(url) } }
+    func setWebSubHub(_ url: String?) { webSubHub.withLock { $0 = url } }
     /// A new episode on a synthetic podcast's feed, dated `time` (false: no such podcast).
     func publish(podcast id: Int, at time: Int) -> Bool {
         guard FixtureLibrary.isSynthetic(id), Timestamp.range.contains(time) else { return false }
@@ -168,7 +171,12 @@ final class FixtureState: Sendable {
         // A feed's recorded Content-Type (with its charset) sits next to it, else the usual one.
         let recorded = (try? Data(contentsOf: directory.appendingPathComponent("rss").appendingPathComponent(name + ".content-type")))
             .map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? "" }
-        return validated(data, type: recorded ?? "application/rss+xml", request, counting: "rss-304")
+        var response = validated(data, type: recorded ?? "application/rss+xml", request, counting: "rss-304")
+        // A synthetic podcast names the hub as WebSub's discovery has it: the hub and the feed's own URL.
+        if FixtureLibrary.id(ofFeed: name) != nil, let hub = webSubHub.withLock({ $0 }), let host = request.headers["host"] {
+            response.headers.add("Link", "<\(hub)>; rel=\"hub\", <http://\(host)/rss/\(name)>; rel=\"self\"")
+        }
+        return response
     }
 
     /// `Fixtures/episode-files/<name>`, typed by its extension; `long-<MiB>.vtt` (1-64) is a

@@ -103,6 +103,8 @@ public final class FixtureUpstream: Sendable {
     /// Publishes an episode dated `time` on a synthetic library podcast's feed.
     @discardableResult
     public func publish(podcast id: Int, at time: Int) -> Bool { state.publish(podcast: id, at: time) }
+    /// The WebSub hub the synthetic podcasts' feeds name from now on (nil: none).
+    public func setWebSubHub(_ url: String?) { state.setWebSubHub(url) }
     /// Overrides the `feedUrl` the lookup answers for a podcast id (SSRF tests).
     public func setFeedURL(_ url: String?, forPodcast id: String) { state.setFeedURL(url, id: id) }
 

@@ -128,6 +128,16 @@ import TestSupport
             let second = try stream.episodes()
             #expect(Self.items(second.json).count == 1 && second.id != first.id, "\(second.json)")
             #expect(a.upstream.requestCount(for: "rss") == 2, "read once, by the replica pinged")
+
+            // Redis gone: the replica says so in /readyz (still ready), and its streams still hear its own reads.
+            #expect(try RawClient.get(port: b.port, "/readyz").text == #"{"status":"ready"}"#)
+            redis.kill9()
+            #expect(waitUntil(20) { (try? RawClient.get(port: b.port, "/readyz"))?.text.contains(#""redis":"down""#) == true })
+            #expect(try RawClient.get(port: b.port, "/readyz").status == 200)
+            #expect(a.upstream.publish(podcast: 1_590_000_041, at: Int(Date().timeIntervalSince1970) + 1))
+            #expect(try RawClient.get(port: b.port, "/hub/notify?id=1590000041").status == 202)
+            let third = try stream.episodes()
+            #expect(Self.items(third.json).count == 1 && third.id != second.id, "\(third.json)")
         }
     }
 

@@ -242,10 +242,10 @@ import Testing
     @Test func aStampOutsideItsLogIsDamage() throws {
         let blob = try EpisodeFeedData.build(feed: Self.feed("A", [("a1", 1000)]), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20)
         #expect(EpisodeFeedData(blob) != nil)
-        // The header is 19 bytes, then one version of 12, the block count and one block of 12; the
+        // The header is 27 bytes, then one version of 12, the block count and one block of 12; the
         // entry's stamp seq sits 32 bytes into it.
         var damaged = blob
-        damaged[19 + 12 + 4 + 12 + 32] = 9
+        damaged[27 + 12 + 4 + 12 + 32] = 9
         #expect(EpisodeFeedData(damaged) == nil)
     }
 }

@@ -115,7 +115,7 @@ extension String {
     }
 
     /// Percent-encodes for a query component, spaces as `+` (form encoding).
-    func formEncoded() -> String {
+    package func formEncoded() -> String {
         var out = ""
         for byte in utf8 {
             switch byte {

@@ -70,12 +70,19 @@ struct Services: Sendable {
         // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
         podcastLookups = PodcastLookups(c, sharingIn: cache)
         feedRegistry = FeedRegistry(c, sharingIn: cache)
+        var websub: WebSubSubscriber?
+        if let key = c[Setting.websubKey], let base = c[Setting.publicBaseURL] {
+            websub = WebSubSubscriber(
+                settings: WebSubSubscriber.Settings(publicBaseURL: base, key: key, lease: c[Setting.websubLease], allowPrivateHosts: c.allowPrivateFeedHosts),
+                upstream: upstream, cache: cache)
+        }
         episodeEvents = EpisodeEventHub(
             cache: cache, changes: redis.map { RedisChangeFeed(connection: $0, prefix: c.redisKeyPrefix) },
             limits: EpisodeEventHub.Limits(
                 streams: c[Setting.eventStreamsMax], streamsPerClient: c[Setting.eventStreamsPerClient],
                 refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],
-                refreshesPerMinute: Double(c[Setting.watchRefreshesPerMinute])))
+                refreshesPerMinute: Double(c[Setting.watchRefreshesPerMinute])),
+            websub: websub)
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

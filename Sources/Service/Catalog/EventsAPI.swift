@@ -90,4 +90,52 @@ enum EventsAPI {
             "responses": pingResponses.merging(["415": .error("unsupported_media_type: the body is not application/x-www-form-urlencoded")]),
         ]
     ]
+
+    private static let callbackParameters: [OpenAPIValue] = [
+        .required("podcast", "the podcast the subscription is for", ["type": "string", "pattern": "^[1-9][0-9]{0,17}$"], example: "1200361736"),
+        .required(
+            "token", "the callback's token (an HMAC of the podcast id under WEBSUB_KEY)", ["type": "string", "pattern": "^[0-9a-f]{32}$"],
+            example: "00112233445566778899aabbccddeeff"),
+    ]
+
+    static let websubVerify: OpenAPIValue = [
+        "get": [
+            "summary": "WebSub: a hub verifies a (un)subscription",
+            "description": .string(
+                "Called by WebSub hubs only (on with WEBSUB_KEY and PUBLIC_BASE_URL): hub.challenge is echoed for a subscription a replica "
+                    + "asked for (the topic is the one the feed names), or for an unsubscription of a feed this replica no longer watches."),
+            "parameters": .array(
+                callbackParameters + [
+                    .required(
+                        "hub.mode", "subscribe, unsubscribe or denied", ["type": "string", "enum": ["subscribe", "unsubscribe", "denied"]],
+                        example: "subscribe"),
+                    .query("hub.topic", "the feed's URL (its rel=self)", ["type": "string"]),
+                    .query("hub.challenge", "echoed when the intent is confirmed (printable ASCII, at most 1024 bytes)", ["type": "string"]),
+                    .query("hub.lease_seconds", "the lease the hub grants", ["type": "string"]),
+                ]),
+            "responses": [
+                "200": ["description": "confirmed: the challenge (empty for denied)", "content": ["text/plain": ["schema": ["type": "string"]]]],
+                "400": .error("hub.challenge missing or not printable, or an unknown hub.mode (invalid_parameter)"),
+                "404": .error("not_found: a callback this service did not give out, or a subscription it does not want"),
+            ],
+        ]
+    ]
+
+    static let websubNotify: OpenAPIValue = [
+        "post": [
+            "summary": "WebSub: a hub's content notification",
+            "description": .string(
+                "Called by WebSub hubs only: a body whose X-Hub-Signature (sha1, sha256, sha384 or sha512 HMAC under the subscription's "
+                    + "secret) is valid reads the feed again at once, conditionally, and streams watching it hear of new episodes; the body itself "
+                    + "is not used. A missing or forged signature changes nothing (answered 202 all the same). Bodies over 1 MiB are refused "
+                    + "(413): the feed is still read at its cadence."),
+            "parameters": .array(callbackParameters),
+            "requestBody": ["required": true, "content": ["*/*": ["schema": ["type": "string"]]]],
+            "responses": [
+                "202": ["description": "received", "content": ["text/plain": ["schema": ["type": "string"]]]],
+                "404": .error("not_found: a callback this service did not give out"),
+                "413": .error("payload_too_large: a body over 1 MiB"),
+            ],
+        ]
+    ]
 }

@@ -35,6 +35,13 @@ extension UpstreamDeclaration {
                 "--event-streams-per-client", "EVENT_STREAMS_PER_CLIENT", \.[Setting.eventStreamsPerClient], .integer(1...1_000_000),
                 "event streams one client address holds (generous: many people share an address)"),
             Option(
+                "--websub-key", "WEBSUB_KEY", \.[Setting.websubKey], .optionalSecret,
+                "secret shared by the replicas that makes WebSub callbacks and secrets (with PUBLIC_BASE_URL: watched feeds that name a hub are subscribed to)"),
+            Option("--websub-key-file", "WEBSUB_KEY_FILE", \.[Setting.websubKey], .secretFile, "file holding WEBSUB_KEY (a mounted Secret)"),
+            Option(
+                "--websub-lease-s", "WEBSUB_LEASE_S", \.[Setting.websubLease], .integer(60...2_592_000),
+                "lease asked of WebSub hubs, in seconds (renewed at four fifths of it)"),
+            Option(
                 "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),
                 "the most read of a chapters or transcript file (a larger one is served cut, the transcript truncated)"),
         ],
@@ -55,8 +62,11 @@ extension UpstreamDeclaration {
             RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts, described: PodcastFeedsAPI.library) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
-                    .handle
+                return EpisodeBatchRoute(
+                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline],
+                    warm: s.episodeEvents
+                )
+                .handle
             },
             RouteDeclaration(
                 .episodeBatch, method: "POST", operation: "postLibraryEpisodes", tag: .podcasts,
@@ -64,8 +74,11 @@ extension UpstreamDeclaration {
             ) { s in
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return EpisodeBatchRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline])
-                    .handle
+                return EpisodeBatchRoute(
+                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline],
+                    warm: s.episodeEvents
+                )
+                .handle
             },
             RouteDeclaration(.episodeEvents, operation: "streamLibraryEpisodes", tag: .podcasts, described: EventsAPI.events) { s in
                 let c = s.configuration
@@ -79,6 +92,17 @@ extension UpstreamDeclaration {
             },
             RouteDeclaration(.hubNotify, method: "POST", operation: "postNotifyFeedChanged", tag: .podcasts, described: EventsAPI.notifyForm) { s in
                 HubNotifyRoute(hub: s.episodeEvents).handle
+            },
+            RouteDeclaration(
+                .hubWebSub, operation: "verifyWebSubSubscription", tag: .podcasts, described: EventsAPI.websubVerify, when: { $0.websubEnabled }
+            ) { s in
+                WebSubCallbackRoute.handler(s)
+            },
+            RouteDeclaration(
+                .hubWebSub, method: "POST", operation: "receiveWebSubNotification", tag: .podcasts, described: EventsAPI.websubNotify,
+                when: { $0.websubEnabled }
+            ) { s in
+                WebSubCallbackRoute.handler(s)
             },
             RouteDeclaration(.podcastByFeedURL, operation: "getPodcastByFeedURL", tag: .podcasts, described: LibraryAPI.byFeedURL) { s in
                 let adapter = EpisodesAdapter(s.configuration, lookups: s.podcastLookups, registry: s.feedRegistry)
@@ -123,6 +147,7 @@ extension RouteName {
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
     static let episodeEvents = RouteName("/episodes/events", listedAs: "/episodes/events?podcasts=")
     static let hubNotify = RouteName("/hub/notify", listedAs: "/hub/notify?url=")
+    static let hubWebSub = RouteName("/hub/websub", listedAs: nil)
     static let podcastByFeedURL = RouteName("/podcasts/byfeedurl", listedAs: "/podcasts/byfeedurl?url=")
     static let library = RouteName("/library/opml")
     static let libraryExport = RouteName("/library/opml/export", listedAs: nil)
@@ -148,4 +173,12 @@ extension Setting {
     static let watchRefreshesPerMinute = SettingKey(default: 600)
     static let eventStreamsMax = SettingKey(default: 10_000)
     static let eventStreamsPerClient = SettingKey(default: 256)
+    /// Makes WebSub callbacks and secrets (`WEBSUB_KEY`, or `WEBSUB_KEY_FILE`); nil: no WebSub.
+    static let websubKey = SettingKey<String?>(default: nil)
+    static let websubLease = SettingKey(default: 86_400)
+}
+
+extension Configuration {
+    /// WebSub needs an address hubs can call back (`PUBLIC_BASE_URL`) and a key.
+    var websubEnabled: Bool { self[Setting.websubKey] != nil && self[Setting.publicBaseURL] != nil }
 }

@@ -23,6 +23,8 @@ struct EpisodeBatchRoute: Sendable {
     let feeds: FeedRoute
     /// Seconds a batch waits for podcasts not cached before answering with them pending.
     let deadline: Double
+    /// Keeps the feeds of recent library refreshes warm (read again at their cadence).
+    let warm: EpisodeEventHub?
 
     enum Slot: Sendable {
         case cached(CachedResponse)
@@ -37,6 +39,7 @@ struct EpisodeBatchRoute: Sendable {
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
+        warm?.noteLibrary(batch.ids)
         let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request)
         var slots = [Slot](repeating: .pending, count: batch.ids.count)
         var uncached: [Int] = []

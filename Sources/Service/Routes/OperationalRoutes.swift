@@ -20,8 +20,15 @@ enum OperationalRoutes {
                 r.headers.add("Retry-After", "1")
                 return r
             }()
-            let shutdown = s.shutdown
-            return { _ in .response(shutdown.isAnnounced ? drainingResponse : ready) }
+            // Redis is optional: without it a replica still serves (its own cache, its own streams),
+            // and says so, for an operator's eyes rather than a balancer's.
+            let alone = uncacheable(
+                .json(
+                    Array(
+                        (#"{"status":"ready","redis":"down","note":"Redis is unreachable: this replica serves from its own cache, and its event "#
+                            + #"streams hear only of changes it reads itself"}"#).utf8)))
+            let shutdown = s.shutdown, metrics = s.metrics
+            return { _ in .response(shutdown.isAnnounced ? drainingResponse : metrics.shared.redisIsUp == false ? alone : ready) }
         },
         RouteDeclaration(.metrics, operation: "getMetrics", tag: .operations, described: OperationalRoutesAPI.metrics) { s in
             // Rendered and compressed on a pool thread: tens of KiB of text per scrape is
@@ -67,7 +74,14 @@ enum OperationalRoutes {
                 trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0,
                 eventStreams: s.episodeEvents.streamCount, watchedFeeds: s.episodeEvents.watchedCount,
                 events: s.episodeEvents.counters.eventsSent, watchRefreshes: s.episodeEvents.counters.refreshesStarted,
-                pings: s.episodeEvents.counters.pingsHeard))
+                pings: s.episodeEvents.counters.pingsHeard,
+                websub: s.episodeEvents.websub.map { w in
+                    let c = w.counters
+                    return (
+                        w.subscriptionCount, c.accepted.current, c.refused.current, c.denied.current, c.verified.current, c.notifications.current,
+                        c.forged.current
+                    )
+                }))
         let body = Array(text.utf8)
         var r = Response(status: 200, body: body, gzippedBody: Gzip.compress(body), compressible: true)
         r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

@@ -24,7 +24,10 @@ enum OperationalRoutesAPI {
     static let readiness = get(
         "readiness",
         [
-            "200": answer("ready", "application/json", status("ready")),
+            "200": answer(
+                "ready (redis: down while Redis is unreachable: the replica serves from its own cache and its streams hear only its own reads)",
+                "application/json",
+                ["type": "object", "properties": ["status": ["const": "ready"], "redis": ["const": "down"], "note": ["type": "string"]]]),
             "503": answer("draining", "application/json", status("draining")).merging(["headers": .retryAfter]),
         ])
     static let metrics = get("Prometheus metrics", ["200": answer("text exposition format", "text/plain", ["type": "string"])])

@@ -18,10 +18,12 @@ import Upstream
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Every route on: the image proxy needs its key, the demo page is on by default.
+    /// Every route on: the image proxy needs its key, WebSub its key and public address, the demo page is on by default.
     static func services() throws -> Services {
         var c = Configuration()
         c[Setting.imageProxyKey] = "catalog-test"
+        c[Setting.websubKey] = "catalog-test"
+        c[Setting.publicBaseURL] = "https://feeds.example"
         return try Services(c, logLanes: 1)
     }
 
@@ -31,11 +33,11 @@ import Upstream
         let declared = RouteDeclaration.all.map { "\($0.method) \($0.name.path)" }
         #expect(Set(declared).count == declared.count, "a route declared twice")
         let served = try App.handlers(try Self.services()).map { "\($0.method) \($0.route.path)" }
-        #expect(served == declared, "every route is on with the image proxy key and the demo page")
+        #expect(served == declared, "every route is on with the image proxy key, WebSub's settings and the demo page")
         var c = Configuration()
         c.demoPage = false
         let bare = try App.handlers(try Services(c, logLanes: 1)).map { "\($0.method) \($0.route.path)" }
-        #expect(bare == declared.filter { !["GET /images", "GET /demo", "GET /demo/:file"].contains($0) })
+        #expect(bare == declared.filter { !["GET /images", "GET /hub/websub", "POST /hub/websub", "GET /demo", "GET /demo/:file"].contains($0) })
     }
 
     /// Every route's operation id and tag come from where it is declared (an upstream's

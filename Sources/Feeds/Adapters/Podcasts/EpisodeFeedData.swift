@@ -16,11 +16,11 @@ import Primitives
 ///
 /// Layout (little-endian; read back like network input, since it may come from the shared tier):
 /// `FPEP` · version · u32 episode count · u32 head length · u16 title length · u8 updated length ·
-/// u16 moved-to URL length · u64 moved-to id · u8 flags (1: truncated) · u16 version count · per version {u32 seq, u32 id, u32 changes} ·
+/// u16 moved-to URL length · u64 moved-to id · u8 flags (1: truncated) · u16 hub length · u16 topic length · u32 publisher's interval · u16 version count · per version {u32 seq, u32 id, u32 changes} ·
 /// u32 block count · per block {u32 offset, u32 stored length, u32 length} ·
 /// per episode {i64 published (Int64.min: undated), u64 anchor, u32 block, u32 offset, u32 length,
 /// u32 chapters length, u32 stamp seq, u32 stamp ordinal, u64 content hash} ·
-/// title · updated · moved-to URL · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
+/// title · updated · moved-to URL · hub · topic · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
 /// each followed by its inline chapters' JSON (empty when it has none), gzip-compressed when a
 /// block's stored length is less than its length.
 public struct EpisodeFeedData: Sendable {
@@ -47,11 +47,13 @@ public struct EpisodeFeedData: Sendable {
     public let truncated: Bool
     /// The feed moved for good: where, and the id that names it now.
     public let movedTo: MovedFeed?
+    /// What the publisher says of reading it again (its WebSub hub and topic, its interval).
+    public let hints: PublisherHints
     private let blocks: EpisodeBlocks
 
     static let magic = Array("FPEP".utf8)
     /// The layout's version: data of another (an older replica's, in the shared tier) is not read.
-    public static let version: UInt8 = 5
+    public static let version: UInt8 = 6
     static let undated = Int64.min
     /// The most episodes kept of one feed (a daily show of thirteen years).
     public static let maxEpisodes = 5_000
@@ -77,20 +79,21 @@ public struct EpisodeFeedData: Sendable {
     /// episodes keep the stamps of when they were first seen; `seenAt`: now, in Unix seconds.
     public static func build(
         feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
-        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now()
+        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints()
     ) throws(ClientError) -> [UInt8] {
         try built(
             feed: body, contentType: contentType, lookupTitle: lookupTitle, base: base, maxBytes: maxBytes, images: images, previous: previous,
-            seenAt: seenAt
+            seenAt: seenAt, hints: hints
         ).blob
     }
 
     /// `build`, with the channel as the data's answers show it (what a feed id's podcast is
     /// described by). `movedTo`: given the feed's `itunes:new-feed-url`, where it moved for
-    /// good, if it did.
+    /// good, if it did. `hints`: what the HTTP answer's headers say (the feed's own fill in).
     public static func built(
         feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
-        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now(), movedTo: (String?) -> MovedFeed? = { _ in nil }
+        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints(),
+        movedTo: (String?) -> MovedFeed? = { _ in nil }
     ) throws(ClientError) -> (blob: [UInt8], channel: EpisodesEnvelope) {
         let parsed = try RSSParser.parse(body, limit: maxEpisodes, contentType: contentType, base: base, imageSource: images.map { links in links.notesImage })
         var channel = EpisodesEnvelope(
@@ -172,6 +175,10 @@ public struct EpisodeFeedData: Sendable {
         // A URL longer than the field is no address to give an app.
         let moved = channel.movedTo.flatMap { $0.url.utf8.count <= 0xFFFF ? $0 : nil }
         let movedURL = Array((moved?.url ?? "").utf8)
+        let docInterval = [parsed.ttlSeconds, parsed.updatePeriodSeconds.map { $0 / parsed.updateFrequency }].compactMap { $0 }.max()
+        let said = hints.completed(by: PublisherHints(hub: parsed.hub, topic: parsed.selfURL, interval: docInterval))
+        let hub = Array((said.hub ?? "").utf8), topic = Array((said.topic ?? "").utf8)
+        guard hub.count <= 0xFFFF, topic.count <= 0xFFFF else { throw .badUpstreamResponse("the podcast feed") }
         let known = previous.map { old in
             (stamps: Dictionary(old.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), log: old.changes)
         }
@@ -185,6 +192,9 @@ public struct EpisodeFeedData: Sendable {
         append(UInt64(movedURL.count), 2, to: &out)
         append(UInt64(bitPattern: Int64(moved?.id ?? 0)), 8, to: &out)
         out.append(truncated ? 1 : 0)
+        append(UInt64(hub.count), 2, to: &out)
+        append(UInt64(topic.count), 2, to: &out)
+        append(UInt64(said.interval ?? 0), 4, to: &out)
         append(UInt64(log.versions.count), 2, to: &out)
         for v in log.versions {
             append(UInt64(v.seq), 4, to: &out)
@@ -213,6 +223,8 @@ public struct EpisodeFeedData: Sendable {
         out += title
         out += updated
         out += movedURL
+        out += hub
+        out += topic
         out += head
         for b in blocks { out += b.stored }
         return (out, channel)
@@ -223,7 +235,7 @@ public struct EpisodeFeedData: Sendable {
         var r = Reader(bytes: blob)
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let n = r.int(4), n <= Self.maxEpisodes,
             let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let movedLength = r.int(2), let movedID = r.int64(),
-            let flags = r.int(1), flags <= 1,
+            let flags = r.int(1), flags <= 1, let hubLength = r.int(2), let topicLength = r.int(2), let interval = r.int(4),
             let versionCount = r.int(2), versionCount <= Self.maxEpisodes + EpisodeChangeLog.keptVersions
         else { return nil }
         var versions: [EpisodeChangeLog.Version] = []
@@ -258,7 +270,8 @@ public struct EpisodeFeedData: Sendable {
                     published: published, anchor: anchor, stamp: EpisodeStamp(seq: seq, ordinal: ordinal), contentHash: hash, block: block,
                     offset: offset, length: length, chaptersLength: chapters))
         }
-        guard let title = r.take(titleLength), let updated = r.take(updatedLength), let moved = r.take(movedLength), let head = r.take(headLength)
+        guard let title = r.take(titleLength), let updated = r.take(updatedLength), let moved = r.take(movedLength), let hub = r.take(hubLength),
+            let topic = r.take(topicLength), let head = r.take(headLength)
         else { return nil }
         let area = r.rest
         guard area.count == next else { return nil }
@@ -270,6 +283,9 @@ public struct EpisodeFeedData: Sendable {
         truncated = flags == 1
         movedTo = moved.isEmpty ? nil : MovedFeed(url: String(decoding: moved, as: UTF8.self), id: Int(movedID))
         blocks = EpisodeBlocks(area: area, table: table)
+        hints = PublisherHints(
+            hub: hub.isEmpty ? nil : String(decoding: hub, as: UTF8.self), topic: topic.isEmpty ? nil : String(decoding: topic, as: UTF8.self),
+            interval: interval == 0 ? nil : interval)
     }
 
     /// The most a block may inflate to (more than any block `build` writes).

@@ -140,7 +140,8 @@ public struct EpisodesAdapter: FeedAdapter {
                 let finalURL = response.permanentRedirect ?? feed.url
                 let built = try EpisodeFeedData.built(
                     feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
-                    maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) }
+                    maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) },
+                    hints: PublisherHints(headers: response.headers)
                 ) { newFeedURL in Self.movedTo(number, listed: found.feedURL, finalURL: finalURL, newFeedURL: newFeedURL) }
                 data = built.blob
                 if let registry {

@@ -18,12 +18,20 @@ final class RSSParser: XMLStreamHandler {
         var funding: [Funding] = []
         var persons: [Person] = []
         var newFeedUrl: String?
+        /// WebSub: the hub the feed names (`atom:link rel="hub"`) and its own URL (`rel="self"`, the topic).
+        var hub: String?
+        var selfURL: String?
+        /// How long the publisher says the feed may be kept before it is read again (RSS `ttl`,
+        /// `sy:updatePeriod` / `sy:updateFrequency`), in seconds.
+        var ttlSeconds: Int?
+        var updatePeriodSeconds: Int?
+        var updateFrequency = 1
         /// The feed lists more items than `limit`: the rest were not read.
         var reachedLimit = false
     }
 
     private enum Kind { case unknown, rss, atom }
-    private enum Namespace { case none, itunes, content, atom, podcast, podlove, other }
+    private enum Namespace { case none, itunes, content, atom, podcast, podlove, syndication, other }
 
     private struct Element {
         let namespace: Namespace
@@ -43,6 +51,8 @@ final class RSSParser: XMLStreamHandler {
     private static let podcastEarly = Array("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md".utf8)
     /// Podlove Simple Chapters (`psc:chapters`), inline in the item.
     private static let podlove = Array("http://podlove.org/simple-chapters".utf8)
+    /// RSS 1.0's syndication module (`sy:updatePeriod`), which many feed generators write.
+    private static let syndication = Array("http://purl.org/rss/1.0/modules/syndication/".utf8)
 
     private let limit: Int
     /// The feed's final URL (after redirects): the base of every relative reference in it.
@@ -106,6 +116,7 @@ final class RSSParser: XMLStreamHandler {
         if uri.elementsEqual(atom) { return .atom }
         if uri.elementsEqual(podcast) || uri.elementsEqual(podcastEarly) { return .podcast }
         if uri.elementsEqual(podlove) { return .podlove }
+        if uri.elementsEqual(syndication) { return .syndication }
         return .other
     }
 
@@ -174,6 +185,12 @@ final class RSSParser: XMLStreamHandler {
             if let name = Self.bounded(attributes["name"]) { current?.seasonName = name }
         case (_, "funding", .podcast) where !inItem:
             pendingFunding = url("url")
+        case (_, "link", .atom) where !inItem && stack.count <= 3 && ["hub", "self"].contains(attributes["rel"]?.lowercased()):
+            if attributes["rel"]?.lowercased() == "hub" {
+                if result.hub == nil { result.hub = url("href") }
+            } else if result.selfURL == nil {
+                result.selfURL = url("href")
+            }
         case (.atom, "link", _) where !inItem && stack.count <= 2:
             if (attributes["rel"] ?? "alternate") == "alternate", result.link == nil { result.link = url("href") }
         case (.atom, "link", _) where inItem:
@@ -246,6 +263,14 @@ final class RSSParser: XMLStreamHandler {
             case "no", "false": result.locked = false
             default: break
             }
+        case ("ttl", .none) where kind == .rss:
+            // Minutes, up to a week.
+            if result.ttlSeconds == nil, let minutes = nonEmptyText().flatMap(FeedNumber.positive), minutes <= 10_080 { result.ttlSeconds = minutes * 60 }
+        case ("updatePeriod", .syndication):
+            let periods = ["hourly": 3600, "daily": 86_400, "weekly": 604_800, "monthly": 2_592_000, "yearly": 31_536_000]
+            if let period = nonEmptyText().flatMap({ periods[$0.lowercased()] }) { result.updatePeriodSeconds = period }
+        case ("updateFrequency", .syndication):
+            if let times = nonEmptyText().flatMap(FeedNumber.positive), times <= 1000 { result.updateFrequency = times }
         case ("new-feed-url", .itunes):
             if result.newFeedUrl == nil { result.newFeedUrl = nonEmptyText().flatMap { URLReference.absolute($0, base: base) } }
         default: return false

@@ -74,6 +74,7 @@ public final class Metrics: Sendable {
         var events = 0
         var watchRefreshes = 0
         var pings = 0
+        var websub: (subscriptions: Int, accepted: Int, refused: Int, denied: Int, verified: Int, notifications: Int, forged: Int)?
     }
 
     func render(_ g: Gauges) -> String {
@@ -143,6 +144,17 @@ public final class Metrics: Sendable {
             "feedproxy_watch_refreshes_total", "counter", "Background reads of watched feeds started (WATCH_REFRESHES_PER_MIN at most a minute).",
             g.watchRefreshes)
         single("feedproxy_pings_total", "counter", "Publishers' pings (/hub/notify) that started a read.", g.pings)
+        if let w = g.websub {
+            single("feedproxy_websub_subscriptions", "gauge", "WebSub subscriptions this replica holds (watched feeds that name a hub).", w.subscriptions)
+            family("feedproxy_websub_requests_total", "counter", "Subscribe and unsubscribe requests sent to WebSub hubs, by how they ended.")
+            out += "feedproxy_websub_requests_total{result=\"accepted\"} \(w.accepted)\n"
+            out += "feedproxy_websub_requests_total{result=\"refused\"} \(w.refused)\n"
+            single("feedproxy_websub_denied_total", "counter", "Subscriptions a hub denied (hub.mode=denied).", w.denied)
+            single("feedproxy_websub_verifications_total", "counter", "Hubs' verifications of intent confirmed.", w.verified)
+            family("feedproxy_websub_notifications_total", "counter", "Content notifications from hubs, by their signature.")
+            out += "feedproxy_websub_notifications_total{signature=\"valid\"} \(w.notifications)\n"
+            out += "feedproxy_websub_notifications_total{signature=\"invalid\"} \(w.forged)\n"
+        }
         family("feedproxy_loop_connections", "gauge", "Client connections each event loop owns (balance of the CPU steering).")
         for (loop, count) in g.loopConnections.enumerated() { out += "feedproxy_loop_connections{loop=\"\(loop)\"} \(count)\n" }
         single(

@@ -24,6 +24,11 @@ final class SharedTierMetrics: Sendable {
     }
 
     func redisState(up: Bool) { redisUp.store(up ? 1 : 0, ordering: .relaxed) }
+    /// Whether the Redis connection works now; nil without Redis.
+    var redisIsUp: Bool? {
+        let up = redisUp.load(ordering: .relaxed)
+        return up < 0 ? nil : up == 1
+    }
 
     func l2(_ event: String) { counters.add("feedproxy_l2_events_total", "event=\"\(event)\"") }
 

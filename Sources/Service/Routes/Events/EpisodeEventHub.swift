@@ -41,6 +41,9 @@ final class EpisodeEventHub: Sendable {
         var refreshesPerMinute = 600.0
         /// A feed's pings are heard at most this often.
         var pingInterval = 10.0
+        /// How long a library refresh keeps its feeds warm (two refreshes of an app that refreshes hourly).
+        var libraryWarmth = 7200.0
+        var maxLibraryFeeds = 50_000
     }
 
     private struct State {
@@ -62,12 +65,17 @@ final class EpisodeEventHub: Sendable {
         var lastTick = 0.0
         var lastHeartbeat = 0.0
         var ticking = false
+        var turn = 0
+        /// Podcasts of recent library refreshes (`/episodes`), until when they are kept warm.
+        var library: [Int: Double] = [:]
     }
 
     let cache: ResponseCache
     /// Word between replicas (Redis): nil, each replica hears of a change at its own reads.
     let changes: (any SharedChangeFeed)?
     let limits: Limits
+    /// WebSub subscriptions of watched feeds that name a hub (nil: WebSub off).
+    let websub: WebSubSubscriber?
     let clock: @Sendable () -> Double
     private let state = Locked(State())
     /// Starts a background read of a podcast's feed (set by the route that owns the loader).
@@ -75,12 +83,13 @@ final class EpisodeEventHub: Sendable {
     let counters = EventCounters()
 
     init(
-        cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits,
+        cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits, websub: WebSubSubscriber? = nil,
         clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
     ) {
         self.cache = cache
         self.changes = changes
         self.limits = limits
+        self.websub = websub
         self.clock = clock
     }
 
@@ -206,6 +215,32 @@ final class EpisodeEventHub: Sendable {
         return Array(watched.union([FeedID.id(ofNormalised: url)])).sorted()
     }
 
+    /// A library was refreshed (`/episodes`): its feeds are kept warm like watched ones (after
+    /// them, within the same ceiling) for `libraryWarmth`, so the app's next refresh finds them
+    /// read and an episode's `seenAt` close to its publication. At most `maxLibraryFeeds`.
+    func noteLibrary(_ ids: [Int]) {
+        let until = clock() + limits.libraryWarmth
+        let added = state.withLock { st -> Bool in
+            for id in ids where st.library[id] != nil || st.library.count < limits.maxLibraryFeeds { st.library[id] = until }
+            return !st.library.isEmpty
+        }
+        if added { startTicking() }
+    }
+
+    /// Whether a stream here watches podcast `id`.
+    func watches(_ id: Int) -> Bool { state.withLock { $0.watchers[id] != nil } }
+
+    /// The WebSub topic podcast `id`'s feed names (its data here, or in the shared tier).
+    func topic(of id: Int) async -> String? {
+        let key = EpisodesAdapter.dataKey(id)
+        let entry: CachedResponse?
+        switch cache.lookup(key) {
+        case .fresh(let e), .stale(let e): entry = e
+        case .miss: entry = await cache.newestAnywhere(key)
+        }
+        return entry.flatMap { EpisodeFeedData($0.body) }?.hints.topic
+    }
+
     // MARK: pings
 
     enum Ping { case refreshing, tooSoon(Double) }
@@ -293,19 +328,29 @@ final class EpisodeEventHub: Sendable {
     /// One look at the watched podcasts; false when nothing is watched (the ticker stops).
     func tick() -> Bool {
         let now = clock()
-        let (watched, heartbeat, budget) = state.withLock { st -> ([Int], Bool, Int) in
-            guard !st.subscribers.isEmpty else {
-                st.ticking = false
-                return ([], false, 0)
+        let (watched, library, heartbeat, budget) = state.withLock { st -> ([Int], [Int], Bool, Int) in
+            st.turn &+= 1
+            // Libraries' feeds are looked at every 25th turn (5 s): they are many, and not awaited.
+            let libraryTurn = st.turn % 25 == 0
+            if libraryTurn {
+                st.library = st.library.filter { $0.value > now }
+                st.nextRead = st.nextRead.filter { st.watchers[$0.key] != nil || st.library[$0.key] != nil }
+            }
+            // With no stream and no library left, the ticker goes on only while WebSub subscriptions are to end.
+            guard !st.subscribers.isEmpty || !st.library.isEmpty else {
+                if (websub?.subscriptionCount ?? 0) == 0 { st.ticking = false }
+                return ([], [], false, 0)
             }
             let elapsed = st.lastTick == 0 ? 0 : min(60, now - st.lastTick)
             st.lastTick = now
             st.refreshTokens = min(limits.refreshesPerMinute, st.refreshTokens + elapsed * limits.refreshesPerMinute / 60)
             let beat = now - st.lastHeartbeat >= limits.heartbeat
             if beat { st.lastHeartbeat = now }
-            return (Array(st.watchers.keys), beat, Int(st.refreshTokens))
+            let library = libraryTurn ? st.library.keys.filter { st.watchers[$0] == nil } : []
+            return (Array(st.watchers.keys), library, beat, Int(st.refreshTokens))
         }
-        guard !watched.isEmpty || heartbeat else { return state.withLock { $0.ticking } }
+        websub?.maintain(watched: Set(watched), now: now)
+        guard !watched.isEmpty || !library.isEmpty || heartbeat else { return state.withLock { $0.ticking } }
         var current: [Int: String] = [:]
         var due: [(id: Int, at: Double)] = []
         for id in watched {
@@ -319,6 +364,12 @@ final class EpisodeEventHub: Sendable {
                 due.append((id, 0))
             }
         }
+        // A library's feed is read again at its cadence (the first time one interval after the
+        // refresh that named it, which read it); one evicted is left out.
+        let libraryHeld = library.filter { id in
+            if case .miss = cache.lookup(EpisodesAdapter.dataKey(id)) { return false }
+            return true
+        }
         let (changed, read) = state.withLock { st -> ([Subscriber], [Int]) in
             var affected = Set<ObjectIdentifier>()
             for (id, etag) in current where st.told[id] != etag {
@@ -329,7 +380,11 @@ final class EpisodeEventHub: Sendable {
             for (id, at) in st.nextRead where at <= now && current[id] != nil { due.append((id, at)) }
             // The longest waiting first, within the ceiling.
             due.sort { $0.at < $1.at }
-            let read = Array(Set(due.prefix(budget).map(\.id)))
+            var read = Array(Set(due.prefix(budget).map(\.id)))
+            // Then the libraries' feeds, within what is left.
+            for id in libraryHeld where st.nextRead[id] == nil { st.nextRead[id] = now + interval(id, now: now) }
+            let libraryDue = libraryHeld.filter { (st.nextRead[$0] ?? .infinity) <= now }.sorted { st.nextRead[$0] ?? 0 < st.nextRead[$1] ?? 0 }
+            read += libraryDue.prefix(max(0, budget - read.count))
             st.refreshTokens -= Double(read.count)
             for id in read { st.nextRead[id] = now + interval(id, now: now) }
             return (affected.compactMap { st.subscribers[$0] }, read)

@@ -1,0 +1,180 @@
+import Feeds
+import Primitives
+import ResponseCache
+import Upstream
+
+/// WebSub (W3C) for the feeds event streams watch: a watched feed that names a hub (and its
+/// own URL, the topic) is subscribed to with a callback under `PUBLIC_BASE_URL`, renewed before
+/// its lease ends, and unsubscribed from when no stream here has watched it for a while. The
+/// callback's token and each subscription's secret are HMACs of the podcast id under
+/// `WEBSUB_KEY`, so every replica sharing the key answers a hub's verification and checks its
+/// notifications without any state shared between them; a second replica subscribing the same
+/// feed sends the same callback and secret, which a hub takes as a renewal.
+final class WebSubSubscriber: Sendable {
+    struct Settings: Sendable {
+        var publicBaseURL: String
+        var key: String
+        /// The lease asked for; renewed at four fifths of it.
+        var lease = 86_400
+        var allowPrivateHosts = false
+    }
+
+    private struct Subscription {
+        var hub: String
+        var topic: String
+        var renewAt: Double
+        /// Since when no stream here watches it (nil: watched).
+        var unwatchedSince: Double?
+    }
+
+    private struct State {
+        var subscriptions: [Int: Subscription] = [:]
+        /// A hub that refused (or denied) a podcast: not asked again before then.
+        var retryAt: [Int: Double] = [:]
+        var lastPass = 0.0
+    }
+
+    let settings: Settings
+    let upstream: UpstreamClient
+    let cache: ResponseCache
+    let counters = WebSubCounters()
+    private let tokens: HMACSHA256
+    private let state = Locked(State())
+
+    /// Requests to hubs sent at most per pass (a pass every two seconds).
+    static let requestsPerPass = 20
+
+    init(settings: Settings, upstream: UpstreamClient, cache: ResponseCache) {
+        self.settings = settings
+        self.upstream = upstream
+        self.cache = cache
+        tokens = HMACSHA256(key: Array(settings.key.utf8))
+    }
+
+    /// The callback a hub is given for podcast `id`.
+    func callback(_ id: Int) -> String {
+        var base = settings.publicBaseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return "\(base)/hub/websub?podcast=\(id)&token=\(token(id))"
+    }
+
+    func token(_ id: Int) -> String { HubSignature.hex(Array(tokens.mac(Array("websub-callback|\(id)".utf8)).prefix(16))) }
+    func secret(_ id: Int) -> String { HubSignature.hex(tokens.mac(Array("websub-secret|\(id)".utf8))) }
+
+    /// Whether `token` is the one podcast `id`'s callback carries.
+    func validToken(_ token: String, for id: Int) -> Bool {
+        HMACSHA256.equal(Array(token.utf8), Array(self.token(id).utf8))
+    }
+
+    /// Whether this replica is (or was just) subscribed to podcast `id` at `topic` and still
+    /// wants it: a hub's verification of a subscription is confirmed for these only.
+    func wants(_ id: Int, topic: String) -> Bool {
+        state.withLock { $0.subscriptions[id].map { $0.topic == topic && $0.unwatchedSince == nil } ?? false }
+    }
+
+    /// A hub said no to podcast `id` (`hub.mode=denied`): not asked again for an hour.
+    func denied(_ id: Int, now: Double) {
+        counters.denied.add()
+        state.withLock {
+            $0.subscriptions[id] = nil
+            $0.retryAt[id] = now + 3600
+        }
+    }
+
+    /// One look at what the streams watch (called by the event hub's ticker; a pass every two
+    /// seconds at most): subscribes what names a hub and is not subscribed (or is due for
+    /// renewal), unsubscribes what nobody here has watched for a grace period.
+    func maintain(watched: Set<Int>, now: Double) {
+        let due = state.withLock { st -> Bool in
+            guard now - st.lastPass >= 2 else { return false }
+            st.lastPass = now
+            return true
+        }
+        guard due else { return }
+        // What each watched feed names (its data as this replica holds it).
+        var named: [Int: (hub: String, topic: String)] = [:]
+        for id in watched {
+            switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+            case .fresh(let entry), .stale(let entry):
+                guard let hints = EpisodeFeedData(entry.body)?.hints, let hub = hints.hub, let topic = hints.topic else { continue }
+                named[id] = (hub, topic)
+            case .miss: continue
+            }
+        }
+        let grace = min(300, Double(settings.lease) / 10)
+        let (subscribe, unsubscribe) = state.withLock { st -> ([(Int, String, String)], [(Int, String, String)]) in
+            var subscribe: [(Int, String, String)] = [], unsubscribe: [(Int, String, String)] = []
+            for (id, var sub) in st.subscriptions {
+                if watched.contains(id) {
+                    sub.unwatchedSince = nil
+                } else if let since = sub.unwatchedSince {
+                    if now - since >= grace, unsubscribe.count < Self.requestsPerPass {
+                        unsubscribe.append((id, sub.hub, sub.topic))
+                        st.subscriptions[id] = nil
+                        continue
+                    }
+                } else {
+                    sub.unwatchedSince = now
+                }
+                st.subscriptions[id] = sub
+            }
+            for (id, feed) in named.sorted(by: { $0.key < $1.key }) where subscribe.count < Self.requestsPerPass {
+                if let retry = st.retryAt[id], now < retry { continue }
+                st.retryAt[id] = nil
+                if let sub = st.subscriptions[id], sub.hub == feed.hub, sub.topic == feed.topic, now < sub.renewAt { continue }
+                // The feed moved to another hub or topic: the old subscription goes.
+                if let old = st.subscriptions[id], old.hub != feed.hub || old.topic != feed.topic { unsubscribe.append((id, old.hub, old.topic)) }
+                st.subscriptions[id] = Subscription(hub: feed.hub, topic: feed.topic, renewAt: now + Double(settings.lease) * 0.8)
+                subscribe.append((id, feed.hub, feed.topic))
+            }
+            return (subscribe, unsubscribe)
+        }
+        for (id, hub, topic) in subscribe { send("subscribe", id: id, hub: hub, topic: topic, now: now) }
+        for (id, hub, topic) in unsubscribe { send("unsubscribe", id: id, hub: hub, topic: topic, now: now) }
+    }
+
+    /// Asks `hub` to (un)subscribe; a hub that refuses is asked again after a while (a tenth
+    /// of the lease, at least a minute).
+    private func send(_ mode: String, id: Int, hub: String, topic: String, now: Double) {
+        var fields = [("hub.mode", mode), ("hub.topic", topic), ("hub.callback", callback(id))]
+        if mode == "subscribe" { fields += [("hub.secret", secret(id)), ("hub.lease_seconds", String(settings.lease))] }
+        let body = fields.map { "\($0.0.formEncoded())=\($0.1.formEncoded())" }.joined(separator: "&")
+        var request = UpstreamRequest(
+            upstream: SourceName.episodes, method: .post, url: hub, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array(body.utf8), maxBodyBytes: 64 << 10, publicAddressesOnly: !settings.allowPrivateHosts)
+        request.urlChosenByThirdParty = true
+        let upstream = self.upstream, retry = max(60, Double(settings.lease) / 10)
+        Task.detached { [weak self] in
+            let accepted: Bool
+            do {
+                let response = try await upstream.send(request)
+                accepted = (200..<300).contains(response.status)
+            } catch {
+                accepted = false
+            }
+            guard let self else { return }
+            if accepted { self.counters.accepted.add() }
+            if !accepted {
+                self.counters.refused.add()
+                if mode == "subscribe" {
+                    self.state.withLock {
+                        $0.subscriptions[id] = nil
+                        $0.retryAt[id] = now + retry
+                    }
+                }
+            }
+        }
+    }
+
+    var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
+}
+
+/// What `/metrics` counts of WebSub.
+final class WebSubCounters: Sendable {
+    let accepted = Counter()
+    let refused = Counter()
+    let denied = Counter()
+    let verified = Counter()
+    let notifications = Counter()
+    let forged = Counter()
+}
