@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives", "TestSupport"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Service", "Primitives"]),
     ],

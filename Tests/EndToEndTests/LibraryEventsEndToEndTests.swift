@@ -15,8 +15,8 @@ import TestSupport
             try self.init(port: h.port, query, headers: headers, timeout: timeout)
         }
 
-        init(port: Int, _ query: String, headers: [String] = [], timeout: Double = 30) throws {
-            client = try RawClient(port: port, timeout: timeout)
+        init(port: Int, _ query: String, headers: [String] = [], timeout: Double = 30, source: String? = nil) throws {
+            client = try RawClient(port: port, timeout: timeout, source: source)
             let extra = headers.map { $0 + "\r\n" }.joined()
             try client.send("GET /episodes/events?\(query) HTTP/1.1\r\nHost: localhost\r\n\(extra)\r\n")
             head = try client.readResponse()
@@ -141,11 +141,14 @@ import TestSupport
         }
     }
 
-    /// Pings name only what is known (nothing is fetched for a stranger's URL); a client holds
-    /// a bounded number of streams; a bad query is a JSON error, not a stream.
+    /// Pings name only what is known (nothing is fetched for a stranger's URL). An address is
+    /// not a person: hundreds of streams from one address (a carrier NAT) are all taken while
+    /// the replica holds less than half its streams; past that, that address gets no more but
+    /// another still does; the streams cost bounded memory; one person leaving costs the others
+    /// behind the same address nothing. A bad query is a JSON error, not a stream.
     @Test func pingsAndStreamsAreBounded() async throws {
         try await offPool {
-            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "EVENT_STREAMS_PER_CLIENT": "2"])
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "EVENT_STREAMS_MAX": "600", "EVENT_STREAMS_PER_CLIENT": "2"])
             let before = h.upstream.requestCount
             let unknown = try h.get("/hub/notify?url=https%3A%2F%2Fattacker.example%2Ffeed.xml")
             #expect(unknown.status == 404)
@@ -153,18 +156,40 @@ import TestSupport
             #expect(try h.get("/hub/notify").status == 400)
             #expect(h.upstream.requestCount == before, "nothing fetched")
 
-            let a = try EventStream(h, "podcasts=1590000021")
-            let b = try EventStream(h, "podcasts=1590000021")
-            _ = try a.episodes()
-            _ = try b.episodes()
-            let third = try h.get("/episodes/events?podcasts=1590000021")
-            #expect(third.status == 429 && third.header("Retry-After") != nil)
-            #expect((h.json(third)["error"] as? [String: Any])?["code"] as? String == "too_many_streams")
-            a.client.close()
-            // A stream's end frees its place.
+            func rssKiB() -> Int {
+                let status = (try? String(contentsOfFile: "/proc/\(h.proxy.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+                return status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+            }
+            func open(from source: String) throws -> EventStream {
+                try EventStream(port: h.port, "podcasts=1590000021", timeout: 30, source: source)
+            }
+            let first = try open(from: "127.0.0.9")
+            _ = try first.episodes()
+            let baseline = rssKiB()
+            var nat = [first]
+            for _ in 1..<300 { nat.append(try open(from: "127.0.0.9")) }
+            #expect(nat.allSatisfy { $0.head.status == 200 }, "300 people behind one address, the replica half empty: all taken")
+            let flood = try open(from: "127.0.0.9")
+            #expect(flood.head.status == 429 && flood.head.header("Retry-After") != nil, "half full: that address gets no more")
+            #expect((try? JSONSerialization.jsonObject(with: Data(flood.head.body)) as? [String: Any])?["error"] != nil)
+            let other = try open(from: "127.0.0.7"), other2 = try open(from: "127.0.0.7")
+            #expect(other.head.status == 200 && other2.head.status == 200, "another address still does")
+            #expect(try open(from: "127.0.0.7").head.status == 429)
+            let grown = rssKiB() - baseline
+            #expect(grown < 300 * 64, "300 idle streams: \(grown) KiB")
+
+            // Most of the NAT's people leave; the ones who stay still hear of new episodes.
+            for s in nat[1..<290] { s.client.close() }
+            #expect(h.upstream.publish(podcast: 1_590_000_021, at: Int(Date().timeIntervalSince1970)))
+            #expect(try h.get("/hub/notify?id=1590000021").status == 202)
+            #expect(Self.items(try nat[295].episodes().json).count > 1, "its first event: where it starts")
+            let heard = try nat[295].episodes()
+            #expect(Self.items(heard.json).count == 1, "\(heard.json)")
+            #expect(Self.items(try first.episodes().json).count == 1)
+            // The replica below half again: the address is taken again.
             var reopened: EventStream?
             for _ in 0..<100 where reopened == nil {
-                let s = try EventStream(h, "podcasts=1590000021")
+                let s = try open(from: "127.0.0.9")
                 if s.head.status == 200 { reopened = s } else { usleep(50_000) }
             }
             #expect(reopened != nil)

@@ -33,7 +33,7 @@ enum EventsAPI {
                 ],
                 "400": .error("podcasts missing (missing_parameter), an entry that is not an id, more than 200 ids, a bad limit or sync (invalid_parameter)"),
                 "410": .error("a sync token of a format this version no longer reads (sync_token_expired): connect without sync"),
-                "429": .limited("too_many_streams: this client holds EVENT_STREAMS_PER_CLIENT streams (or the replica EVENT_STREAMS_MAX)"),
+                "429": .limited("too_many_streams: the replica holds EVENT_STREAMS_MAX streams, or half of them and this address EVENT_STREAMS_PER_CLIENT"),
             ],
         ]
     ]

@@ -33,7 +33,8 @@ extension UpstreamDeclaration {
                 "event streams (/episodes/events) one replica holds"),
             Option(
                 "--event-streams-per-client", "EVENT_STREAMS_PER_CLIENT", \.[Setting.eventStreamsPerClient], .integer(1...1_000_000),
-                "event streams one client address holds (generous: many people share an address)"),
+                "event streams one client address holds once the replica holds half of EVENT_STREAMS_MAX (until then an address, many people behind one NAT, is not limited)"
+            ),
             Option(
                 "--websub-key", "WEBSUB_KEY", \.[Setting.websubKey], .optionalSecret,
                 "secret shared by the replicas that makes WebSub callbacks and secrets (with PUBLIC_BASE_URL: watched feeds that name a hub are subscribed to)"),

@@ -48,6 +48,8 @@ final class EpisodeEventHub: Sendable {
 
     private struct State {
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        /// Streams admitted whose subscription is not added yet (their places).
+        var starting = 0
         var watchers: [Int: Set<ObjectIdentifier>] = [:]
         var perClient: [ClientKey?: Int] = [:]
         /// Each watched podcast's data as last told (its ETag), and when it is next read.
@@ -103,29 +105,66 @@ final class EpisodeEventHub: Sendable {
     // MARK: streams
 
     /// Whether `client` may open another stream here now.
-    func admits(client: ClientKey?) -> Bool {
-        state.withLock { $0.subscribers.count < limits.streams && $0.perClient[client, default: 0] < limits.streamsPerClient }
+    /// A stream's place, taken when its request is admitted (before its head is sent), so
+    /// admission counts streams still starting; given back if the stream never starts.
+    final class Place: Sendable {
+        let client: ClientKey?
+        fileprivate let hub: EpisodeEventHub
+        fileprivate let taken = Atomic<Bool>(false)
+
+        fileprivate init(client: ClientKey?, hub: EpisodeEventHub) {
+            self.client = client
+            self.hub = hub
+        }
+
+        deinit { if !taken.load(ordering: .acquiring) { hub.giveBack(client) } }
     }
 
-    /// Adds a stream; false when this replica, or this client, holds all the streams it may.
-    func add(_ s: Subscriber) -> Bool {
+    /// A place for `client`'s stream; nil when this replica, or this address under pressure,
+    /// holds all the streams it may.
+    func reserve(client: ClientKey?) -> Place? {
+        let admitted = state.withLock { st -> Bool in
+            guard admits(client, in: st) else { return false }
+            st.starting += 1
+            st.perClient[client, default: 0] += 1
+            return true
+        }
+        return admitted ? Place(client: client, hub: self) : nil
+    }
+
+    private func giveBack(_ client: ClientKey?) {
+        state.withLock { st in
+            st.starting -= 1
+            st.perClient[client, default: 1] -= 1
+            if st.perClient[client] == 0 { st.perClient[client] = nil }
+        }
+    }
+
+    /// An address is not a person (a carrier NAT puts thousands behind one): while the replica
+    /// holds less than half of its streams, every stream is taken; past that, an address
+    /// holding `streamsPerClient` gets no more, so one address's flood cannot take the rest.
+    private func admits(_ client: ClientKey?, in st: State) -> Bool {
+        let held = st.subscribers.count + st.starting
+        guard held < limits.streams else { return false }
+        return held < limits.streams / 2 || st.perClient[client, default: 0] < limits.streamsPerClient
+    }
+
+    /// Adds a stream in the place its request was given.
+    func add(_ s: Subscriber, in place: Place) {
         let urls = s.ids.map { id -> (Int, String?) in (id, feedURL(of: id)) }
-        let added = state.withLock { st -> Bool in
-            guard st.subscribers.count < limits.streams, st.perClient[s.client, default: 0] < limits.streamsPerClient else { return false }
+        place.taken.store(true, ordering: .releasing)
+        state.withLock { st in
+            st.starting -= 1
             let key = ObjectIdentifier(s)
             st.subscribers[key] = s
-            st.perClient[s.client, default: 0] += 1
             for id in s.ids { st.watchers[id, default: []].insert(key) }
             for case (let id, let url?) in urls where st.urlOf[id] == nil {
                 st.urlOf[id] = url
                 st.byURL[url, default: []].insert(id)
             }
-            return true
         }
-        guard added else { return false }
         s.stream.onClose { [weak self] in self?.remove(s) }
         startTicking()
-        return true
     }
 
     func remove(_ s: Subscriber) {
@@ -408,7 +447,9 @@ final class EpisodeEventHub: Sendable {
         guard case .fresh(let entry) = cache.lookup(EpisodesAdapter.dataKey(id)), let data = EpisodeFeedData(entry.body) else {
             return limits.refreshBounds.lowerBound
         }
-        return EpisodeCadence.refreshInterval(data, now: Double(Timestamp.now()), within: limits.refreshBounds)
+        let own = EpisodeCadence.refreshInterval(data, now: Double(Timestamp.now()), within: limits.refreshBounds)
+        // A hub tells of its changes: polling is only the safety net, at the longest interval.
+        return websub?.holds(id) == true ? max(own, limits.refreshBounds.upperBound) : own
     }
 }
 

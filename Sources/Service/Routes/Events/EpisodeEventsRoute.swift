@@ -66,9 +66,12 @@ struct EpisodeEventsRoute: Sendable {
         }
         context.identifyClient()
         let client = context.client.map(ClientResolver.key)
-        guard hub.admits(client: client) else {
+        guard let place = hub.reserve(client: client) else {
             return .response(
-                .error(ClientError(status: 429, code: "too_many_streams", message: "this client holds all the event streams it may", retryAfter: 30)))
+                .error(
+                    ClientError(
+                        status: 429, code: "too_many_streams",
+                        message: "this replica holds all the event streams it may (or, half full, this address its share)", retryAfter: 30)))
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/event-stream; charset=utf-8")
@@ -80,10 +83,7 @@ struct EpisodeEventsRoute: Sendable {
         return .stream(Response(status: 200, headers: headers)) { stream, context in
             stream.send(ServerSentEvent.retry(milliseconds: Self.retryMilliseconds))
             let subscriber = EpisodeEventHub.Subscriber(stream: stream, ids: ids, limit: limit, client: client, token: start)
-            guard hub.add(subscriber) else {
-                stream.finish()
-                return
-            }
+            hub.add(subscriber, in: place)
             let missing = ids.filter { if case .miss = cache.lookup(EpisodesAdapter.dataKey($0)) { true } else { false } }
             if !missing.isEmpty {
                 var context = context

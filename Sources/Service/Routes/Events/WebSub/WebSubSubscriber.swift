@@ -23,6 +23,8 @@ final class WebSubSubscriber: Sendable {
         var hub: String
         var topic: String
         var renewAt: Double
+        /// The hub answered 2xx.
+        var accepted = false
         /// Since when no stream here watches it (nil: watched).
         var unwatchedSince: Double?
     }
@@ -71,6 +73,9 @@ final class WebSubSubscriber: Sendable {
     func wants(_ id: Int, topic: String) -> Bool {
         state.withLock { $0.subscriptions[id].map { $0.topic == topic && $0.unwatchedSince == nil } ?? false }
     }
+
+    /// Whether a hub took a subscription of podcast `id` from this replica (polling then only backs it up).
+    func holds(_ id: Int) -> Bool { state.withLock { $0.subscriptions[id].map { $0.accepted && $0.unwatchedSince == nil } ?? false } }
 
     /// A hub said no to podcast `id` (`hub.mode=denied`): not asked again for an hour.
     func denied(_ id: Int, now: Double) {
@@ -124,7 +129,9 @@ final class WebSubSubscriber: Sendable {
                 if let sub = st.subscriptions[id], sub.hub == feed.hub, sub.topic == feed.topic, now < sub.renewAt { continue }
                 // The feed moved to another hub or topic: the old subscription goes.
                 if let old = st.subscriptions[id], old.hub != feed.hub || old.topic != feed.topic { unsubscribe.append((id, old.hub, old.topic)) }
-                st.subscriptions[id] = Subscription(hub: feed.hub, topic: feed.topic, renewAt: now + Double(settings.lease) * 0.8)
+                // A renewal keeps what the hub answered last until it answers again.
+                let renewing = st.subscriptions[id].map { $0.hub == feed.hub && $0.topic == feed.topic && $0.accepted } ?? false
+                st.subscriptions[id] = Subscription(hub: feed.hub, topic: feed.topic, renewAt: now + Double(settings.lease) * 0.8, accepted: renewing)
                 subscribe.append((id, feed.hub, feed.topic))
             }
             return (subscribe, unsubscribe)
@@ -153,7 +160,10 @@ final class WebSubSubscriber: Sendable {
                 accepted = false
             }
             guard let self else { return }
-            if accepted { self.counters.accepted.add() }
+            if accepted {
+                self.counters.accepted.add()
+                if mode == "subscribe" { self.state.withLock { $0.subscriptions[id]?.accepted = true } }
+            }
             if !accepted {
                 self.counters.refused.add()
                 if mode == "subscribe" {
