@@ -95,3 +95,51 @@ extension LibraryEventsEndToEndTests {
         }
     }
 }
+
+extension LibraryEventsEndToEndTests {
+    /// Behind a balancer the hub's calls land on any replica: one that never watched the feed
+    /// confirms the subscription another asked for (the topic is in Redis with the feed's
+    /// data), checks a notification's signature with the same key, and the feed it reads
+    /// reaches the stream on the other replica.
+    @Test func aHubsCallsAreAnsweredByAnyReplica() async throws {
+        try await offPool {
+            let hub = try FixtureHub()
+            defer { hub.server.shutdown() }
+            let redis = try RedisServerProcess()
+            let base = "https://feeds.example"
+            let shared = [
+                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true", "WEBSUB_KEY": "websub-test-key",
+                "PUBLIC_BASE_URL": base,
+            ]
+            let a = try Harness(environment: shared)
+            a.upstream.setWebSubHub(hub.url)
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+            defer { _ = b.stop() }
+            let id = 1_590_000_031
+            let stream = try EventStream(a, "podcasts=\(id)&limit=5")
+            _ = try stream.episodes()
+            #expect(waitUntil { a.sharedStores >= 1 })
+            #expect(waitUntil(20) { !hub.requests("subscribe").isEmpty })
+            let form = hub.requests("subscribe").first ?? [:]
+            let topic = form["hub.topic"] ?? "", secret = form["hub.secret"] ?? ""
+            let target = String((form["hub.callback"] ?? "").dropFirst(base.count))
+
+            let verify = try RawClient.get(
+                port: b.port, target + "&hub.mode=subscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=from-b&hub.lease_seconds=86400")
+            #expect(verify.status == 200 && verify.text == "from-b", "\(verify.status) \(verify.text)")
+
+            #expect(a.upstream.publish(podcast: id, at: Int(Date().timeIntervalSince1970)))
+            let body = Array("<rss/>".utf8)
+            let signature = HubSignature.hex(HMACSHA256(key: Array(secret.utf8)).mac(body))
+            let c = try RawClient(port: b.port, timeout: 5)
+            try c.send(
+                "POST \(target) HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/rss+xml\r\nContent-Length: \(body.count)\r\n"
+                    + "X-Hub-Signature: sha256=\(signature)\r\n\r\n")
+            try c.send(body)
+            #expect(try c.readResponse().status == 202)
+            let event = try stream.episodes()
+            #expect(Self.items(event.json).count == 1, "\(event.json)")
+        }
+    }
+}
