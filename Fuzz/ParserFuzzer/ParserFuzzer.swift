@@ -27,9 +27,14 @@ import Service
         return LLVMFuzzerRunDriver(&count, &vector) { data, size in
             guard let data, size > 0 else { return 0 }
             // The first byte picks the target: below 0x80 the HTTP request parser (which also
-            // uses it as a split point), 0xF0 and up the image path, else every other declared
-            // upstream's answers end to end.
-            if data[0] >= 0xF0 {
+            // uses it as a split point), 0xF0 and up the image path, 0xE0–0xEF the show notes
+            // sanitizer's fast path against its full one, else every other declared upstream's
+            // answers end to end.
+            if data[0] >= 0xE0 && data[0] < 0xF0 {
+                if let finding = FeedFuzzing.sanitizerDifference(data[0], Array(UnsafeBufferPointer(start: data + 1, count: size - 1))) {
+                    fatalError(finding)  // a finding stops libFuzzer and saves the input
+                }
+            } else if data[0] >= 0xF0 {
                 if let finding = UpstreamCatalog.fuzz(Array(UnsafeBufferPointer(start: data + 1, count: size - 1)), source: SourceName.images) {
                     fatalError(finding)  // a finding stops libFuzzer and saves the input
                 }

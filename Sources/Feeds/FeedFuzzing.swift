@@ -77,6 +77,22 @@ public enum FeedFuzzing {
         return nil
     }
 
+    /// The sanitizer's fast path against its full one (`make fuzz`, first byte 0xE0–0xEF): on
+    /// any input the fast path takes, its output is the full path's, byte for byte. The first
+    /// byte's low bits pick the base (none, or a feed's URL) and whether images are proxied.
+    public static func sanitizerDifference(_ selector: UInt8, _ bytes: [UInt8]) -> String? {
+        let html = String(decoding: bytes, as: UTF8.self)
+        let base = selector & 1 == 0 ? "https://feeds.example/podcast/rss" : nil
+        let imageSource: (@Sendable (String) -> String)? = selector & 2 == 0 ? nil : { @Sendable in "/images?url=" + $0 }
+        guard case .sanitized(let fast) = HTMLFastSanitizer.sanitize(html, base: base, imageSource: imageSource) else { return nil }
+        let full = HTMLSanitizer.sanitize(html, base: base, imageSource: imageSource, fastPath: false)
+        guard fast == full else {
+            return
+                "sanitizer fast path differs: \(html.debugDescription.prefix(300)) → \((fast ?? "nil").debugDescription.prefix(300)), full \((full ?? "nil").debugDescription.prefix(300))"
+        }
+        return nil
+    }
+
     /// What the URL resolver promises: nil, or an absolute http(s) URL that resolves to itself.
     static func urlProblem(_ reference: String) -> String? {
         guard let url = URLReference.absolute(reference, base: "https://feeds.example/a/b?c=d") else { return nil }

@@ -42,7 +42,10 @@ package enum HTMLSanitizer {
 
     /// `html` sanitized; links resolved against `base`. nil when nothing visible is left.
     /// `imageSource`: where an image's (absolute) address is sent instead (the image proxy).
-    package static func sanitize(_ html: String, base: String?, imageSource: (@Sendable (String) -> String)? = nil) -> String? {
+    /// Notes with only harmless markup, nested as written, take `HTMLFastSanitizer` (the same
+    /// output, without the tree); `fastPath: false` parses every input (tests, fuzzing).
+    package static func sanitize(_ html: String, base: String?, imageSource: (@Sendable (String) -> String)? = nil, fastPath: Bool = true) -> String? {
+        if fastPath, case .sanitized(let notes) = HTMLFastSanitizer.sanitize(html, base: base, imageSource: imageSource) { return notes }
         var input = Array(html.utf8.prefix(maxInputBytes))
         var tags = 0
         if let cut = input.firstIndex(where: { b in
@@ -97,6 +100,45 @@ package enum HTMLSanitizer {
         return nil
     }
 
+    /// The attributes an allowed element keeps, in the order they are written, from
+    /// `attribute` (its value by name, the first when the name is repeated, entities decoded).
+    /// nil when the element goes: a link to nowhere safe (unwrapped: its text stays) or an
+    /// image without a valid source (dropped). The full path and the fast one both call it.
+    static func keptAttributes(
+        of name: String, base: String?, imageSource: (@Sendable (String) -> String)?, _ attribute: (String) -> String?
+    ) -> [(String, String)]? {
+        var attributes: [(String, String)] = []
+        switch name {
+        case "a":
+            guard let href = attribute("href").flatMap({ URLReference.absolute($0, base: base) ?? URLReference.mailto($0) }) else { return nil }
+            attributes.append(("href", href))
+            if let title = attribute("title") { attributes.append(("title", title)) }
+            attributes.append(("rel", "nofollow noopener noreferrer"))
+        case "img":
+            guard let src = attribute("src").flatMap({ URLReference.absolute($0, base: base) }) else { return nil }
+            attributes.append(("src", imageSource?(src) ?? src))
+            if let alt = attribute("alt") { attributes.append(("alt", alt)) }
+            for dimension in ["width", "height"] {
+                if let v = attribute(dimension), let n = Int(v.trimmingASCIIWhitespace()), (1...10_000).contains(n) {
+                    attributes.append((dimension, String(n)))
+                }
+            }
+        case "abbr":
+            if let title = attribute("title") { attributes.append(("title", title)) }
+        case "q":
+            if let cite = attribute("cite").flatMap({ URLReference.absolute($0, base: base) }) { attributes.append(("cite", cite)) }
+        case "ol":
+            if let v = attribute("start"), let n = Int(v.trimmingASCIIWhitespace()), (-1_000_000...1_000_000).contains(n) {
+                attributes.append(("start", String(n)))
+            }
+        case "time":
+            if let v = attribute("datetime") { attributes.append(("datetime", v)) }
+        default:
+            break
+        }
+        return attributes
+    }
+
     /// The rebuilt markup, with the elements still open (closed in order, or at the end).
     struct Writer {
         let base: String?
@@ -146,40 +188,12 @@ package enum HTMLSanitizer {
                 if HTMLSanitizer.blockElements.contains(name), out.count > before, !full { out.append(contentsOf: "<br>".utf8) }
                 return
             }
-            var attributes: [(String, String)] = []
-            switch name {
-            case "a":
-                let href = HTMLSanitizer.attribute(node, "href").flatMap { URLReference.absolute($0, base: base) ?? URLReference.mailto($0) }
-                guard let href else {
-                    children(of: node, depth: depth + 1)  // a link to nowhere safe: its text stays
-                    return
-                }
-                attributes.append(("href", href))
-                if let title = HTMLSanitizer.attribute(node, "title") { attributes.append(("title", title)) }
-                attributes.append(("rel", "nofollow noopener noreferrer"))
-            case "img":
-                guard let src = HTMLSanitizer.attribute(node, "src").flatMap({ URLReference.absolute($0, base: base) }) else { return }
-                attributes.append(("src", imageSource?(src) ?? src))
-                if let alt = HTMLSanitizer.attribute(node, "alt") { attributes.append(("alt", alt)) }
-                for dimension in ["width", "height"] {
-                    if let v = HTMLSanitizer.attribute(node, dimension), let n = Int(v.trimmingASCIIWhitespace()), (1...10_000).contains(n) {
-                        attributes.append((dimension, String(n)))
-                    }
-                }
-                visible = true
-            case "abbr":
-                if let title = HTMLSanitizer.attribute(node, "title") { attributes.append(("title", title)) }
-            case "q":
-                if let cite = HTMLSanitizer.attribute(node, "cite").flatMap({ URLReference.absolute($0, base: base) }) { attributes.append(("cite", cite)) }
-            case "ol":
-                if let v = HTMLSanitizer.attribute(node, "start"), let n = Int(v.trimmingASCIIWhitespace()), (-1_000_000...1_000_000).contains(n) {
-                    attributes.append(("start", String(n)))
-                }
-            case "time":
-                if let v = HTMLSanitizer.attribute(node, "datetime") { attributes.append(("datetime", v)) }
-            default:
-                break
+            guard let attributes = HTMLSanitizer.keptAttributes(of: name, base: base, imageSource: imageSource, { HTMLSanitizer.attribute(node, $0) })
+            else {
+                if name == "a" { children(of: node, depth: depth + 1) }  // a link to nowhere safe: its text stays
+                return  // an image without a valid source goes
             }
+            if name == "img" { visible = true }
             let start = out.count
             out.append(UInt8(ascii: "<"))
             out.append(contentsOf: name.utf8)
