@@ -47,17 +47,24 @@ package enum URLReference {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The scheme, lowercased, when `ref` starts with one (RFC 3986 §3.1).
-    private static func scheme(of ref: String) -> String? {
-        var scheme = ""
-        for (i, c) in ref.unicodeScalars.enumerated() {
-            if c == ":" { return i > 0 ? scheme.lowercased() : nil }
-            let ok = c.isASCII && (c.properties.isAlphabetic || (i > 0 && (("0"..."9").contains(c) || c == "+" || c == "-" || c == ".")))
+    /// The scheme, lowercased, when `ref` starts with one (RFC 3986 §3.1: ASCII only, so
+    /// looked at byte by byte).
+    package static func scheme(of ref: String) -> String? {
+        var length = 0
+        for b in ref.utf8 {
+            if b == UInt8(ascii: ":") {
+                guard length > 0 else { return nil }
+                return String(decoding: ref.utf8.prefix(length).lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            }
+            let ok = isASCIILetter(b) || (length > 0 && (isASCIIDigit(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")))
             guard ok else { return nil }
-            scheme.unicodeScalars.append(c)
+            length += 1
         }
         return nil
     }
+
+    static func isASCIILetter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
+    static func isASCIIDigit(_ b: UInt8) -> Bool { (48...57).contains(b) }
 
     /// An absolute URL's components (RFC 3986 §3).
     struct Parts {
@@ -183,7 +190,7 @@ package enum URLReference {
 
     private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x41 + v - 10 }
 
-    private static func validHostAndPort(_ authority: String) -> Bool {
+    package static func validHostAndPort(_ authority: String) -> Bool {
         var host = Substring(authority)
         var port: Substring?
         if host.hasPrefix("[") {
@@ -203,8 +210,7 @@ package enum URLReference {
             }
             guard !host.isEmpty, host.utf8.count <= 253,
                 // ASCII only: an internationalised host reaches apps as its punycode form.
-                host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_") }
-                )
+                host.utf8.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") })
             else { return false }
         }
         if let port, !port.isEmpty {
