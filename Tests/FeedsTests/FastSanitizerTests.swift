@@ -133,9 +133,13 @@ import Testing
         }
     }
 
+    /// The character `scalar` (noncharacters have no literal).
+    static func u(_ scalar: UInt32) -> String { String(Character(Unicode.Scalar(scalar)!)) }
+
     /// Each rule of the fast path, with an input just inside it (taken, the same output) and one
     /// just outside (declined: the full path answers).
     @Test func eachDeclineRuleHasItsEdge() {
+        let u = Self.u
         let maxTags = HTMLSanitizer.maxTags, maxInput = HTMLSanitizer.maxInputBytes, maxOutput = HTMLSanitizer.maxOutputBytes
         let pairs: [(inside: String, outside: String)] = [
             // Size bounds: input, `<` count, output, depth.
@@ -144,7 +148,10 @@ import Testing
             ("<p>" + String(repeating: "y", count: maxOutput - 2_000) + "</p>", "<p>" + String(repeating: "y", count: maxOutput + 10) + "</p>"),
             (String(repeating: "<b>", count: HTMLFastSanitizer.maxDepth) + "deep", String(repeating: "<b>", count: HTMLFastSanitizer.maxDepth + 1) + "deep"),
             // Characters HTML5 rewrites.
-            ("a\tb\nc\u{0C}d", "a\0b"), ("a\nb", "a\rb"), ("a\u{A0}b", "a\u{85}b"), ("a~b", "a\u{7F}b"), ("a b", "a\u{0B}b"),
+            ("a\tb\nc\u{0C}d", "a\0b"), ("a\nb", "a\rb"), ("a\u{A0}b", "a\u{85}b"), ("a~b", "a\u{7F}b"), ("a\u{FFFD}b", "a\(u(0xFFFF))b"),
+            ("a\u{FDCF}b", "a\(u(0xFDD0))b"), ("a\u{FDF0}b", "a\(u(0xFDEF))b"),
+            ("a\u{10FFFD}b", "a\(u(0x10FFFF))b"), ("a\u{1FFFD}b", "a\(u(0x1FFFE))b"), ("<a title=\"\u{FE0F}\">x</a>", "<a title=\"\(u(0xFFFE))\">x</a>"),
+            ("a b", "a\u{0B}b"),
             // Markup other than tags.
             ("a< b", "a<!-- c -->b"), ("a<3 b", "a<?php x ?>b"), ("a<b>c</b>", "a</ b>"), ("x<p>y</p>", "x</>y"), ("a<", "<!DOCTYPE html>a"),
             // The elements known, and nesting as written.

@@ -104,14 +104,22 @@ package enum HTMLFastSanitizer {
         static func isLetter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
         static func isAlphanumeric(_ b: UInt8) -> Bool { isLetter(b) || (48...57).contains(b) }
         /// Bytes HTML5 keeps as they are in text and attribute values, but for `&`, `<` and
-        /// the escaped ones (checked apart): not NUL, CR, other controls, DEL or C1 (U+0080–U+009F).
+        /// the escaped ones (checked apart): not NUL, CR, other controls, DEL, C1 (U+0080–U+009F)
+        /// or noncharacters (U+FDD0–U+FDEF, U+nFFFE and U+nFFFF: libgumbo makes them U+FFFD).
+        /// The input is valid UTF-8 (a String's), so a lead byte has its continuation bytes.
         func isPlain(_ at: Int) -> Bool {
             let b = bytes[at]
-            if b < 0x20 { return b == 0x09 || b == 0x0A || b == 0x0C }
-            if b == 0x7F { return false }
-            if b == 0xC2, at + 1 < bytes.count, (0x80...0x9F).contains(bytes[at + 1]) { return false }
-            return true
+            switch b {
+            case ..<0x20: return b == 0x09 || b == 0x0A || b == 0x0C
+            case 0x7F: return false
+            case 0xC2: return !(0x80...0x9F).contains(bytes[at + 1])
+            case 0xEF: return !(bytes[at + 1] == 0xB7 && (0x90...0xAF).contains(bytes[at + 2])) && !(bytes[at + 1] == 0xBF && bytes[at + 2] >= 0xBE)
+            case 0xF0...: return !(bytes[at + 1] & 0x0F == 0x0F && bytes[at + 2] == 0xBF && bytes[at + 3] >= 0xBE)
+            default: return true
+            }
         }
+        /// The bytes `isPlain` looks at more closely.
+        static func needsCheck(_ b: UInt8) -> Bool { b < 0x20 || b == 0x7F || b == 0xC2 || b >= 0xEF }
 
         /// The sanitized notes (nil: nothing visible), or nil when declined.
         mutating func run() -> String?? {
@@ -147,7 +155,7 @@ package enum HTMLFastSanitizer {
                         if c == UInt8(ascii: "<") || c == UInt8(ascii: "&") || c == UInt8(ascii: ">") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                             break
                         }
-                        if c < 0x20 || c == 0x7F || c == 0xC2, !isPlain(i) { return nil }
+                        if Self.needsCheck(c), !isPlain(i) { return nil }
                         i += 1
                     }
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
