@@ -27,8 +27,20 @@ package struct HTMLScanner {
                 out.space()
                 i += 2
             default:
-                if CollapsingWriter.isSpace(b) { out.space() } else { out.byte(b) }
-                i += 1
+                if CollapsingWriter.isSpace(b) {
+                    out.space()
+                    i += 1
+                } else {
+                    // A run of text to copy whole: up to markup, whitespace or a possible NBSP.
+                    let start = i
+                    i += 1
+                    while i < bytes.count {
+                        let c = bytes[i]
+                        if c == UInt8(ascii: "<") || c == UInt8(ascii: "&") || c == 0xC2 || c == 0x20 || (0x09...0x0D).contains(c) { break }
+                        i += 1
+                    }
+                    out.bytes(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                }
             }
         }
         return out.string
@@ -57,18 +69,18 @@ package struct HTMLScanner {
         case UInt8(ascii: "/"):
             i += 1
             guard i < bytes.count, Self.isLetter(bytes[i]) else { return skipPast(UInt8(ascii: ">")) }
-            let name = tagName()
+            let kind = tagKind()
             skipAttributes()
-            if Self.blockTags.contains(name) { out.space() }
+            if kind.block { out.space() }
         default:
             guard Self.isLetter(bytes[i]) else {
                 i = start + 1
                 return out.byte(UInt8(ascii: "<"))
             }
-            let name = tagName()
+            let kind = tagKind()
             skipAttributes()
-            if Self.blockTags.contains(name) { out.space() }
-            if name == "script" || name == "style" { skipRawText(name) }
+            if kind.block { out.space() }
+            if let name = kind.rawText { skipRawText(name) }
         }
     }
 
@@ -77,6 +89,26 @@ package struct HTMLScanner {
         while i < bytes.count, !CollapsingWriter.isSpace(bytes[i]), bytes[i] != UInt8(ascii: "/"), bytes[i] != UInt8(ascii: ">") { i += 1 }
         return String(decoding: bytes[start..<i].lazy.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
+
+    /// Past a tag's name: whether it is a block tag (`blockTags`), and whether it is `script`
+    /// or `style`; names of up to 8 bytes are compared packed in a word, without a String.
+    private mutating func tagKind() -> (block: Bool, rawText: String?) {
+        let start = i
+        while i < bytes.count, !CollapsingWriter.isSpace(bytes[i]), bytes[i] != UInt8(ascii: "/"), bytes[i] != UInt8(ascii: ">") { i += 1 }
+        guard i - start <= 8 else {
+            i = start
+            let name = tagName()
+            return (Self.blockTags.contains(name), nil)
+        }
+        let key = Self.packed(bytes[start..<i].lazy.map { (65...90).contains($0) ? $0 + 32 : $0 })
+        if key == Self.script { return (false, "script") }
+        if key == Self.style { return (false, "style") }
+        return (Self.packedBlockTags.contains(key), nil)
+    }
+
+    private static func packed(_ name: some Collection<UInt8>) -> UInt64 { name.reduce(0) { $0 << 8 | UInt64($1) } }
+    private static let packedBlockTags = Set(blockTags.filter { $0.utf8.count <= 8 }.map { packed($0.utf8) })
+    private static let script = packed("script".utf8), style = packed("style".utf8)
 
     /// Up to and past the `>` that ends the tag; a quoted attribute value may contain `>`.
     private mutating func skipAttributes() {

@@ -55,6 +55,15 @@ package struct CollapsingWriter {
         out.append(b)
     }
 
+    /// Bytes without whitespace, appended whole.
+    package mutating func bytes(_ run: UnsafeBufferPointer<UInt8>) {
+        if pendingSpace {
+            out.append(0x20)
+            pendingSpace = false
+        }
+        out.append(contentsOf: run)
+    }
+
     package mutating func scalar(_ s: Unicode.Scalar) {
         if s.value == 0xA0 || (s.isASCII && Self.isSpace(UInt8(s.value))) { return space() }
         for b in s.utf8 { byte(b) }
