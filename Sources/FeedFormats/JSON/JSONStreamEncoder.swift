@@ -36,6 +36,14 @@ package final class JSONStreamEncoder: Encoder {
         while open.count > depth { close() }
     }
 
+    /// The bytes written so far.
+    package var count: Int { bytes.count }
+
+    /// `body` on the bytes written so far (values written one after another are concatenated).
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer(body)
+    }
+
     package func finish() -> [UInt8] {
         while !open.isEmpty { close() }
         return bytes

@@ -105,62 +105,75 @@ public struct EpisodeFeedData: Sendable {
         struct Encoded {
             let published: Int64
             let anchor: UInt64
-            let json: [UInt8]
-            let chapters: [UInt8]
+            /// Where its JSON and then its chapters are in `area`.
+            let start: Int
+            let jsonEnd: Int
+            let end: Int
             let hash: UInt64
+            var jsonCount: Int { jsonEnd - start }
+            var chaptersCount: Int { end - jsonEnd }
         }
+        // Every episode's JSON, then its chapters, one after another in one buffer (no array
+        // per episode); each parsed episode is let go once it is encoded.
+        var episodes = parsed.episodes
+        let encoder = JSONStreamEncoder(capacity: min(2 * body.count + 4096, 256 << 20))
         var encoded: [Encoded] = []
-        encoded.reserveCapacity(parsed.episodes.count)
-        var total = 0
-        for var episode in parsed.episodes {
-            episode.images = images?.images(for: episode.imageUrl)
-            let json = try FeedJSON.encode(episode)
-            let chapters = episode.inlineChapters.isEmpty ? [] : try FeedJSON.encode(episode.inlineChapters)
-            var hasher = XXH64.Hasher()
-            hasher.add(json)
-            hasher.add(chapters)
-            encoded.append(
-                Encoded(
-                    published: episode.published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? undated,
-                    anchor: EpisodeCursor.anchor(id: episode.id, json: json[...]), json: json, chapters: chapters, hash: hasher.value))
-            total += json.count + chapters.count
+        encoded.reserveCapacity(episodes.count)
+        do {
+            for i in episodes.indices {
+                var episode = episodes[i]
+                episodes[i] = Episode()
+                episode.images = images?.images(for: episode.imageUrl)
+                let start = encoder.count
+                try encoder.write(episode)
+                let jsonEnd = encoder.count
+                if !episode.inlineChapters.isEmpty { try encoder.write(episode.inlineChapters) }
+                let end = encoder.count
+                encoded.append(
+                    encoder.withBytes { area in
+                        Encoded(
+                            published: episode.published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? undated,
+                            anchor: EpisodeCursor.anchor(
+                                id: episode.id, json: episode.id == nil ? ArraySlice<UInt8>(area[start..<jsonEnd]) : ArraySlice<UInt8>()), start: start,
+                            jsonEnd: jsonEnd, end: end,
+                            hash: XXH64.hash(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: area[start..<end]))))
+                    })
+            }
+        } catch {
+            throw ClientError(status: 500, code: "encoding_failed", message: "response could not be encoded")
         }
+        episodes = []
+        let area = encoder.finish()
+        let total = area.count
         // Whole in one plain block when it fits; else compressed blocks, as many as fit.
         let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + 4096
-        var blocks: [(stored: [UInt8], length: Int)] = []
+        var blocks: [(stored: ArraySlice<UInt8>, length: Int)] = []
         var placed: [(block: Int, offset: Int)] = []
         var truncated = parsed.reachedLimit
         let budget = maxBytes - overhead
         var stored = 0
         if total <= budget {
-            var area: [UInt8] = []
-            area.reserveCapacity(total)
-            for e in encoded {
-                placed.append((0, area.count))
-                area += e.json
-                area += e.chapters
-            }
-            blocks = [(area, area.count)]
+            for e in encoded { placed.append((0, e.start)) }
+            blocks = [(area[...], area.count)]
             stored = area.count
         } else {
             var start = 0
             while start < encoded.count {
-                var raw: [UInt8] = []
                 var end = start
                 var offsets: [(block: Int, offset: Int)] = []
-                while end < encoded.count, raw.isEmpty || raw.count + encoded[end].json.count + encoded[end].chapters.count <= blockBytes {
-                    offsets.append((blocks.count, raw.count))
-                    raw += encoded[end].json
-                    raw += encoded[end].chapters
+                let first = encoded[start].start
+                while end < encoded.count, end == start || encoded[end].end - first <= blockBytes {
+                    offsets.append((blocks.count, encoded[end].start - first))
                     end += 1
                 }
+                let raw = Array(area[first..<encoded[end - 1].end])
                 let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? raw
                 guard stored + packed.count <= budget else {
                     truncated = true
                     break
                 }
                 stored += packed.count
-                blocks.append((packed, raw.count))
+                blocks.append((packed[...], raw.count))
                 placed += offsets
                 start = end
             }
@@ -214,8 +227,8 @@ public struct EpisodeFeedData: Sendable {
             append(e.anchor, 8, to: &out)
             append(UInt64(placed[i].block), 4, to: &out)
             append(UInt64(placed[i].offset), 4, to: &out)
-            append(UInt64(e.json.count), 4, to: &out)
-            append(UInt64(e.chapters.count), 4, to: &out)
+            append(UInt64(e.jsonCount), 4, to: &out)
+            append(UInt64(e.chaptersCount), 4, to: &out)
             append(UInt64(stamps[i].seq), 4, to: &out)
             append(UInt64(stamps[i].ordinal), 4, to: &out)
             append(e.hash, 8, to: &out)
