@@ -73,4 +73,23 @@ import Testing
             #expect(URLReference.validHostAndPort(authority) == Self.hostAndPortByProperties(authority), "\(input.debugDescription)")
         }
     }
+
+    /// The URL parts are found by their ASCII delimiters' bytes, with Character semantics
+    /// kept: a `#` with a combining mark after it, or a prepended mark before it, is no `#`.
+    @Test func delimitersFoundByTheirBytesAreTheCharactersOnes() {
+        let alphabet = Array("ab#?/:@]%\u{301}\u{600}\u{200D}\u{1F600}\u{1F1E6}\u{1100}\u{1161}\r\né ".unicodeScalars)
+        var rng = SplitMix(seed: 5757)
+        for _ in 0..<20_000 {
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<(rng.next() % 10) { scalars.append(alphabet[Int(rng.next() % UInt64(alphabet.count))]) }
+            let string = String(scalars)
+            let bounds = Array(string.unicodeScalars.indices) + [string.endIndex]
+            let a = bounds[Int(rng.next() % UInt64(bounds.count))], b = bounds[Int(rng.next() % UInt64(bounds.count))]
+            let s = string[min(a, b)..<max(a, b)]
+            for c: Character in ["#", "?", "/", ":", "@", "]"] {
+                #expect(URLReference.firstIndex(of: c, in: s) == s.firstIndex(of: c), "\(s.debugDescription) \(c)")
+                #expect(URLReference.lastIndex(of: c, in: s) == s.lastIndex(of: c), "\(s.debugDescription) \(c)")
+            }
+        }
+    }
 }

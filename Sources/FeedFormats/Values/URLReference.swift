@@ -39,6 +39,7 @@ package enum URLReference {
     /// breaks inside go too; other controls make it no URL at all.
     private static func cleaned(_ text: String) -> String? {
         guard text.utf8.count <= maxLength * 2 else { return nil }
+        if text.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) { return text }  // nothing to take out: as it is
         var bytes = Array(text.utf8)
         while let first = bytes.first, first <= 0x20 { bytes.removeFirst() }
         while let last = bytes.last, last <= 0x20 { bytes.removeLast() }
@@ -54,7 +55,10 @@ package enum URLReference {
         for b in ref.utf8 {
             if b == UInt8(ascii: ":") {
                 guard length > 0 else { return nil }
-                return String(decoding: ref.utf8.prefix(length).lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+                let scheme = ref.utf8.prefix(length)
+                if scheme.elementsEqual("https".utf8) { return "https" }  // the usual ones, already lowercase
+                if scheme.elementsEqual("http".utf8) { return "http" }
+                return String(decoding: scheme.lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
             }
             let ok = isASCIILetter(b) || (length > 0 && (isASCIIDigit(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")))
             guard ok else { return nil }
@@ -77,14 +81,14 @@ package enum URLReference {
             guard let s = URLReference.scheme(of: url), s == "http" || s == "https" else { return nil }
             scheme = s
             var rest = Substring(url.dropFirst(s.count + 1))
-            if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-            if let q = rest.firstIndex(of: "?") {
+            if let hash = URLReference.firstIndex(of: "#", in: rest) { rest = rest[..<hash] }
+            if let q = URLReference.firstIndex(of: "?", in: rest) {
                 query = String(rest[rest.index(after: q)...])
                 rest = rest[..<q]
             }
             if rest.hasPrefix("//") {
                 let afterSlashes = rest.dropFirst(2)
-                let end = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
+                let end = URLReference.firstIndex(of: "/", in: afterSlashes) ?? afterSlashes.endIndex
                 authority = String(afterSlashes[..<end])
                 path = String(afterSlashes[end...])
             } else {
@@ -102,19 +106,19 @@ package enum URLReference {
     private static func resolve(_ ref: String, against base: Parts) -> String {
         var r = Substring(ref)
         var fragment: Substring?
-        if let hash = r.firstIndex(of: "#") {
+        if let hash = firstIndex(of: "#", in: r) {
             fragment = r[r.index(after: hash)...]
             r = r[..<hash]
         }
         var query: Substring?
-        if let q = r.firstIndex(of: "?") {
+        if let q = firstIndex(of: "?", in: r) {
             query = r[r.index(after: q)...]
             r = r[..<q]
         }
         var target = base
         if r.hasPrefix("//") {
             let afterSlashes = r.dropFirst(2)
-            let end = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
+            let end = firstIndex(of: "/", in: afterSlashes) ?? afterSlashes.endIndex
             target.authority = String(afterSlashes[..<end])
             target.path = removeDotSegments(String(afterSlashes[end...]))
             target.query = query.map(String.init)
@@ -128,7 +132,7 @@ package enum URLReference {
                 let directory: Substring
                 if base.authority != nil && base.path.isEmpty {
                     directory = "/"
-                } else if let slash = base.path.lastIndex(of: "/") {
+                } else if let slash = lastIndex(of: "/", in: base.path[...]) {
                     directory = base.path[...slash]
                 } else {
                     directory = ""
@@ -169,14 +173,16 @@ package enum URLReference {
     /// URL may carry (spaces and non-ASCII percent-encoded; quotes, angle brackets and
     /// backslashes, which browsers and apps read differently, refused).
     private static func validated(_ url: String) -> String? {
-        guard let parts = Parts(url), let authority = parts.authority, !authority.isEmpty, !authority.contains("@") else { return nil }
+        guard let parts = Parts(url), let authority = parts.authority, !authority.isEmpty, firstIndex(of: "@", in: authority[...]) == nil else { return nil }
         guard validHostAndPort(authority) else { return nil }
+        // Nothing to encode or refuse (the usual case): as it is.
+        if url.utf8.count <= maxLength, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !refused($0) }) { return url }
         var out: [UInt8] = []
         out.reserveCapacity(url.utf8.count)
         for b in url.utf8 {
             switch b {
             case 0x20: out.append(contentsOf: Array("%20".utf8))
-            case 0x22, 0x3C, 0x3E, 0x5C, 0x60, 0x7B, 0x7D, 0x7C, 0x5E: return nil  // " < > \ ` { } | ^
+            case _ where refused(b): return nil
             case 0x80...:
                 out.append(UInt8(ascii: "%"))
                 out.append(hexDigit(b >> 4))
@@ -188,13 +194,50 @@ package enum URLReference {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `" < > \ ` { } | ^`
+    private static func refused(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x22, 0x3C, 0x3E, 0x5C, 0x60, 0x7B, 0x7D, 0x7C, 0x5E: true
+        default: false
+        }
+    }
+
+    /// `s.firstIndex(of: c)`, found by its byte when it is plain: a `c` byte between ASCII
+    /// neighbours is a Character of its own (only non-ASCII scalars join one to its
+    /// neighbour); next to a non-ASCII scalar (a combining mark, a prepended one), the
+    /// Characters are walked as `firstIndex(of:)` does.
+    package static func firstIndex(of c: Character, in s: Substring) -> String.Index? {
+        guard let byte = c.asciiValue, byte != 0x0A, byte != 0x0D else { return s.firstIndex(of: c) }
+        guard let p = byteIndex(of: byte, in: s, last: false) else { return nil }  // no such byte: no such Character
+        return hasASCIINeighbours(p, in: s) ? p : s.firstIndex(of: c)
+    }
+
+    /// `s.lastIndex(of: c)`, found by its byte when it is plain (as `firstIndex(of:in:)`).
+    package static func lastIndex(of c: Character, in s: Substring) -> String.Index? {
+        guard let byte = c.asciiValue, byte != 0x0A, byte != 0x0D else { return s.lastIndex(of: c) }
+        guard let p = byteIndex(of: byte, in: s, last: true) else { return nil }
+        return hasASCIINeighbours(p, in: s) ? p : s.lastIndex(of: c)
+    }
+
+    private static func byteIndex(of byte: UInt8, in s: Substring, last: Bool) -> String.Index? {
+        let offset = s.utf8.withContiguousStorageIfAvailable { last ? $0.lastIndex(of: byte) : $0.firstIndex(of: byte) }
+        guard let offset else { return last ? s.utf8.lastIndex(of: byte) : s.utf8.firstIndex(of: byte) }  // not contiguous (bridged)
+        return offset.map { s.utf8.index(s.utf8.startIndex, offsetBy: $0) }
+    }
+
+    private static func hasASCIINeighbours(_ p: String.Index, in s: Substring) -> Bool {
+        let utf8 = s.utf8
+        let next = utf8.index(after: p)
+        return (p == utf8.startIndex || utf8[utf8.index(before: p)] < 0x80) && (next == utf8.endIndex || utf8[next] < 0x80)
+    }
+
     private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x41 + v - 10 }
 
     package static func validHostAndPort(_ authority: String) -> Bool {
         var host = Substring(authority)
         var port: Substring?
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return false }
+            guard let close = firstIndex(of: "]", in: host) else { return false }
             let inside = host[host.index(after: host.startIndex)..<close]
             guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
             let after = host[host.index(after: close)...]
@@ -204,7 +247,7 @@ package enum URLReference {
             }
             host = inside
         } else {
-            if let colon = host.lastIndex(of: ":") {
+            if let colon = lastIndex(of: ":", in: host) {
                 port = host[host.index(after: colon)...]
                 host = host[..<colon]
             }
