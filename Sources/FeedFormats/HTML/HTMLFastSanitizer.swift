@@ -63,9 +63,8 @@ package enum HTMLFastSanitizer {
         var hasAttributes: Bool { self == .a || self == .img || self == .ol }
 
         static let names = allCases.map { "\($0)" }
-        /// Names of up to 8 bytes packed in a word; `blockquote` is the one longer name.
-        private static let byKey: [UInt64: Kind] = Dictionary(
-            uniqueKeysWithValues: allCases.filter { $0 != .blockquote }.map { (key(Array($0.name.utf8)), $0) })
+        /// Each name packed in a word (`blockquote`, the one longer than 8 bytes, apart).
+        private static let keys = allCases.map { $0 == .blockquote ? 0 : key($0.name.utf8) }
         private static func key(_ name: some Collection<UInt8>) -> UInt64 { name.reduce(0) { $0 << 8 | UInt64($1) } }
 
         /// The element named by `name` (ASCII, any case).
@@ -73,8 +72,8 @@ package enum HTMLFastSanitizer {
             let lower = name.lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }
             if name.count == 10, lower.elementsEqual("blockquote".utf8) {
                 self = .blockquote
-            } else if (1...8).contains(name.count), let kind = Self.byKey[Self.key(lower)] {
-                self = kind
+            } else if (1...8).contains(name.count), let i = Self.keys.firstIndex(of: Self.key(lower)) {
+                self = Self.allCases[i]
             } else {
                 return nil
             }
@@ -293,8 +292,7 @@ package enum HTMLFastSanitizer {
                     i += 2
                     break
                 }
-                guard let attribute = attribute() else { return false }
-                if kind.hasAttributes, !attributes.contains(where: { $0.0 == attribute.0 }) { attributes.append(attribute) }  // the first one wins
+                guard attribute(keepingIn: &attributes, kind.hasAttributes) else { return false }
             }
             guard kind.isVoid || !selfClosing else { return false }
             guard !(kind.closesParagraph && paragraphs > 0), !(kind.isHeading && headings > 0), !(kind == .a && links > 0) else { return false }
@@ -330,57 +328,70 @@ package enum HTMLFastSanitizer {
             return true
         }
 
-        /// An attribute at `i`: its name lowercased, and its value with references decoded;
-        /// nil to decline (a name of other characters, an unquoted value HTML5 reads oddly,
-        /// no whitespace after a quoted value, the tag unfinished).
-        mutating func attribute() -> (String, String)? {
+        /// An attribute at `i`, added to `attributes` when `keep` (its name lowercased, its
+        /// value with references decoded; the first of a name wins, as in HTML5). false to
+        /// decline: a name of other characters, an unquoted value HTML5 reads oddly, no
+        /// whitespace after a quoted value, the tag unfinished.
+        mutating func attribute(keepingIn attributes: inout [(String, String)], _ keep: Bool) -> Bool {
             let nameStart = i
             while i < bytes.count,
                 Self.isAlphanumeric(bytes[i]) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "_") || bytes[i] == UInt8(ascii: ":")
             {
                 i += 1
             }
-            guard i > nameStart else { return nil }
-            let name = String(decoding: bytes[nameStart..<i].lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            guard i > nameStart else { return false }
+            let nameEnd = i
             var j = i
             while j < bytes.count, Self.isSpace(bytes[j]) { j += 1 }
-            guard j < bytes.count, bytes[j] == UInt8(ascii: "=") else { return (name, "") }
-            i = j + 1
-            while i < bytes.count, Self.isSpace(bytes[i]) { i += 1 }
-            guard i < bytes.count else { return nil }
             var value: [UInt8] = []
-            let quote = bytes[i]
-            if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
-                i += 1
-                while i < bytes.count, bytes[i] != quote {
-                    guard isPlain(i) else { return nil }
-                    if bytes[i] == UInt8(ascii: "&") {
-                        guard let decoded = reference(inAttribute: true) else { return nil }
-                        value += decoded
-                    } else {
-                        value.append(bytes[i])
-                        i += 1
-                    }
-                }
-                guard i + 1 < bytes.count else { return nil }
-                i += 1
-                let after = bytes[i]
-                guard Self.isSpace(after) || after == UInt8(ascii: ">") || after == UInt8(ascii: "/") else { return nil }
-            } else {
-                while i < bytes.count, !Self.isSpace(bytes[i]), bytes[i] != UInt8(ascii: ">") {
+            var valueStart = i, valueEnd = i
+            var decoded = false  // a reference in the value: `value` has it, else it is bytes[valueStart..<valueEnd]
+            if j < bytes.count, bytes[j] == UInt8(ascii: "=") {
+                i = j + 1
+                while i < bytes.count, Self.isSpace(bytes[i]) { i += 1 }
+                guard i < bytes.count else { return false }
+                let quote = bytes[i]
+                let quoted = quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'")
+                if quoted { i += 1 }
+                valueStart = i
+                while i < bytes.count {
                     let b = bytes[i]
-                    guard isPlain(i), b != 0x22, b != 0x27, b != 0x3C, b != 0x3D, b != 0x60 else { return nil }  // " ' < = `
-                    if b == UInt8(ascii: "&") {
-                        guard let decoded = reference(inAttribute: true) else { return nil }
-                        value += decoded
+                    if quoted {
+                        if b == quote { break }
                     } else {
-                        value.append(b)
+                        if Self.isSpace(b) || b == UInt8(ascii: ">") { break }
+                        guard b != 0x22, b != 0x27, b != 0x3C, b != 0x3D, b != 0x60 else { return false }  // " ' < = `
+                    }
+                    guard isPlain(i) else { return false }
+                    if b == UInt8(ascii: "&") {
+                        if !decoded {
+                            value = Array(bytes[valueStart..<i])
+                            decoded = true
+                        }
+                        guard let text = reference(inAttribute: true) else { return false }
+                        value += text
+                    } else {
+                        if decoded { value.append(b) }
                         i += 1
                     }
                 }
-                guard !value.isEmpty else { return nil }
+                valueEnd = i
+                if quoted {
+                    guard i + 1 < bytes.count else { return false }
+                    i += 1
+                    let after = bytes[i]
+                    guard Self.isSpace(after) || after == UInt8(ascii: ">") || after == UInt8(ascii: "/") else { return false }
+                } else {
+                    guard valueEnd > valueStart else { return false }
+                }
             }
-            return (name, String(decoding: value, as: UTF8.self))
+            guard keep else { return true }
+            let name = String(decoding: bytes[nameStart..<nameEnd].lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            guard !attributes.contains(where: { $0.0 == name }) else { return true }  // the first one wins
+            let text =
+                decoded ? String(decoding: value, as: UTF8.self) : String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+            attributes.append((name, text))
+            return true
         }
 
         /// At `</` and a letter: the end tag of the innermost open element, or nil to decline.
