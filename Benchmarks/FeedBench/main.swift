@@ -130,7 +130,9 @@ let bigFeeds: [(name: String, bytes: Int, items: Int, notes: (Int) -> String)] =
     ("29 MB feed, plain paragraphs", 29_000_000, Int.max, { _ in lorem }),
     ("18.9 MB feed, marked-up notes", Int.max, 3_000, markedUpNotes),
 ]
-for (name, bytes, items, notes) in bigFeeds {
+// --feed N: only the Nth of them (to profile one).
+let only = CommandLine.arguments.firstIndex(of: "--feed").flatMap { Int(CommandLine.arguments[$0 + 1]) }
+for (n, (name, bytes, items, notes)) in bigFeeds.enumerated() where only == nil || only == n {
     let feed = syntheticFeed(bytes: bytes, items: items, notes: notes)
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedbench-long-\(getpid()).xml")
     try Data(feed.bytes).write(to: path)
