@@ -32,11 +32,16 @@ package struct HTMLScanner {
                     i += 1
                 } else {
                     // A run of text to copy whole: up to markup, whitespace or a possible NBSP.
+                    // A single space between two such bytes stays in it (collapsing leaves it).
                     let start = i
                     i += 1
                     while i < bytes.count {
                         let c = bytes[i]
-                        if c == UInt8(ascii: "<") || c == UInt8(ascii: "&") || c == 0xC2 || c == 0x20 || (0x09...0x0D).contains(c) { break }
+                        if c == 0x20, i + 1 < bytes.count, !Self.endsRun(bytes[i + 1]) {
+                            i += 2
+                            continue
+                        }
+                        if Self.endsRun(c) { break }
                         i += 1
                     }
                     out.bytes(UnsafeBufferPointer(rebasing: bytes[start..<i]))
@@ -47,6 +52,11 @@ package struct HTMLScanner {
     }
 
     // MARK: tags
+
+    /// Markup, whitespace or a possible NBSP.
+    private static func endsRun(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "<") || c == UInt8(ascii: "&") || c == 0xC2 || c == 0x20 || (0x09...0x0D).contains(c)
+    }
 
     private static func isLetter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
     private static func isDigit(_ b: UInt8) -> Bool { (48...57).contains(b) }
