@@ -13,7 +13,7 @@ package enum URLReference {
         guard let ref = cleaned(reference) else { return nil }
         if let scheme = scheme(of: ref) {
             guard scheme == "http" || scheme == "https" else { return nil }
-            return validated(scheme + ref.dropFirst(scheme.count))
+            return validated(ref.utf8.starts(with: scheme.utf8) ? ref : scheme + ref.dropFirst(scheme.count))  // the scheme lowercased
         }
         // RFC 3986 §4.2: a relative path's first segment has no colon (it would read as a
         // scheme: "java script:…" after XML turned a tab into a space).
