@@ -17,11 +17,18 @@ public enum JSONBytes {
             return out.append(UInt8(ascii: "\""))
         }
         var runStart = 0
-        for i in 0..<utf8.count {
+        var i = 0
+        while i < utf8.count {
+            // Eight bytes at a time up to the next byte to escape (notes with markup have quotes).
+            if utf8.count &- i >= 8, let base = utf8.baseAddress, !hasSpecialByte(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i &+= 8
+                continue
+            }
             let b = utf8[i]
+            i += 1
             guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-            out.append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-            runStart = i + 1
+            out.append(bytes: UnsafeBufferPointer(rebasing: utf8[runStart..<(i - 1)]))
+            runStart = i
             out.append(UInt8(ascii: "\\"))
             switch b {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(b)
@@ -42,14 +49,7 @@ public enum JSONBytes {
     /// classic "has a byte less than n / equal to c" word tests; exact for existence).
     @inlinable static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress else { return false }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func special(_ w: UInt64) -> Bool {
-            let control = (w &- 0x20 &* ones) & ~w & highs
-            let q = w ^ (0x22 &* ones), b = w ^ (0x5C &* ones)
-            let quote = (q &- ones) & ~q & highs
-            let backslash = (b &- ones) & ~b & highs
-            return control | quote | backslash != 0
-        }
+        let special = hasSpecialByte
         var i = 0
         while utf8.count &- i >= 8 {
             if special(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { return true }
@@ -59,6 +59,17 @@ public enum JSONBytes {
         var tail: UInt64 = 0x4141_4141_4141_4141  // "AAAAAAAA": padding that needs no escape
         withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[i...])) }
         return special(tail)
+    }
+
+    /// Whether any of the eight bytes of `w` is a control character, `"` or `\\` (the
+    /// classic "has a byte less than n / equal to c" word tests; exact for existence).
+    @inlinable @inline(__always) static func hasSpecialByte(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (w &- 0x20 &* ones) & ~w & highs
+        let q = w ^ (0x22 &* ones), b = w ^ (0x5C &* ones)
+        let quote = (q &- ones) & ~q & highs
+        let backslash = (b &- ones) & ~b & highs
+        return control | quote | backslash != 0
     }
 
     @usableFromInline static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }

@@ -1,4 +1,5 @@
 import Primitives
+import TestSupport
 import Testing
 
 /// JSON string quoting against a plain byte-by-byte reference, with every byte value at
@@ -45,6 +46,23 @@ import Testing
                         return
                     }
                 }
+            }
+        }
+    }
+
+    /// Issue 57: after the first byte to escape, the rest is also skipped eight bytes at a time
+    /// (show notes with markup have a quote every few dozen bytes): several escapes, near
+    /// each other and far apart, in strings of every length up to a few hundred bytes.
+    @Test func manyEscapesInOneStringAreQuotedAsTheReference() {
+        var rng = SplitMix(seed: 57)
+        let specials: [UInt8] = [0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0x80, 0x21, 0x23]
+        for _ in 0..<20_000 {
+            let length = Int(rng.next() % 300)
+            var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            for _ in 0..<(length == 0 ? 0 : rng.next() % 12) { bytes[Int(rng.next() % UInt64(length))] = specials[Int(rng.next() % UInt64(specials.count))] }
+            if Self.quoted(bytes) != Self.reference(bytes) {
+                Issue.record("\(bytes)")
+                return
             }
         }
     }
