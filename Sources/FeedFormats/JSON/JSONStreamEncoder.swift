@@ -44,6 +44,13 @@ package final class JSONStreamEncoder: Encoder {
         try bytes.withUnsafeBufferPointer(body)
     }
 
+    /// The bytes written, handed over (the encoder keeps none: the array is the caller's alone).
+    package func take() -> [UInt8] {
+        while !open.isEmpty { close() }
+        defer { bytes = [] }
+        return bytes
+    }
+
     package func finish() -> [UInt8] {
         while !open.isEmpty { close() }
         return bytes

@@ -143,18 +143,21 @@ public struct EpisodeFeedData: Sendable {
             throw ClientError(status: 500, code: "encoding_failed", message: "response could not be encoded")
         }
         episodes = []
-        let area = encoder.finish()
+        var area = encoder.take()
         let total = area.count
         // Whole in one plain block when it fits; else compressed blocks, as many as fit.
         let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + 4096
-        var blocks: [(stored: ArraySlice<UInt8>, length: Int)] = []
+        // Plain: `area` is the one block, and the blob is written in front of it in place
+        // (no second copy of the JSON); else the compressed blocks.
+        var plain = false
+        var blocks: [(stored: [UInt8], length: Int)] = []
         var placed: [(block: Int, offset: Int)] = []
         var truncated = parsed.reachedLimit
         let budget = maxBytes - overhead
         var stored = 0
         if total <= budget {
             for e in encoded { placed.append((0, e.start)) }
-            blocks = [(area[...], area.count)]
+            plain = true
             stored = area.count
         } else {
             var start = 0
@@ -173,7 +176,7 @@ public struct EpisodeFeedData: Sendable {
                     break
                 }
                 stored += packed.count
-                blocks.append((packed[...], raw.count))
+                blocks.append((packed, raw.count))
                 placed += offsets
                 start = end
             }
@@ -197,7 +200,7 @@ public struct EpisodeFeedData: Sendable {
         }
         let (stamps, log) = EpisodeChangeLog.stamp(encoded.map(\.hash), after: known, at: seenAt)
         var out = magic + [version]
-        out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + head.count + stored)
+        out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + head.count + (plain ? 0 : stored))
         append(UInt64(encoded.count), 4, to: &out)
         append(UInt64(head.count), 4, to: &out)
         append(UInt64(title.count), 2, to: &out)
@@ -214,13 +217,14 @@ public struct EpisodeFeedData: Sendable {
             append(UInt64(v.id), 4, to: &out)
             append(UInt64(v.changes), 4, to: &out)
         }
-        append(UInt64(blocks.count), 4, to: &out)
+        let sizes: [(stored: Int, length: Int)] = plain ? [(area.count, area.count)] : blocks.map { ($0.stored.count, $0.length) }
+        append(UInt64(sizes.count), 4, to: &out)
         var offset = 0
-        for b in blocks {
+        for b in sizes {
             append(UInt64(offset), 4, to: &out)
-            append(UInt64(b.stored.count), 4, to: &out)
+            append(UInt64(b.stored), 4, to: &out)
             append(UInt64(b.length), 4, to: &out)
-            offset += b.stored.count
+            offset += b.stored
         }
         for (i, e) in encoded.enumerated() {
             append(UInt64(bitPattern: e.published), 8, to: &out)
@@ -239,6 +243,10 @@ public struct EpisodeFeedData: Sendable {
         out += hub
         out += topic
         out += head
+        if plain {
+            area.insert(contentsOf: out, at: 0)
+            return (area, channel)
+        }
         for b in blocks { out += b.stored }
         return (out, channel)
     }
