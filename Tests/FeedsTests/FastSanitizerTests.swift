@@ -246,6 +246,9 @@ import Testing
     @Test func theFastPathKnowsOnlyAllowedElementsButSpan() {
         for kind in HTMLFastSanitizer.Kind.allCases where kind != .span {
             #expect(HTMLSanitizer.allowedElements.contains(kind.name), "\(kind.name)")
+            var written: [UInt8] = []
+            kind.appendName(to: &written)
+            #expect(written == Array(kind.name.utf8))
         }
         #expect(!HTMLSanitizer.allowedElements.contains("span") && !HTMLSanitizer.droppedWithContent.contains("span"))
     }

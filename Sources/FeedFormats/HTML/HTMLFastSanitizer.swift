@@ -50,6 +50,39 @@ package enum HTMLFastSanitizer {
         case p, br, b, strong, i, em, u, s, a, code, small, sub, sup, span, ul, ol, li, blockquote, h1, h2, h3, h4, h5, h6, hr, img
 
         package var name: String { Self.names[Int(rawValue)] }
+        /// Appends the name's bytes (from a StaticString: no String, no reference counting).
+        package func appendName(to out: inout [UInt8]) {
+            let name: StaticString =
+                switch self {
+                case .p: "p"
+                case .br: "br"
+                case .b: "b"
+                case .strong: "strong"
+                case .i: "i"
+                case .em: "em"
+                case .u: "u"
+                case .s: "s"
+                case .a: "a"
+                case .code: "code"
+                case .small: "small"
+                case .sub: "sub"
+                case .sup: "sup"
+                case .span: "span"
+                case .ul: "ul"
+                case .ol: "ol"
+                case .li: "li"
+                case .blockquote: "blockquote"
+                case .h1: "h1"
+                case .h2: "h2"
+                case .h3: "h3"
+                case .h4: "h4"
+                case .h5: "h5"
+                case .h6: "h6"
+                case .hr: "hr"
+                case .img: "img"
+                }
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
         var isVoid: Bool { self == .br || self == .hr || self == .img }
         /// A start tag HTML5 closes an open `p` before.
         var closesParagraph: Bool {
@@ -198,9 +231,24 @@ package enum HTMLFastSanitizer {
             }
         }
 
+        /// `escape` of a String (an attribute's value): runs without those bytes appended whole.
+        mutating func escape(_ text: String) {
+            var text = text
+            text.withUTF8 { utf8 in
+                var start = 0
+                for (i, b) in utf8.enumerated()
+                where b == UInt8(ascii: "&") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                    escape(CollectionOfOne(b))
+                    start = i + 1
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            }
+        }
+
         mutating func closeTag(_ kind: Kind) {
             out.append(contentsOf: "</".utf8)
-            out.append(contentsOf: kind.name.utf8)
+            kind.appendName(to: &out)
             out.append(UInt8(ascii: ">"))
         }
 
@@ -306,12 +354,12 @@ package enum HTMLFastSanitizer {
                 }
                 if let kept {
                     out.append(UInt8(ascii: "<"))
-                    out.append(contentsOf: kind.name.utf8)
+                    kind.appendName(to: &out)
                     for (key, value) in kept {
                         out.append(UInt8(ascii: " "))
                         out.append(contentsOf: key.utf8)
                         out.append(contentsOf: "=\"".utf8)
-                        escape(value.utf8)
+                        escape(value)
                         out.append(UInt8(ascii: "\""))
                     }
                     out.append(UInt8(ascii: ">"))
