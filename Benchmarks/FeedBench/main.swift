@@ -177,6 +177,31 @@ for (n, (name, bytes, items, notes)) in bigFeeds.enumerated() where only == nil 
                 xmlwf.map { String(format: "%.1f× xmlwf", build / $0) } ?? "-", grew))
     }
 }
+// The fixtures' feeds' show notes (real shapes: links, lists, entities, hostile markup): how many
+// the sanitizer's fast path takes (the rest are parsed by libgumbo).
+do {
+    let rss = URL(fileURLWithPath: directory).appendingPathComponent("rss")
+    let pattern = try NSRegularExpression(
+        pattern: "<(description|content:encoded|summary|content)(\\s[^>]*)?>(.*?)</\\1>", options: [.dotMatchesLineSeparators])
+    var notes: [String] = []
+    for file in ((try? FileManager.default.contentsOfDirectory(atPath: rss.path)) ?? []).sorted() where file.hasSuffix(".xml") {
+        let text = String(decoding: load("rss/" + file), as: UTF8.self)
+        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let range = Range(match.range(at: 3), in: text) else { continue }
+            var html = String(text[range])
+            if html.hasPrefix("<![CDATA["), html.hasSuffix("]]>") {
+                html = String(html.dropFirst(9).dropLast(3))
+            } else {
+                for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
+                    html = html.replacingOccurrences(of: entity, with: character)
+                }
+            }
+            notes.append(html)
+        }
+    }
+    let fast = notes.filter { HTMLFastSanitizer.sanitize($0, base: "https://feeds.example/rss", imageSource: nil) != .declined }.count
+    print("Fixtures/rss show notes on the sanitizer's fast path: \(fast) of \(notes.count)")
+}
 if feedsOnly { exit(0) }
 if let data = longData, let page = data.page(podcastID: 1, limit: 100, since: nil, cursor: EpisodeCursor(index: 2000, anchor: 0)) {
     func median(_ work: () -> Void) -> Double {
