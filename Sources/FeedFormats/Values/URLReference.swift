@@ -70,6 +70,35 @@ package enum URLReference {
     static func isASCIILetter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
     static func isASCIIDigit(_ b: UInt8) -> Bool { (48...57).contains(b) }
 
+    /// An absolute http(s) URL's components as slices of it (RFC 3986 §3), what `Parts`
+    /// keeps as Strings (checking a URL needs no copies of them).
+    struct Slices {
+        var scheme: String
+        var authority: Substring?
+        var path: Substring
+        var query: Substring?
+
+        init?(_ url: String) {
+            guard let s = URLReference.scheme(of: url), s == "http" || s == "https" else { return nil }
+            scheme = s
+            var rest = url.dropFirst(s.count + 1)
+            if let hash = URLReference.firstIndex(of: "#", in: rest) { rest = rest[..<hash] }
+            if let q = URLReference.firstIndex(of: "?", in: rest) {
+                query = rest[rest.index(after: q)...]
+                rest = rest[..<q]
+            }
+            if rest.hasPrefix("//") {
+                let afterSlashes = rest.dropFirst(2)
+                let end = URLReference.firstIndex(of: "/", in: afterSlashes) ?? afterSlashes.endIndex
+                authority = afterSlashes[..<end]
+                path = afterSlashes[end...]
+            } else {
+                authority = nil
+                path = rest
+            }
+        }
+    }
+
     /// An absolute URL's components (RFC 3986 §3).
     struct Parts {
         var scheme: String
@@ -78,23 +107,11 @@ package enum URLReference {
         var query: String?
 
         init?(_ url: String) {
-            guard let s = URLReference.scheme(of: url), s == "http" || s == "https" else { return nil }
-            scheme = s
-            var rest = Substring(url.dropFirst(s.count + 1))
-            if let hash = URLReference.firstIndex(of: "#", in: rest) { rest = rest[..<hash] }
-            if let q = URLReference.firstIndex(of: "?", in: rest) {
-                query = String(rest[rest.index(after: q)...])
-                rest = rest[..<q]
-            }
-            if rest.hasPrefix("//") {
-                let afterSlashes = rest.dropFirst(2)
-                let end = URLReference.firstIndex(of: "/", in: afterSlashes) ?? afterSlashes.endIndex
-                authority = String(afterSlashes[..<end])
-                path = String(afterSlashes[end...])
-            } else {
-                authority = nil
-                path = String(rest)
-            }
+            guard let c = Slices(url) else { return nil }
+            scheme = c.scheme
+            authority = c.authority.map(String.init)
+            path = String(c.path)
+            query = c.query.map(String.init)
         }
 
         var serialized: String {
@@ -173,7 +190,7 @@ package enum URLReference {
     /// URL may carry (spaces and non-ASCII percent-encoded; quotes, angle brackets and
     /// backslashes, which browsers and apps read differently, refused).
     private static func validated(_ url: String) -> String? {
-        guard let parts = Parts(url), let authority = parts.authority, !authority.isEmpty, firstIndex(of: "@", in: authority[...]) == nil else { return nil }
+        guard let parts = Slices(url), let authority = parts.authority, !authority.isEmpty, firstIndex(of: "@", in: authority) == nil else { return nil }
         guard validHostAndPort(authority) else { return nil }
         // Nothing to encode or refuse (the usual case): as it is.
         if url.utf8.count <= maxLength, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !refused($0) }) { return url }
@@ -233,8 +250,10 @@ package enum URLReference {
 
     private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x41 + v - 10 }
 
-    package static func validHostAndPort(_ authority: String) -> Bool {
-        var host = Substring(authority)
+    package static func validHostAndPort(_ authority: String) -> Bool { validHostAndPort(authority[...]) }
+
+    static func validHostAndPort(_ authority: Substring) -> Bool {
+        var host = authority
         var port: Substring?
         if host.hasPrefix("[") {
             guard let close = firstIndex(of: "]", in: host) else { return false }
