@@ -169,8 +169,8 @@ public struct EpisodeFeedData: Sendable {
                     offsets.append((blocks.count, encoded[end].start - first))
                     end += 1
                 }
-                let raw = Array(area[first..<encoded[end - 1].end])
-                let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? raw
+                let raw = area[first..<encoded[end - 1].end]
+                let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? Array(raw)
                 guard stored + packed.count <= budget else {
                     truncated = true
                     break
