@@ -141,6 +141,30 @@ import TestSupport
         }
     }
 
+    /// A ping that names a known feed costs its sender a miss: one address pinging feed after
+    /// feed runs out of its quota (and reads nothing more), another address still pings.
+    @Test func pingsCostTheirSenderAMiss() async throws {
+        try await offPool {
+            // 18 a minute: three at once (a sixth of a minute's worth), then one each 3.3 s.
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "CLIENT_MISS_RATE_PER_MIN": "18"])
+            func get(_ target: String, from source: String) throws -> RawClient.Response {
+                let c = try RawClient(port: h.port, timeout: 10, source: source)
+                try c.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                return try c.readResponse()
+            }
+            let ids = (1_590_000_051...1_590_000_055).map(String.init)
+            #expect(try get("/episodes?podcasts=\(ids.joined(separator: ","))", from: "127.0.0.5").status == 200)
+            let reads = h.upstream.requestCount(for: "rss")
+            let answers = try ids.prefix(4).map { try get("/hub/notify?id=\($0)", from: "127.0.0.9") }
+            #expect(answers.prefix(3).allSatisfy { $0.status == 202 }, "\(answers.map(\.status))")
+            let flood = answers[3]
+            #expect(flood.status == 429 && flood.header("Retry-After") != nil)
+            #expect((h.json(flood)["error"] as? [String: Any])?["code"] as? String == "client_rate_limited")
+            #expect(try get("/hub/notify?id=\(ids[4])", from: "127.0.0.7").status == 202, "another address")
+            #expect(waitUntil { h.upstream.requestCount(for: "rss") == reads + 4 }, "four reads: three pings of one address, one of another")
+        }
+    }
+
     /// Pings name only what is known (nothing is fetched for a stranger's URL). An address is
     /// not a person: hundreds of streams from one address (a carrier NAT) are all taken while
     /// the replica holds less than half its streams; past that, that address gets no more but

@@ -321,7 +321,8 @@ final class EpisodeEventHub: Sendable {
         guard start else { return }
         Task.detached { [weak self] in
             while let hub = self {
-                await hub.learnFromOtherReplicas()
+                // Only streams need word from the other replicas (a library's warmth does not).
+                if hub.streamCount > 0 { await hub.learnFromOtherReplicas() }
                 guard hub.tick() else { break }
                 try? await Task.sleep(nanoseconds: 200_000_000)
             }
@@ -409,24 +410,30 @@ final class EpisodeEventHub: Sendable {
             if case .miss = cache.lookup(EpisodesAdapter.dataKey(id)) { return false }
             return true
         }
-        let (changed, read) = state.withLock { st -> ([Subscriber], [Int]) in
+        let (changed, read, unscheduled) = state.withLock { st -> ([Subscriber], [Int], [Int]) in
             var affected = Set<ObjectIdentifier>()
             for (id, etag) in current where st.told[id] != etag {
                 st.told[id] = etag
                 affected.formUnion(st.watchers[id] ?? [])
             }
-            for (id, _) in current where st.nextRead[id] == nil { st.nextRead[id] = now + interval(id, now: now) }
             for (id, at) in st.nextRead where at <= now && current[id] != nil { due.append((id, at)) }
             // The longest waiting first, within the ceiling.
             due.sort { $0.at < $1.at }
             var read = Array(Set(due.prefix(budget).map(\.id)))
             // Then the libraries' feeds, within what is left.
-            for id in libraryHeld where st.nextRead[id] == nil { st.nextRead[id] = now + interval(id, now: now) }
             let libraryDue = libraryHeld.filter { (st.nextRead[$0] ?? .infinity) <= now }.sorted { st.nextRead[$0] ?? 0 < st.nextRead[$1] ?? 0 }
             read += libraryDue.prefix(max(0, budget - read.count))
             st.refreshTokens -= Double(read.count)
-            for id in read { st.nextRead[id] = now + interval(id, now: now) }
-            return (affected.compactMap { st.subscribers[$0] }, read)
+            // Not read again before its next time is set (below, outside the lock).
+            for id in read { st.nextRead[id] = .infinity }
+            // Feeds without a time yet: a hundred a turn (each time is read from the feed's data).
+            let unscheduled = (Array(current.keys) + libraryHeld).filter { st.nextRead[$0] == nil }.prefix(100)
+            return (affected.compactMap { st.subscribers[$0] }, read, Array(unscheduled))
+        }
+        // Each feed's next time from its own data, worked out outside the lock.
+        let times = Set(read + unscheduled).map { id in (id, now + interval(id, now: now)) }
+        state.withLock { st in
+            for (id, at) in times where st.watchers[id] != nil || st.library[id] != nil { st.nextRead[id] = at }
         }
         if let refresh = refresher.withLock({ $0 }) {
             for id in read {

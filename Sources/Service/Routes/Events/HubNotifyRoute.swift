@@ -5,7 +5,8 @@ import Primitives
 /// `GET|POST /hub/notify?url=` (or `id=`): a publisher's ping, in the spirit of Podcast
 /// Index's `hub/pubnotify`: the feed is read again now (conditionally), and every stream
 /// watching it hears of what changed. Only a feed this replica holds is read; anything else is
-/// ignored (no fetch of a URL a stranger names), and a feed's pings count once per interval.
+/// ignored (no fetch of a URL a stranger names), and a feed's pings count once per interval;
+/// a ping that names a known feed costs its sender one unit of the miss quota.
 struct HubNotifyRoute: Sendable {
     let hub: EpisodeEventHub
 
@@ -31,10 +32,18 @@ struct HubNotifyRoute: Sendable {
             return .response(.error(error))
         }
         let hub = self.hub, named = ids.sorted()
+        // A ping that reads a feed costs its sender as a miss does (many known feeds, one flood).
+        context.identifyClient()
+        let admission = RequestAdmission(identity: context.identity, client: context.client)
         return .deferred { _ in
             var refreshing: [Int] = []
             var wait: Double?
-            for id in named where await hub.knows(id) {
+            var known: [Int] = []
+            for id in named where await hub.knows(id) { known.append(id) }
+            if !known.isEmpty, !admission.admit() {
+                return .error(ClientError.clientRateLimited(retryAfter: admission.refusedFor ?? 1))
+            }
+            for id in known {
                 switch hub.ping(id) {
                 case .refreshing: refreshing.append(id)
                 case .tooSoon(let seconds): wait = max(wait ?? 0, seconds)
