@@ -34,6 +34,14 @@ final class WebSubSubscriber: Sendable {
         /// A hub that refused (or denied) a podcast: not asked again before then.
         var retryAt: [Int: Double] = [:]
         var lastPass = 0.0
+        /// What each watched feed's data named, by the data's ETag.
+        var seen: [Int: Hints] = [:]
+    }
+
+    private struct Hints {
+        let etag: String
+        let hub: String?
+        let topic: String?
     }
 
     let settings: Settings
@@ -96,16 +104,28 @@ final class WebSubSubscriber: Sendable {
             return true
         }
         guard due else { return }
-        // What each watched feed names (its data as this replica holds it).
+        // What each watched feed names (its data as this replica holds it; read again only
+        // when the data changed).
+        let seen = state.withLock { st in
+            st.seen = st.seen.filter { watched.contains($0.key) || st.subscriptions[$0.key] != nil }
+            return st.seen
+        }
         var named: [Int: (hub: String, topic: String)] = [:]
+        var read: [Int: Hints] = [:]
         for id in watched {
             switch cache.lookup(EpisodesAdapter.dataKey(id)) {
             case .fresh(let entry), .stale(let entry):
-                guard let hints = EpisodeFeedData(entry.body)?.hints, let hub = hints.hub, let topic = hints.topic else { continue }
-                named[id] = (hub, topic)
+                var hints = seen[id]
+                if hints?.etag != entry.etag {
+                    let said = EpisodeFeedData(entry.body)?.hints
+                    hints = Hints(etag: entry.etag, hub: said?.hub, topic: said?.topic)
+                    read[id] = hints
+                }
+                if let hub = hints?.hub, let topic = hints?.topic { named[id] = (hub, topic) }
             case .miss: continue
             }
         }
+        if !read.isEmpty { state.withLock { $0.seen.merge(read) { $1 } } }
         let grace = min(300, Double(settings.lease) / 10)
         let (subscribe, unsubscribe) = state.withLock { st -> ([(Int, String, String)], [(Int, String, String)]) in
             var subscribe: [(Int, String, String)] = [], unsubscribe: [(Int, String, String)] = []
