@@ -22,7 +22,7 @@ extension LibraryEventsEndToEndTests {
                 forms.withLock { $0.append(form) }
                 return .response(Response(status: 202))
             }
-            server = try startTestServer(router)
+            server = try startTestServer(router) { $0.drainTimeout = 0.5 }
         }
 
         var url: String { "http://127.0.0.1:\(server.port)/hub" }

@@ -30,7 +30,7 @@ import Upstream
                     return .response(Response(status: status.withLock { $0 }))
                 }
             }
-            server = try startTestServer(router)
+            server = try startTestServer(router) { $0.drainTimeout = 0.5 }
         }
 
         func url(_ path: String = "/hub") -> String { "http://127.0.0.1:\(server.port)\(path)" }
