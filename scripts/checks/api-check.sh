@@ -19,7 +19,8 @@ mkdir -p "$OUT"
 # schemathesis is one client sending far more misses than any real one.
 # Every upstream's limit, as --help lists them (one per declared upstream).
 for limit in $("$BIN" --help | grep -o 'RATE_LIMIT_[A-Z]*_PER_MIN' | sort -u); do export "$limit=100000"; done
-CLIENT_MISS_RATE_PER_MIN=0 LOG_LEVEL=warn IMAGE_PROXY_KEY=api-check \
+# Every route on: the image proxy and WebSub's callbacks need their keys.
+CLIENT_MISS_RATE_PER_MIN=0 LOG_LEVEL=warn IMAGE_PROXY_KEY=api-check WEBSUB_KEY=api-check PUBLIC_BASE_URL="http://127.0.0.1:$PORT" \
   "$BIN" --fixtures Fixtures --port "$PORT" >"$OUT/feedproxy.log" 2>&1 &
 PID=$!
 trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true' EXIT

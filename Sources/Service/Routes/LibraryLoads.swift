@@ -39,55 +39,38 @@ struct LibraryLoads: Sendable {
             $0.trace = trace
             $0.completesOnceSent = true
         }
-        let results = Locked([Int: ResponseCache.Outcome?]())
-        let (arrivals, arrived) = AsyncStream<Void>.makeStream()
-        for (i, podcast) in podcasts.enumerated() {
-            // Not children of this request: a fetch still running at the deadline goes on.
+        let loaded = await DeadlineGather.run(podcasts.count, answerBy: answerBy) { i -> ResponseCache.Outcome? in
+            let podcast = podcasts[i]
             // Each load looks its podcast up (when nothing names its feed yet) together with
             // whatever else this replica is looking up: a few lookups for a storm of requests.
             // Patient with a busy shared tier: better late (the answer goes at its deadline
             // anyway) than fetched by two replicas.
-            Task {
-                let key = EpisodesAdapter.dataKey(podcast.id)
-                let loader = feeds.loader(adapter.dataFeed(podcast.id, listed: podcast.listed))
-                let outcome = await SharedTierCall.patiently {
-                    await UpstreamRequestContext.with(upstreamContext) {
-                        await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
-                            var started = false, charged = false
-                            let outcome = await cache.lookupOrFetch(
-                                key, revalidate: bypass,
-                                admit: {
-                                    started = true
-                                    charged = admission.admit()
-                                    return charged
-                                }, refreshing: loader)
-                            // A fetch another replica's answer (or this one's cache) made unnecessary costs nothing.
-                            if charged, let outcome, !FeedRoute.costTheUpstream(outcome) { admission.refund() }
-                            FeedRoute.note(outcome, startedFlight: started, into: &notes)
-                            return outcome
-                        }
+            let key = EpisodesAdapter.dataKey(podcast.id)
+            let loader = feeds.loader(adapter.dataFeed(podcast.id, listed: podcast.listed))
+            let outcome = await SharedTierCall.patiently {
+                await UpstreamRequestContext.with(upstreamContext) {
+                    await TraceScope.span("cache fetch", [("feedproxy.cache.key", .string(key))]) { notes in
+                        var started = false, charged = false
+                        let outcome = await cache.lookupOrFetch(
+                            key, revalidate: bypass,
+                            admit: {
+                                started = true
+                                charged = admission.admit()
+                                return charged
+                            }, refreshing: loader)
+                        // A fetch another replica's answer (or this one's cache) made unnecessary costs nothing.
+                        if charged, let outcome, !FeedRoute.costTheUpstream(outcome) { admission.refund() }
+                        FeedRoute.note(outcome, startedFlight: started, into: &notes)
+                        return outcome
                     }
                 }
-                // Gone stale since it was looked up (a long wait for a turn): served, and refreshed.
-                if case .stale? = outcome {
-                    cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(podcast.id, listed: podcast.listed), refreshFor: trace))
-                }
-                results.withLock { $0[i] = .some(outcome) }
-                arrived.yield()
             }
+            // Gone stale since it was looked up (a long wait for a turn): served, and refreshed.
+            if case .stale? = outcome {
+                cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(podcast.id, listed: podcast.listed), refreshFor: trace))
+            }
+            return outcome
         }
-        // The deadline counts from when the request arrived, not from here.
-        let timer = Task {
-            let left = answerBy - NativeThread.monotonicSeconds()
-            if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 0...Int(Int32.max)))) }
-            arrived.finish()
-        }
-        var count = 0
-        for await _ in arrivals {
-            count += 1
-            if count == podcasts.count { break }
-        }
-        timer.cancel()
-        return (results.withLock { $0 }, admission)
+        return (loaded, admission)
     }
 }

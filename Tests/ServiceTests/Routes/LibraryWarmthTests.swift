@@ -32,8 +32,12 @@ import Testing
         let hub = EpisodeEventHub(cache: cache, limits: limits, clock: clock)
         let reads = Locked<[Int]>([])
         hub.setRefresher { id, ping in reads.withLock { $0.append(ping ? -id : id) } }
-        // Podcast 4 is not cached (evicted, or never read): it is never read for warmth.
-        hub.noteLibrary([1, 2, 3, 4])
+        // Podcast 4 is not cached (evicted, or never read), 5's read failed: neither is read for warmth.
+        cache.store(
+            CachedResponse(
+                Representation(Array("{}".utf8), status: 404), storedAt: 1000, policy: FreshnessPolicy(ttl: 1800, staleWhileRevalidate: 0, staleIfError: 0)),
+            for: EpisodesAdapter.dataKey(5))
+        hub.noteLibrary([1, 2, 3, 4, 5])
         func turns(_ n: Int) { for _ in 0..<n { _ = hub.tick() } }
 
         turns(60)
@@ -44,7 +48,7 @@ import Testing
         #expect(first.count == 2 && Set(first).isSubset(of: [1, 2, 3]), "two a minute at most: \(first)")
         now.withLock { $0 += 60 }
         turns(60)
-        #expect(Set(reads.withLock { $0 }) == [1, 2, 3], "the third within the next minute, and never the evicted one")
+        #expect(Set(reads.withLock { $0 }) == [1, 2, 3], "the third within the next minute, and never the evicted or failed ones")
 
         // Two hours on, with no library refresh naming them again: left alone.
         now.withLock { $0 += 7300 }

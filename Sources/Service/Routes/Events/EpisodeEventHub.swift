@@ -405,10 +405,12 @@ final class EpisodeEventHub: Sendable {
             }
         }
         // A library's feed is read again at its cadence (the first time one interval after the
-        // refresh that named it, which read it); one evicted is left out.
+        // refresh that named it, which read it); one evicted, or whose read failed, is left out.
         let libraryHeld = library.filter { id in
-            if case .miss = cache.lookup(EpisodesAdapter.dataKey(id)) { return false }
-            return true
+            switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+            case .fresh(let entry), .stale(let entry): entry.status == 200
+            case .miss: false
+            }
         }
         let (changed, read, unscheduled) = state.withLock { st -> ([Subscriber], [Int], [Int]) in
             var affected = Set<ObjectIdentifier>()

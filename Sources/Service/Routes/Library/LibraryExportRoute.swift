@@ -55,46 +55,24 @@ struct LibraryExportRoute: Sendable {
             context.identifyClient()
             context.deadline = context.receivedAt + deadline
             let answerBy = context.receivedAt + deadline, client = context.client.map(ClientResolver.key), trace = context.trace
-            let results = Locked([Int: Found]())
-            let (arrivals, arrived) = AsyncStream<Void>.makeStream()
-            for id in missing {
-                // Not children of this request: a lookup still out at the deadline answers the next.
-                Task {
-                    let key = PodcastAdapter.cacheKey(id)
-                    var outcome: Found
-                    if let entry = await cache.freshAnywhere(key) {
-                        outcome = Self.found(entry)
-                    } else if FeedID.isFeedID(id) {
-                        outcome = .leftOut("feed_id_unknown")
-                    } else {
-                        let answer = await UpstreamRequestContext.with({
-                            $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
-                            $0.requester = client
-                            $0.trace = trace
-                        }) { await lookups.answer(for: id, with: upstream) }
-                        switch answer {
-                        case .success(let body): outcome = EpisodesAdapter.listed(fromPodcastAnswer: body).map(Self.found) ?? .unavailable
-                        case .failure(.notFound), .failure(.unknownFeedID): outcome = .leftOut("podcast_not_found")
-                        case .failure: outcome = .unavailable
-                        }
-                    }
-                    results.withLock { $0[id] = outcome }
-                    arrived.yield()
+            let results = await DeadlineGather.run(missing.count, answerBy: answerBy) { i -> Found in
+                let id = missing[i]
+                let key = PodcastAdapter.cacheKey(id)
+                if let entry = await cache.freshAnywhere(key) { return Self.found(entry) }
+                if FeedID.isFeedID(id) { return .leftOut("feed_id_unknown") }
+                let answer = await UpstreamRequestContext.with({
+                    $0.deadline = NativeThread.monotonicSeconds() + upstream.budgetSeconds
+                    $0.requester = client
+                    $0.trace = trace
+                }) { await lookups.answer(for: id, with: upstream) }
+                switch answer {
+                case .success(let body): return EpisodesAdapter.listed(fromPodcastAnswer: body).map(Self.found) ?? .unavailable
+                case .failure(.notFound), .failure(.unknownFeedID): return .leftOut("podcast_not_found")
+                case .failure: return .unavailable
                 }
             }
-            let timer = Task {
-                let left = answerBy - NativeThread.monotonicSeconds()
-                if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 0...Int(Int32.max)))) }
-                arrived.finish()
-            }
-            var count = 0
-            for await _ in arrivals {
-                count += 1
-                if count == missing.count { break }
-            }
-            timer.cancel()
             var all = known
-            for (id, outcome) in results.withLock({ $0 }) { all[id] = outcome }
+            for (i, outcome) in results { all[missing[i]] = outcome }
             return Self.answer(ids, all)
         }
     }
