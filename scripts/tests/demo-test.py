@@ -98,8 +98,10 @@ def main():
             results.get_by_role("button").first.wait_for(timeout=10_000)
             check("podcast search results", f"{results.get_by_role('button').count()} podcasts", results.get_by_role("button").count() > 0, "> 0")
             # Their artwork offline: the fixtures' covers through the image proxy, as production serves it.
-            page.wait_for_function("() => [...document.querySelectorAll('#podcast-results img')].some(i => i.complete && i.naturalWidth > 0)",
-                                   timeout=10_000)
+            # Every cover done (loaded or failed), not just the first: on a busy machine the others may still be decoding.
+            page.wait_for_function("() => { const imgs = [...document.querySelectorAll('#podcast-results img')]; "
+                                   "return imgs.length > 0 && imgs.every(i => i.complete) && imgs.some(i => i.naturalWidth > 0) }",
+                                   timeout=20_000)
             art = page.eval_on_selector_all("#podcast-results img", "imgs => imgs.map(i => ({src: i.currentSrc, width: i.naturalWidth}))")
             check("search results' artwork", f"{sum(1 for a in art if a['width'])} of {len(art)} loaded, widths {sorted({a['width'] for a in art})}",
                   art and all(a["src"].startswith(base + "/images?") and 0 < a["width"] <= 100 for a in art),
