@@ -219,16 +219,7 @@ package enum HTMLFastSanitizer {
 
         /// Escapes `& < > " '` as `Writer.escaped` does.
         mutating func escape(_ text: some Collection<UInt8>) {
-            for b in text {
-                switch b {
-                case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-                case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-                case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-                case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
-                case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
-                default: out.append(b)
-                }
-            }
+            for b in text { HTMLSanitizer.appendEscaped(b, to: &out) }
         }
 
         /// `escape` of a String (an attribute's value): runs without those bytes appended whole.

@@ -237,16 +237,22 @@ package enum HTMLSanitizer {
                     full = true
                     return
                 }
-                switch b {
-                case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-                case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-                case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-                case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
-                case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
-                case 0: break
-                default: out.append(b)
-                }
+                if b != 0 { HTMLSanitizer.appendEscaped(b, to: &out) }
             }
+        }
+    }
+}
+
+extension HTMLSanitizer {
+    /// `b`, or its entity for `& < > " '`: how both sanitizer paths write text and attribute values.
+    @inline(__always) static func appendEscaped(_ b: UInt8, to out: inout [UInt8]) {
+        switch b {
+        case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+        case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+        case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+        case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
+        case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
+        default: out.append(b)
         }
     }
 }

@@ -42,10 +42,9 @@ public enum HubSignature {
 
     /// Bytes as lower-case hex (a callback's token, a secret).
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
-        for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+        for b in bytes { out += [JSONBytes.hexDigit(b >> 4), JSONBytes.hexDigit(b & 15)] }
         return String(decoding: out, as: UTF8.self)
     }
 }
