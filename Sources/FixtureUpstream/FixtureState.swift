@@ -51,7 +51,9 @@ final class FixtureState: Sendable {
 
     /// Counts the request and applies the current fault mode before answering.
     /// `answer` gets the request and its `:name` path parameter.
-    func serve(_ upstream: String, _ context: RequestContext, _ answer: @escaping @Sendable (Request, String) -> Response) -> HandlerResult {
+    func serve(_ upstream: String, _ context: BasicRequestContext, _ answer: @escaping @Sendable (Request, String) -> Response) -> HandlerResult<
+        BasicRequestContext
+    > {
         let request = context.request, name = context.pathParameters["name"] ?? ""
         counts.withLock { $0[upstream, default: 0] += 1 }
         switch mode.withLock({ $0 }) {

@@ -16,7 +16,7 @@ public final class FixtureUpstream: Sendable {
     public init(directory: String, host: String = "127.0.0.1", port: Int = 0) throws {
         let state = try FixtureState(directory: directory)
         self.state = state
-        var router = Router()
+        var router = Router<BasicRequestContext>()
         router.get("/services/feeds/photos_public.gne") { ctx in state.serve("flickr", ctx) { request, _ in state.flickr(request) } }
         router.get("/search") { ctx in state.serve("itunes", ctx) { request, _ in state.itunesSearch(request) } }
         router.get("/lookup") { ctx in state.serve("itunes-lookup", ctx) { request, _ in state.itunesLookup(request) } }

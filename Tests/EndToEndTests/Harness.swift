@@ -30,8 +30,8 @@ final class Harness: @unchecked Sendable {
         UpstreamCatalog.fixtureEnvironment(baseURL: upstream.baseURL)
     }
 
-    func get(_ target: String, headers: [String] = []) throws -> RawClient.Response {
-        try RawClient.get(port: port, target, headers: headers)
+    func get(_ target: String, headers: [String] = [], timeout: Double = 5) throws -> RawClient.Response {
+        try RawClient.get(port: port, target, headers: headers, timeout: timeout)
     }
 
     /// A POST with a body of its own type, on a fresh connection.

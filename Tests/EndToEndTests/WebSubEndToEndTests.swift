@@ -14,7 +14,7 @@ extension LibraryEventsEndToEndTests {
         private let forms = Locked<[[String: String]]>([])
 
         init() throws {
-            var router = Router()
+            var router = Router<BasicRequestContext>()
             let forms = self.forms
             router.add("POST", "/hub") { context in
                 var form: [String: String] = [:]

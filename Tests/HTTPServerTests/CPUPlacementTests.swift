@@ -20,9 +20,8 @@ import TestSupport
 
     /// What each request's loop was, in order.
     final class LoopLog: Middleware {
-        let phases: MiddlewarePhases = .completed
         let loops = Locked<[Int]>([])
-        func completed(_ context: RequestContext, _ outcome: RequestOutcome) { loops.withLock { $0.append(outcome.loop) } }
+        func ended(_ context: BasicRequestContext, _ outcome: RequestOutcome) { loops.withLock { $0.append(outcome.loop) } }
         func take() -> [Int] {
             loops.withLock { taken in
                 defer { taken = [] }; return taken
@@ -40,11 +39,12 @@ import TestSupport
     }
 
     static func start(_ log: LoopLog, affinity: Bool = true) throws -> Server {
-        var router = Router()
+        var router = Router<BasicRequestContext>()
         router.get("/hello") { _ in .response(.json(Array("{}".utf8))) }
         // The scheduling policy of the loop that serves the request.
         router.get("/policy") { _ in .response(.json(Array("\(sched_getscheduler(0))".utf8))) }
-        let server = Server(configuration: configuration(affinity: affinity), router: router, middleware: [log])
+        router.use(log)
+        let server = Server(configuration: configuration(affinity: affinity), router: router)
         try server.start()
         return server
     }
@@ -127,10 +127,11 @@ import TestSupport
 
     @Test(.enabled(if: multicore)) func poolThreadsStartedByAPinnedLoopGetEveryCPUBack() throws {
         let log = LoopLog()
-        var router = Router()
+        var router = Router<BasicRequestContext>()
         // Each handler reports the CPUs its pool thread may use and its scheduling policy.
         router.get("/cpus") { _ in .deferred { _ in .json(Array("\(NativeThread.currentThreadCPUCount) \(sched_getscheduler(0))".utf8)) } }
-        let server = Server(configuration: Self.configuration(), router: router, middleware: [log])
+        router.use(log)
+        let server = Server(configuration: Self.configuration(), router: router)
         try server.start()
         defer { server.shutdown() }
         let placement = try #require(server.placement)

@@ -5,107 +5,204 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The middleware chain as a real server runs it: `prepare` after routing and before the
-/// handler (and instead of it when it answers), header lines on every answer, `completed`
-/// with the context the handler (deferred or not) left.
+/// Middleware as a real server runs them, over a context the application defines: each wraps
+/// `next` (changes the context before, answers instead, changes the answer after, deferred
+/// work included), sits on the router (every request) or on a group of routes (only those),
+/// and sees each request's end with the context its work left, a stream's end included.
 @Suite(.serialized) struct MiddlewareTests {
-    /// Refuses requests carrying `X-Refuse`, tags the context, adds a header line, keeps the records.
-    final class Recorder: Middleware {
-        let phases: MiddlewarePhases = [.prepare, .headerLines, .completed]
-        let records = Mutex<[Record]>([])
-        let line = Array("X-Middleware: on\r\n".utf8)
-
-        func prepare(_ context: inout RequestContext) -> Response? {
-            context.logFields.append(("prepared_route", context.route))
-            guard context.request.headers["x-refuse"] == nil else {
-                return .error(ClientError(status: 429, code: "refused", message: "refused by middleware", retryAfter: 2))
-            }
-            return nil
-        }
-
-        func headerLines(for response: Response, in context: RequestContext) -> [UInt8] { line }
-
-        func completed(_ context: RequestContext, _ outcome: RequestOutcome) { records.withLock { $0.append(Record(context: context, outcome: outcome)) } }
-
-        func waitForRecords(_ n: Int) -> [Record] {
-            for _ in 0..<6000 {
-                let taken = records.withLock { $0 }
-                if taken.count >= n { return taken }
-                usleep(10_000)
-            }
-            return records.withLock { $0 }
-        }
+    /// The application's own state per request: the server knows nothing of these fields.
+    struct TestContext: RequestContext {
+        let core: CoreRequestContext
+        var notes: [String] = []
+        var member: String?
+        init(core: CoreRequestContext) { self.core = core }
     }
 
     struct Record: Sendable {
-        let context: RequestContext
+        let context: TestContext
         let outcome: RequestOutcome
         var status: Int { outcome.status }
     }
 
-    /// Takes no part in any phase: never called.
-    final class Idle: Middleware {
-        let phases: MiddlewarePhases = []
-        func prepare(_ context: inout RequestContext) -> Response? { .error(status: 500, code: "idle_called", message: "an idle middleware ran") }
+    /// Keeps what reaches it at the end.
+    final class Ends: Sendable {
+        let records = Locked<[Record]>([])
+
+        func wait(for n: Int) -> [Record] {
+            _ = waitUntil(60) { records.withLock { $0.count } >= n }
+            return records.withLock { $0 }
+        }
     }
 
-    /// How long a client waits for an answer: only a broken server takes this long. The
-    /// deferred handler runs on the shared task pool, which a loaded test run can keep busy.
-    static let patience = 60.0
+    /// Around every request: refuses those carrying `X-Refuse`, notes the route, adds a header
+    /// line to every answer (now, later, or a stream's head), records the end.
+    struct Recorder: Middleware {
+        let ends: Ends
 
-    static func router(handled: Locked<Int>) -> Router {
-        var r = Router()
-        r.get("/items/:id") { context in
-            handled.withLock { $0 += 1 }
-            let id = context.pathParameters["id"] ?? ""
-            return .deferred { context in
-                // What deferred work learns reaches `completed` through the context it hands back.
-                context.logFields.append(("item", id))
-                return .json(Array("{}".utf8))
+        func handle(_ context: inout TestContext, next: (inout TestContext) -> HandlerResult<TestContext>) -> HandlerResult<TestContext> {
+            context.notes.append("router:\(context.route)")
+            guard context.request.headers["x-refuse"] == nil else {
+                return .response(.error(ClientError(status: 429, code: "refused", message: "refused by middleware", retryAfter: 2)))
+            }
+            return next(&context).map(now: context) { response, _ in
+                var marked = response
+                marked.headers.add("X-Middleware", "on")
+                return marked
             }
         }
-        return r
+
+        func ended(_ context: TestContext, _ outcome: RequestOutcome) { ends.records.withLock { $0.append(Record(context: context, outcome: outcome)) } }
     }
 
-    @Test func prepareRunsAfterRoutingAndCanAnswerInsteadOfTheHandler() async throws {
-        try await offPool {
-            let handled = Locked(0)
-            let recorder = Recorder()
-            let server = try startTestServer(Self.router(handled: handled), middleware: [Idle(), recorder])
-            defer { server.shutdown() }
-            let ok = try RawClient.get(port: server.port, "/items/7", timeout: Self.patience)
-            #expect(ok.status == 200)
-            #expect(ok.header("X-Middleware") == "on")
-            let refused = try RawClient.get(port: server.port, "/items/8", headers: ["X-Refuse: yes"], timeout: Self.patience)
-            #expect(refused.status == 429)
-            #expect(refused.header("Retry-After") == "2")
-            #expect(refused.header("X-Middleware") == "on")
-            #expect(handled.withLock { $0 } == 1, "the refused request never reached its handler")
-            let missing = try RawClient.get(port: server.port, "/nope", timeout: Self.patience)
-            #expect(missing.status == 404)
-            #expect(missing.header("X-Middleware") == "on")
-            let records = recorder.waitForRecords(3)
-            #expect(records.map(\.status) == [200, 429, 404])
-            #expect(records.map(\.context.route) == ["/items/:id", "/items/:id", "(unmatched)"])
-            let first = try #require(records.first)
-            #expect(first.context.logFields.map(\.0) == ["prepared_route", "item"])
-            #expect(first.context.logFields.map(\.1) == ["/items/:id", "7"])
-            #expect(first.context.peer?.description == "127.0.0.1")
-            #expect(!first.context.requestID.isEmpty)
+    /// Only on the `/members` group: says who the member is, or answers 401 instead.
+    final class Calls: Sendable {
+        let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    struct Membership: Middleware {
+        let calls: Calls
+
+        func handle(_ context: inout TestContext, next: (inout TestContext) -> HandlerResult<TestContext>) -> HandlerResult<TestContext> {
+            calls.count.add(1, ordering: .relaxed)
+            guard let member = context.request.headers["x-member"] else { return .response(.error(status: 401, code: "who", message: "who are you")) }
+            context.member = member
+            return next(&context)
         }
     }
 
-    @Test func aRequestThatBreaksTheProtocolIsRecordedAndCarriesTheHeaderLines() async throws {
+    /// A stream opened by `/members/events`, kept so the test can finish it.
+    final class Opened: Sendable {
+        let stream = Locked<ResponseStream?>(nil)
+    }
+
+    static func router(_ ends: Ends, membership: Membership, opened: Opened, handled: Locked<Int>) -> Router<TestContext> {
+        var router = Router<TestContext>()
+        router.use(Recorder(ends: ends))
+        router.get("/open") { _ in .response(.json(Array("{}".utf8))) }
+        router.group(membership) { members in
+            members.get("/members/:id") { context in
+                handled.withLock { $0 += 1 }
+                let id = context.pathParameters["id"] ?? ""
+                return .deferred { context in
+                    // What deferred work learns reaches the end through the context it hands back.
+                    context.notes.append("item:\(id)")
+                    return .json(Array("{\"member\":\"\(context.member ?? "")\"}".utf8))
+                }
+            }
+            members.get("/members/slow") { _ in
+                .deferred { _ in
+                    try? await Task.sleep(for: .seconds(30))
+                    return .json(Array("{}".utf8))
+                }
+            }
+            members.get("/members/events") { _ in
+                var headers = HTTPHeaders()
+                headers.add("Content-Type", "text/event-stream")
+                return .stream(Response(status: 200, headers: headers)) { stream, context in
+                    opened.stream.withLock { $0 = stream }
+                    stream.send(Array("data: \(context.member ?? "")\n\n".utf8))
+                }
+            }
+        }
+        return router
+    }
+
+    struct Setup {
+        let ends = Ends()
+        let calls = Calls()
+        let opened = Opened()
+        let handled = Locked(0)
+        let server: Server
+
+        init() throws {
+            server = try startTestServer(MiddlewareTests.router(ends, membership: Membership(calls: calls), opened: opened, handled: handled))
+        }
+    }
+
+    static let patience = 60.0
+
+    @Test func middlewareWrapTheHandlerAndItsDeferredWork() async throws {
         try await offPool {
-            let recorder = Recorder()
-            let server = try startTestServer(Self.router(handled: Locked(0)), middleware: [recorder])
-            defer { server.shutdown() }
-            let c = try RawClient(port: server.port, timeout: Self.patience)
-            try c.send("GET /items/1 HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
+            let s = try Setup()
+            defer { s.server.shutdown() }
+            let ok = try RawClient.get(port: s.server.port, "/members/7", headers: ["X-Member: ada"], timeout: Self.patience)
+            #expect(ok.status == 200 && ok.text == #"{"member":"ada"}"#)
+            #expect(ok.header("X-Middleware") == "on", "the router's middleware changed the deferred answer")
+            let refused = try RawClient.get(port: s.server.port, "/members/8", headers: ["X-Refuse: yes", "X-Member: ada"], timeout: Self.patience)
+            #expect(refused.status == 429 && refused.header("Retry-After") == "2")
+            let stranger = try RawClient.get(port: s.server.port, "/members/9", timeout: Self.patience)
+            #expect(stranger.status == 401 && stranger.header("X-Middleware") == "on")
+            #expect(s.handled.withLock { $0 } == 1, "neither the refused request nor the stranger reached the handler")
+            let records = s.ends.wait(for: 3)
+            #expect(records.map(\.status) == [200, 429, 401])
+            let first = try #require(records.first)
+            #expect(first.context.notes == ["router:/members/:id", "item:7"] && first.context.member == "ada")
+            #expect(first.context.core.peer?.description == "127.0.0.1" && !first.context.core.requestID.isEmpty)
+        }
+    }
+
+    /// A group's middleware run on its routes only: a 404 or a route outside the group never meets them.
+    @Test func aGroupsMiddlewareRunOnlyOnItsRoutes() async throws {
+        try await offPool {
+            let s = try Setup()
+            defer { s.server.shutdown() }
+            #expect(try RawClient.get(port: s.server.port, "/open", timeout: Self.patience).status == 200)
+            let missing = try RawClient.get(port: s.server.port, "/nope", timeout: Self.patience)
+            #expect(missing.status == 404 && missing.header("X-Middleware") == "on")
+            #expect(s.calls.value == 0)
+            #expect(try RawClient.get(port: s.server.port, "/members/1", headers: ["X-Member: bo"], timeout: Self.patience).status == 200)
+            #expect(s.calls.value == 1)
+            #expect(s.ends.wait(for: 3).map(\.context.route) == ["/open", "(unmatched)", "/members/:id"])
+        }
+    }
+
+    /// A stream outlives its handler: its middleware see its end when the connection's comes,
+    /// with every byte it carried.
+    @Test func aStreamsEndReachesItsMiddleware() async throws {
+        try await offPool {
+            let s = try Setup()
+            defer { s.server.shutdown() }
+            let client = try RawClient(port: s.server.port, timeout: Self.patience)
+            try client.send("GET /members/events HTTP/1.1\r\nHost: x\r\nX-Member: cy\r\n\r\n")
+            let head = try client.readResponse()
+            #expect(head.status == 200 && head.header("X-Middleware") == "on")
+            #expect(String(decoding: try client.readChunk(), as: UTF8.self) == "data: cy\n\n")
+            #expect(s.ends.records.withLock { $0.isEmpty }, "not ended while the stream is open")
+            s.opened.stream.withLock { $0 }?.finish()
+            #expect(try client.readChunk().isEmpty)
+            let record = try #require(s.ends.wait(for: 1).first)
+            #expect(record.status == 200 && record.context.member == "cy")
+            #expect(record.outcome.bodyBytes == "a\r\ndata: cy\n\n\r\n".utf8.count, "the chunk as sent")
+            #expect(record.outcome.durationSeconds >= record.outcome.headSeconds)
+        }
+    }
+
+    /// A client that leaves before its deferred answer: the end is a 499, with the context as
+    /// the middleware left it.
+    @Test func aClientThatLeavesIsA499() async throws {
+        try await offPool {
+            let s = try Setup()
+            defer { s.server.shutdown() }
+            let client = try RawClient(port: s.server.port, timeout: Self.patience)
+            try client.send("GET /members/slow HTTP/1.1\r\nHost: x\r\nX-Member: di\r\n\r\n")
+            usleep(100_000)
+            client.close()
+            let record = try #require(s.ends.wait(for: 1).first)
+            #expect(record.status == 499 && record.context.member == "di")
+        }
+    }
+
+    @Test func aRequestThatBreaksTheProtocolMeetsTheRoutersMiddleware() async throws {
+        try await offPool {
+            let s = try Setup()
+            defer { s.server.shutdown() }
+            let c = try RawClient(port: s.server.port, timeout: Self.patience)
+            try c.send("GET /members/1 HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
             let r = try c.readResponse()
-            #expect(r.status == 400)
-            #expect(r.header("X-Middleware") == "on")
-            #expect(recorder.waitForRecords(1).first?.context.route == "(invalid)")
+            #expect(r.status == 400 && r.header("X-Middleware") == "on")
+            #expect(s.ends.wait(for: 1).first?.context.route == "(invalid)")
+            #expect(s.calls.value == 0)
         }
     }
 }

@@ -29,13 +29,13 @@ func parseAll(_ raw: String, limits: ParseLimits = ParseLimits(), feedBytewise: 
         case .head(let h, let c): head = h; consumed = c
         }
     }
-    guard var h = head else { return .needMore }
+    guard let h = head else { return .needMore }
     let rest = Array(bytes[consumed...])
     switch h.framing {
     case .none: break
     case .length(let n):
         guard rest.count >= n else { return .needMore }
-        h.context.request.body = Array(rest[0..<n])
+        h.core.request.body = Array(rest[0..<n])
     case .chunked:
         var decoder = ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
         var body: [UInt8] = []
@@ -43,7 +43,7 @@ func parseAll(_ raw: String, limits: ParseLimits = ParseLimits(), feedBytewise: 
         switch outcome {
         case .needMore: return .needMore
         case .failure(let e): return .status(e.status)
-        case .done: h.context.request.body = body
+        case .done: h.core.request.body = body
         }
     }
     return .ok(method: h.request.method, target: h.request.target, body: String(decoding: h.request.body, as: UTF8.self))

@@ -15,8 +15,8 @@ import TestSupport
         let closedCount = Atomic<Int>(0)
     }
 
-    static func router(_ opened: Opened) -> Router {
-        var router = Router()
+    static func router(_ opened: Opened) -> Router<BasicRequestContext> {
+        var router = Router<BasicRequestContext>()
         router.get("/events") { _ in
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")

@@ -10,10 +10,10 @@ import Testing
     static let representation = Representation(body, link: "</x?page=2>; rel=\"next\"", gzippedBody: Gzip.compress(body))
 
     static func written(_ response: Response, gzip: Bool) throws -> String {
-        let writer = ResponseWriter(serverName: "t", middleware: MiddlewareChain([]))
+        let writer = ResponseWriter(serverName: "t")
         var queue = OutputQueue()
         _ = writer.append(
-            response, to: .unparsed(requestID: ""), gzip: gzip, headOnly: false, keepAlive: true, version: .http11, date: Array("now".utf8),
+            response, to: CoreRequestContext.unparsed(requestID: 0), gzip: gzip, headOnly: false, keepAlive: true, version: .http11, date: Array("now".utf8),
             into: &queue)
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)

@@ -6,8 +6,8 @@ import TestSupport
 
 /// Socket-level behaviour of a real listening server.
 @Suite(.serialized) struct ServerSocketTests {
-    static func router() -> Router {
-        var r = Router()
+    static func router() -> Router<BasicRequestContext> {
+        var r = Router<BasicRequestContext>()
         r.get("/hello") { _ in .response(.json(Array("{\"hello\":\"world\"}".utf8))) }
         r.get("/echo/:name") { req in
             .response(.json(Array("{\"name\":\"\(req.pathParameters["name"] ?? "")\",\"q\":\"\(req.request.query("q") ?? "")\"}".utf8)))
@@ -222,7 +222,7 @@ import TestSupport
 
     @Test func precompressedBodyIsUsedAsIs() async throws {
         try await offPool {
-            var r = Router()
+            var r = Router<BasicRequestContext>()
             let marker: [UInt8] = Gzip.compress(Array("precompressed".utf8)) ?? []
             r.get("/pre") { _ in .response(.json(Array("plain".utf8), gzipped: marker)) }
             let server = try startTestServer(r)

@@ -9,7 +9,7 @@ public final class FaultUpstream: Sendable {
     private let hits = Atomic<Int>(0)
 
     public init() throws {
-        var router = Router()
+        var router = Router<BasicRequestContext>()
         let box = HitCounter()
         router.get("/ok") { _ in
             box.increment(); return .response(.json(Array("{\"ok\":true}".utf8)))

@@ -1,15 +1,15 @@
 import HTTPServer
 
 /// Starts an HTTPServer on 127.0.0.1 with an ephemeral port.
-public func startTestServer(
-    _ router: Router, middleware: [any Middleware] = [], configure: (inout ServerConfiguration) -> Void = { _ in }
+public func startTestServer<Context: RequestContext>(
+    _ router: Router<Context>, configure: (inout ServerConfiguration) -> Void = { _ in }
 ) throws -> Server {
     var config = ServerConfiguration()
     config.host = "127.0.0.1"
     config.port = 0
     config.threads = 2
     configure(&config)
-    let server = Server(configuration: config, router: router, middleware: middleware)
+    let server = Server(configuration: config, router: router)
     try server.start()
     return server
 }

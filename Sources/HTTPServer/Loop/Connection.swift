@@ -20,10 +20,10 @@ final class Connection {
     let id: UInt64
     var phase = Phase.head
     var parser: RequestHeadParser
-    /// The request being read (already its context, which the server fills in at dispatch).
+    /// The request being read (already what the server knows of it, filled in at dispatch).
     var current: RequestHead?
     /// The request awaiting its deferred handler. Boxed: an idle connection (most of them)
-    /// keeps one reference, not a whole request context.
+    /// keeps one reference, not the whole record.
     var handling: AwaitedRequest?
     /// Unparsed bytes kept between reads (empty for idle connections: they own no buffer).
     var pending: [UInt8] = []
@@ -65,14 +65,16 @@ final class Connection {
     }
 }
 
-/// A request whose handler works off the loop: what the loop needs of it meanwhile (its
-/// record if the client leaves) and after (whether the connection stays open).
+/// A request whose handler works off the loop: what the loop needs of it meanwhile (whom to
+/// tell if the client leaves) and after (whether the connection stays open).
 final class AwaitedRequest {
-    let context: RequestContext
     let keepAlive: Bool
+    let receivedAt: Double
+    let abandoned: @Sendable (RequestOutcome) -> Void
 
-    init(_ context: RequestContext, keepAlive: Bool) {
-        self.context = context
+    init(keepAlive: Bool, receivedAt: Double, abandoned: @escaping @Sendable (RequestOutcome) -> Void) {
         self.keepAlive = keepAlive
+        self.receivedAt = receivedAt
+        self.abandoned = abandoned
     }
 }

@@ -120,7 +120,7 @@ extension EventLoop {
                     conn.parser.reset()
                     let (expectContinue, framing) = (head.expectContinue, head.framing)
                     conn.current = consume head
-                    conn.current?.context.receivedAt = wakeTime  // when the loop learned of it: queueing in this wake-up counts
+                    conn.current?.core.receivedAt = wakeTime  // when the loop learned of it: queueing in this wake-up counts
                     if expectContinue { conn.output.append(literal: "HTTP/1.1 100 Continue\r\n\r\n") }
                     switch framing {
                     case .none: dispatch(conn)
@@ -135,7 +135,7 @@ extension EventLoop {
                 }
             case .body(let remaining):
                 let take = min(remaining, rest.count)
-                conn.current?.context.request.body.append(contentsOf: UnsafeBufferPointer(rebasing: rest[0..<take]))
+                conn.current?.core.request.body.append(contentsOf: UnsafeBufferPointer(rebasing: rest[0..<take]))
                 offset += take
                 if take == remaining { dispatch(conn) } else { conn.phase = .body(remaining: remaining - take) }
             case .chunked(var decoder):
@@ -166,69 +166,65 @@ extension EventLoop {
 
     /// A request that broke the protocol: answer its error, then close (the framing can't be trusted).
     func reject(_ conn: Connection, _ error: ClientError) {
-        let version = conn.current?.request.version ?? .http11
         // The client's own id when a head was parsed (a body that failed), else a new one.
-        var context: RequestContext
-        if let parsed = conn.current?.context {
-            context = parsed
-            context.route = "(invalid)"
-            self.context.assignRequestID(&context)
+        let core: CoreRequestContext
+        if let parsed = conn.current.take()?.core {
+            core = parsed
+            core.route = "(invalid)"
+            context.assignRequestID(core)
         } else {
-            context = .unparsed(requestID: self.context.generatedRequestID())
+            core = .unparsed(requestID: context.generatedRequestID())
         }
+        conn.phase = .head
+        // The application's middleware see it (its header lines, its record); the writing is the server's.
+        context.responder.refuse(core, with: Response.error(error), output: ResponseOutput(loop: self, connection: conn, keepAlive: false, refusal: true))
+    }
+
+    /// A refusal as it is: no gzip, the whole body whatever the method, then close (the framing can't be trusted).
+    func writeRefusal(_ response: Response, for core: CoreRequestContext, on conn: Connection) -> RequestOutcome {
         let sent = writer.append(
-            Response.error(error), to: context, gzip: false, headOnly: false, keepAlive: false, version: version, date: dateCache.current(),
+            response, to: core, gzip: false, headOnly: false, keepAlive: false, version: core.request.version, date: dateCache.current(),
             into: &conn.output)
         conn.closeAfterWrite = true
-        conn.phase = .head
-        conn.current = nil
-        self.context.middleware.completed(context, RequestOutcome(status: error.status, bodyBytes: sent, durationSeconds: 0, loop: index))
+        return RequestOutcome(status: response.status, bodyBytes: sent, durationSeconds: 0, loop: index)
     }
 
     private func dispatch(_ conn: Connection) {
-        // Taken, not copied: a request answered at once never goes back into the connection.
-        guard var head = conn.current.take() else { return }
-        if context.isDraining { head.keepAlive = false }
-        context.assignRequestID(&head.context)
-        head.context.trace = TraceContext.continuing(
-            traceparent: head.request.headers.single("traceparent"), tracestate: head.request.headers["tracestate"], ids: &traceIDs)
-        head.context.peer = conn.peer
-        let result = context.handle(&head.context)
-        switch consume result {  // the response moves out; the enum is not copied and destroyed
-        case .response(let response):
-            conn.phase = .head
-            let keepAlive = head.keepAlive
-            write(response, for: head.context, keepAlive: keepAlive, on: conn)
-        case .stream(let response, let open):
-            startStream(response, open, for: head.context, on: conn)
-        case .deferred(let work):
-            conn.handling = AwaitedRequest(head.context, keepAlive: head.keepAlive)
-            conn.phase = .awaitingHandler
-            conn.deadlineKind = .none
-            let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
-            let handed = head.context
-            conn.handler = Task { [self] in
-                var context = handed
-                // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
-                if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
-                // Everything the request's work records is a child of its server span.
-                let scope = TraceScope.sampled(context.trace, sink: context.spanSink)
-                let response = await TraceScope.$current.withValue(scope) { await work(&context) }
-                complete(fd: fd, connectionID: id, response: response, context: context)
-            }
+        // Filled in, then handed to the responder (one reference).
+        guard let head = conn.current.take() else { return }
+        let keepAlive = head.keepAlive && !context.isDraining
+        let core = head.core
+        context.assignRequestID(core)
+        core.trace = TraceContext.continuing(
+            traceparent: core.request.headers.single("traceparent"), tracestate: core.request.headers["tracestate"], ids: &traceIDs)
+        core.peer = conn.peer
+        // An answer given now is written inside this call (and its end told there); the phase
+        // is set first, as the writing may read it.
+        conn.phase = .head
+        guard let deferred = context.responder.respond(to: core, output: ResponseOutput(loop: self, connection: conn, keepAlive: keepAlive))
+        else { return }
+        conn.handling = AwaitedRequest(keepAlive: keepAlive, receivedAt: deferred.receivedAt, abandoned: deferred.abandoned)
+        conn.phase = .awaitingHandler
+        conn.deadlineKind = .none
+        let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
+        let work = deferred.work
+        conn.handler = Task { [self] in
+            // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
+            if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
+            complete(fd: fd, connectionID: id, answer: await work())
         }
     }
 
-    /// Serialises a handler's response into the output buffer and records it.
-    func write(_ response: Response, for context: RequestContext, keepAlive requested: Bool, on conn: Connection) {
-        let keepAlive = requested && !self.context.isDraining
+    /// Serialises a handler's response into the output buffer; returns how the request ended.
+    func write(_ response: Response, for core: CoreRequestContext, keepAlive requested: Bool, on conn: Connection) -> RequestOutcome {
+        let keepAlive = requested && !context.isDraining
         conn.served &+= 1
         let sent = writer.append(
-            response, to: context, gzip: context.request.acceptsGzip, headOnly: context.request.method == "HEAD", keepAlive: keepAlive,
-            version: context.request.version, date: dateCache.current(), into: &conn.output)
+            response, to: core, gzip: core.request.acceptsGzip, headOnly: core.request.method == "HEAD", keepAlive: keepAlive,
+            version: core.request.version, date: dateCache.current(), into: &conn.output)
         if !keepAlive { conn.closeAfterWrite = true }
-        let duration = NativeThread.monotonicSeconds() - context.receivedAt
-        self.context.middleware.completed(context, RequestOutcome(status: response.status, bodyBytes: sent, durationSeconds: duration, loop: index))
+        let duration = NativeThread.monotonicSeconds() - core.receivedAt
+        return RequestOutcome(status: response.status, bodyBytes: sent, durationSeconds: duration, loop: index)
     }
 
     /// Sends buffered output; on a partial write waits for EPOLLOUT (the connection stops reading meanwhile).
@@ -282,7 +278,7 @@ extension EventLoop {
 
     func closeConnection(_ conn: Connection) {
         guard connections[conn.fd] === conn else { return }
-        if conn.awaiting, let handling = conn.handling { abandon(conn, handling.context) }
+        if conn.awaiting, let handling = conn.handling { abandon(conn, handling) }
         if let streamed = conn.streamed { streamEnded(conn, streamed) }
         connections[conn.fd] = nil
         _ = csys_epoll_del(epfd, conn.fd)
@@ -293,12 +289,11 @@ extension EventLoop {
 
     /// A request whose client left before its answer: the handler is cancelled and the
     /// request recorded as nginx does, `499` (client closed request).
-    private func abandon(_ conn: Connection, _ handling: RequestContext) {
+    private func abandon(_ conn: Connection, _ handling: AwaitedRequest) {
         conn.handler?.cancel()
         conn.handler = nil
         conn.handling = nil
-        context.middleware.completed(
-            handling,
+        handling.abandoned(
             RequestOutcome(status: 499, bodyBytes: 0, durationSeconds: NativeThread.monotonicSeconds() - handling.receivedAt, loop: index))
     }
 

@@ -4,32 +4,28 @@ import Primitives
 /// the body sent as the application queues it, the connection's end told to the application.
 extension EventLoop {
     func startStream(
-        _ response: Response, _ open: @escaping @Sendable (ResponseStream, RequestContext) async -> Void, for context: RequestContext,
-        on conn: Connection
+        _ response: Response, for core: CoreRequestContext, ended: @escaping @Sendable (RequestOutcome) -> Void,
+        open: @escaping @Sendable (ResponseStream) async -> Void, on conn: Connection
     ) {
-        let http11 = context.request.version != .http10
+        let http11 = core.request.version != .http10
         conn.served &+= 1
         _ = writer.append(
-            response, to: context, gzip: false, headOnly: context.request.method == "HEAD", keepAlive: http11 && !self.context.isDraining,
-            version: context.request.version, date: dateCache.current(), into: &conn.output, streaming: true)
+            response, to: core, gzip: false, headOnly: core.request.method == "HEAD", keepAlive: http11 && !context.isDraining,
+            version: core.request.version, date: dateCache.current(), into: &conn.output, streaming: true)
         conn.phase = .head
         conn.deadlineKind = .none
         let stream = ResponseStream(
-            fd: conn.fd, connectionID: conn.id, chunked: http11, maxBufferedBytes: self.context.configuration.maxStreamBufferedBytes, loop: self)
-        let streamed = StreamedRequest(stream: stream)
-        conn.streamed = streamed
-        // Recorded once its head is on its way (the access log's line, the latency to the head):
-        // a stream's hours are not a request's latency.
-        self.context.middleware.completed(
-            context, RequestOutcome(status: response.status, bodyBytes: 0, durationSeconds: NativeThread.monotonicSeconds() - context.receivedAt, loop: index))
-        guard context.request.method != "HEAD", !self.context.isDraining else {
+            fd: conn.fd, connectionID: conn.id, chunked: http11, maxBufferedBytes: context.configuration.maxStreamBufferedBytes, loop: self)
+        conn.streamed = StreamedRequest(
+            stream: stream, status: response.status, receivedAt: core.receivedAt, headAt: NativeThread.monotonicSeconds(), ended: ended)
+        guard core.request.method != "HEAD", !context.isDraining else {
             endStream(conn)
             return
         }
         let workerCPUs = self.workerCPUs
         Task {
             if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
-            await open(stream, context)
+            await open(stream)
         }
     }
 
@@ -40,7 +36,10 @@ extension EventLoop {
             return
         }
         let (bytes, ending, behind) = stream.take()
-        if !bytes.isEmpty { conn.output.appendBody(bytes) }
+        if !bytes.isEmpty {
+            conn.output.appendBody(bytes)
+            streamed.sent &+= bytes.count
+        }
         // A reader that does not take what is sent is closed: its buffer never grows past the bound.
         if behind || conn.unsentBytes > stream.maxBufferedBytes {
             closeConnection(conn)
@@ -65,5 +64,10 @@ extension EventLoop {
     func streamEnded(_ conn: Connection, _ streamed: StreamedRequest) {
         conn.streamed = nil
         streamed.stream.closed()
+        let now = NativeThread.monotonicSeconds()
+        streamed.ended(
+            RequestOutcome(
+                status: streamed.status, bodyBytes: streamed.sent, durationSeconds: now - streamed.receivedAt,
+                headSeconds: streamed.headAt - streamed.receivedAt, loop: index))
     }
 }

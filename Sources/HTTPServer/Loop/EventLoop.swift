@@ -10,9 +10,8 @@ final class EventLoop: @unchecked Sendable {
     struct Completion: Sendable {
         let fd: Int32
         let connectionID: UInt64
-        let response: Response
-        /// The context as the deferred work left it (client, log fields).
-        let context: RequestContext
+        /// The response, the request it answers, and who is told how the writing ended.
+        let answer: DeferredAnswer
     }
 
     /// A connection another loop hands over: just accepted (to keep the loops balanced),
@@ -88,7 +87,7 @@ final class EventLoop: @unchecked Sendable {
         self.listenFD = listenFD
         self.context = context
         readBuffer = .allocate(capacity: 64 * 1024)
-        writer = ResponseWriter(serverName: context.configuration.serverName, middleware: context.middleware)
+        writer = ResponseWriter(serverName: context.configuration.serverName)
         _ = csys_epoll_add(epfd, wakeFD, UInt32(EPOLLIN.rawValue))
         _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
     }
@@ -102,8 +101,8 @@ final class EventLoop: @unchecked Sendable {
     // MARK: cross-thread entry points
 
     /// Hands a deferred handler's response back to the loop that owns the connection.
-    func complete(fd: Int32, connectionID: UInt64, response: Response, context: RequestContext) {
-        inbox.withLock { $0.completions.append(Completion(fd: fd, connectionID: connectionID, response: response, context: context)) }
+    func complete(fd: Int32, connectionID: UInt64, answer: DeferredAnswer) {
+        inbox.withLock { $0.completions.append(Completion(fd: fd, connectionID: connectionID, answer: answer)) }
         wake()
     }
 
@@ -196,7 +195,7 @@ final class EventLoop: @unchecked Sendable {
             conn.phase = .head
             conn.handling = nil
             conn.handler = nil
-            write(item.response, for: item.context, keepAlive: awaited.keepAlive, on: conn)
+            item.answer.ended(write(item.answer.response, for: item.answer.core, keepAlive: awaited.keepAlive, on: conn))
             resumePending(conn)
             flush(conn)
         }

@@ -1,7 +1,7 @@
 import Primitives
 
 /// Request ids: the client's when well formed, else a short process-unique one.
-final class RequestIDGenerator: Sendable {
+public final class RequestIDGenerator: Sendable {
     /// Striped by CPU: the loops' cores do not share one line for it (`StripedCounters`).
     private let counter = StripedCounters(count: 1)
     private let prefix: UInt64
@@ -10,11 +10,15 @@ final class RequestIDGenerator: Sendable {
         prefix = UInt64.random(in: 0...0xFFFFFF)
     }
 
-    /// At most 15 UTF-8 bytes, so Swift stores it inline (no allocation).
-    func next() -> String {
-        let id = prefix << 36 | counter.next()
-        // Lowercase hex without leading zeros, made from the digits' bytes (no `String(radix:)`).
-        let digits = max(1, (67 - id.leadingZeroBitCount) / 4)
+    /// A new id, as its number: written as hex where it is sent or logged (no String made for it).
+    func next() -> UInt64 { prefix << 36 | counter.next() }
+
+    /// How many lowercase hex digits `id` takes without leading zeros (at most 15).
+    @inlinable public static func digits(_ id: UInt64) -> Int { max(1, (67 - id.leadingZeroBitCount) / 4) }
+
+    /// `id` as text: at most 15 UTF-8 bytes, so Swift stores it inline (no allocation).
+    static func text(_ id: UInt64) -> String {
+        let digits = digits(id)
         var text = HexDigits.ascii(id)
         return withUnsafeBytes(of: &text) { raw in
             String(unsafeUninitializedCapacity: digits) { out in

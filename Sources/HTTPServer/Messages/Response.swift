@@ -15,6 +15,9 @@ public struct Response: Sendable {
     public var constantHeaders: [UInt8]
     /// `Age` in seconds (RFC 9111 §5.1), written from the number: a cache hit makes no String for it.
     public var age: Int?
+    /// Header lines a middleware adds to every answer (CORS), rendered once by it: shared
+    /// bytes, so adding them copies nothing.
+    public var addedHeaders: [UInt8] = []
 
     /// A representation as it is (a cache hit): inlinable, so it is built in place in the
     /// caller's storage (an opaque init cost a copy and a destroy of the whole value).

@@ -1,30 +1,27 @@
-/// Cross-cutting work the application composes around every request (CORS, client identity
-/// and quota, tracing, metrics, the access log), each in its own type. A middleware says
-/// which phases it takes part in, so a phase nobody needs costs nothing per request.
-/// Class-bound: the chain calls each through a plain reference, with no boxed existential to project.
-public protocol Middleware: AnyObject, Sendable {
-    var phases: MiddlewarePhases { get }
-    /// After routing, before the handler: may fill in the context, or answer instead (the
-    /// handler is then not called).
-    func prepare(_ context: inout RequestContext) -> Response?
-    /// Header lines (`Name: value\r\n` …) to send with the response, rendered once where
-    /// they do not vary: the writer appends them as they are.
-    func headerLines(for response: Response, in context: RequestContext) -> [UInt8]
-    /// Once the response is written, or the client left before it (`499`). The context is
-    /// lent, not copied: what the handler and the other middleware left in it.
-    func completed(_ context: RequestContext, _ outcome: RequestOutcome)
-}
-
-public struct MiddlewarePhases: OptionSet, Sendable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let prepare = MiddlewarePhases(rawValue: 1)
-    public static let headerLines = MiddlewarePhases(rawValue: 2)
-    public static let completed = MiddlewarePhases(rawValue: 4)
+/// Work that wraps a route's handler (CORS, client identity, tracing, metrics, the access
+/// log), each in its own type, over the application's context. `handle` is the middleware:
+/// it may change the context before calling `next` (the middleware inside it, then the
+/// handler), answer instead of calling it, and see or change the result after; deferred work
+/// is wrapped the same way (`HandlerResult.map`, or a `.deferred` of its own around the work).
+/// `ended` is where the response's end reaches it: once the answer is written (the body bytes
+/// it sent), or the client left first (`499`), with the context as the handler's work left it,
+/// however long after the handler returned that is.
+///
+/// Middleware attach to a router (every request, a 404 or a request that broke the protocol
+/// included) or to a group of routes (only those): work that only some routes need runs only
+/// there. Composed by type (`MiddlewareChain`), so a route's chain is specialised into one
+/// function: no middleware is called through an existential or a closure per layer.
+public protocol Middleware<Context>: Sendable {
+    associatedtype Context: RequestContext
+    func handle(_ context: inout Context, next: (inout Context) -> HandlerResult<Context>) -> HandlerResult<Context>
+    func ended(_ context: Context, _ outcome: RequestOutcome)
 }
 
 extension Middleware {
-    public func prepare(_ context: inout RequestContext) -> Response? { nil }
-    public func headerLines(for response: Response, in context: RequestContext) -> [UInt8] { [] }
-    public func completed(_ context: RequestContext, _ outcome: RequestOutcome) {}
+    /// A middleware that only watches the end lets the request through.
+    @inlinable public func handle(_ context: inout Context, next: (inout Context) -> HandlerResult<Context>) -> HandlerResult<Context> {
+        next(&context)
+    }
+
+    @inlinable public func ended(_ context: Context, _ outcome: RequestOutcome) {}
 }

@@ -1,42 +1,48 @@
-/// The application's middleware in order, split by phase once at startup: a request walks
-/// only the lists of the phases someone takes part in.
-struct MiddlewareChain: Sendable {
-    private let preparing: [any Middleware]
-    private let headerWriters: [any Middleware]
-    private let completing: [any Middleware]
+/// Two middleware as one: `outer` wraps `inner`, which wraps `next`; the end reaches `inner`
+/// first, as a return unwinds. Longer chains nest (`MiddlewareBuilder` writes them as a list).
+public struct MiddlewareChain<Outer: Middleware, Inner: Middleware>: Middleware where Outer.Context == Inner.Context {
+    public typealias Context = Outer.Context
+    @usableFromInline let outer: Outer
+    @usableFromInline let inner: Inner
 
-    init(_ middleware: [any Middleware]) {
-        preparing = middleware.filter { $0.phases.contains(.prepare) }
-        headerWriters = middleware.filter { $0.phases.contains(.headerLines) }
-        completing = middleware.filter { $0.phases.contains(.completed) }
+    @inlinable public init(_ outer: Outer, _ inner: Inner) {
+        self.outer = outer
+        self.inner = inner
     }
 
-    // By index in a while loop, not `for m in` (a retain and a release of each middleware per
-    // request) nor `indices` (generic stride code, not specialised here).
-
-    /// In order; the first answer stops the chain.
-    func prepare(_ context: inout RequestContext) -> Response? {
-        var i = 0
-        while i < preparing.count {
-            if let answer = preparing[i].prepare(&context) { return answer }
-            i += 1
-        }
-        return nil
+    @inlinable public func handle(_ context: inout Context, next: (inout Context) -> HandlerResult<Context>) -> HandlerResult<Context> {
+        outer.handle(&context) { inner.handle(&$0, next: next) }
     }
 
-    func appendHeaderLines(for response: Response, in context: RequestContext, into out: inout OutputQueue) {
-        var i = 0
-        while i < headerWriters.count {
-            out.append(contentsOf: headerWriters[i].headerLines(for: response, in: context))
-            i += 1
-        }
+    @inlinable public func ended(_ context: Context, _ outcome: RequestOutcome) {
+        inner.ended(context, outcome)
+        outer.ended(context, outcome)
+    }
+}
+
+/// A middleware the configuration may leave out (tracing without an exporter): absent, the
+/// request passes straight through.
+extension Optional: Middleware where Wrapped: Middleware {
+    public typealias Context = Wrapped.Context
+
+    @inlinable public func handle(_ context: inout Context, next: (inout Context) -> HandlerResult<Context>) -> HandlerResult<Context> {
+        guard let middleware = self else { return next(&context) }
+        return middleware.handle(&context, next: next)
     }
 
-    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
-        var i = 0
-        while i < completing.count {
-            completing[i].completed(context, outcome)
-            i += 1
-        }
+    @inlinable public func ended(_ context: Context, _ outcome: RequestOutcome) { self?.ended(context, outcome) }
+}
+
+/// No middleware: what a route outside every group runs around its handler.
+public struct NoMiddleware<Context: RequestContext>: Middleware {
+    @inlinable public init() {}
+}
+
+/// Middleware listed outermost first, nested into one type.
+@resultBuilder public enum MiddlewareBuilder {
+    @inlinable public static func buildPartialBlock<M: Middleware>(first: M) -> M { first }
+    @inlinable public static func buildPartialBlock<A: Middleware, B: Middleware>(accumulated: A, next: B) -> MiddlewareChain<A, B> {
+        MiddlewareChain(accumulated, next)
     }
+    @inlinable public static func buildOptional<M: Middleware>(_ middleware: M?) -> M? { middleware }
 }

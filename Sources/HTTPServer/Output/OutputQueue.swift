@@ -47,6 +47,13 @@ struct OutputQueue: ~Copyable {
         pendingBytes += buffer.count - before
     }
 
+    /// `value` in lowercase hex, `digits` of them.
+    mutating func append(hex value: UInt64, digits: Int) {
+        let before = buffer.count
+        buffer.append(hex: value, digits: digits)
+        pendingBytes += buffer.count - before
+    }
+
     mutating func append(contentsOf bytes: [UInt8]) {
         buffer.append(contentsOf: bytes)
         pendingBytes += bytes.count

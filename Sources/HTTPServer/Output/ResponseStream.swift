@@ -116,8 +116,20 @@ public final class ResponseStream: Sendable {
 /// A request answered by a stream: what the loop needs of it while it lasts.
 final class StreamedRequest {
     let stream: ResponseStream
+    let status: Int
+    /// When the request came and when its head was written (monotonic seconds).
+    let receivedAt: Double
+    let headAt: Double
+    /// Body bytes handed to the connection so far (chunk framing included).
+    var sent = 0
+    /// The application's middleware, told once when the connection ends.
+    let ended: @Sendable (RequestOutcome) -> Void
 
-    init(stream: ResponseStream) {
+    init(stream: ResponseStream, status: Int, receivedAt: Double, headAt: Double, ended: @escaping @Sendable (RequestOutcome) -> Void) {
         self.stream = stream
+        self.status = status
+        self.receivedAt = receivedAt
+        self.headAt = headAt
+        self.ended = ended
     }
 }

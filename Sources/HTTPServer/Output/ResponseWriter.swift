@@ -4,20 +4,16 @@ import Primitives
 /// head and body leave in one `send` (no split writes, no Nagle stalls).
 struct ResponseWriter {
     let serverHeader: [UInt8]
-    /// Where the application's header lines come from (CORS …).
-    let middleware: MiddlewareChain
 
-    init(serverName: String, middleware: MiddlewareChain) {
+    init(serverName: String) {
         serverHeader = Array("Server: \(serverName)\r\n".utf8)
-        self.middleware = middleware
     }
 
-    /// Appends the response to `context`'s request; returns the number of body bytes it carries.
+    /// Appends the response to `core`'s request; returns the number of body bytes it carries.
     func append(
-        _ response: Response, to context: RequestContext, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8],
+        _ response: Response, to core: CoreRequestContext, gzip: Bool, headOnly: Bool, keepAlive: Bool, version: HTTPVersion, date: [UInt8],
         into out: inout OutputQueue, streaming: Bool = false
     ) -> Int {
-        let requestID = context.requestID
         let status = response.status
         let representation = response.representation
         var body = representation.body
@@ -58,10 +54,14 @@ struct ResponseWriter {
         } else if version == .http10 {
             out.append(literal: "Connection: keep-alive\r\n")
         }
-        middleware.appendHeaderLines(for: response, in: context, into: &out)
-        if !requestID.isEmpty {
+        out.append(contentsOf: response.addedHeaders)
+        if core.generatedID != 0 {
             out.append(literal: "X-Request-ID: ")
-            out.append(utf8: requestID)
+            out.append(hex: core.generatedID, digits: RequestIDGenerator.digits(core.generatedID))
+            out.append(literal: "\r\n")
+        } else if !core.givenID.isEmpty {
+            out.append(literal: "X-Request-ID: ")
+            out.append(utf8: core.givenID)
             out.append(literal: "\r\n")
         }
         if representation.compressible || representation.gzippedBody != nil {

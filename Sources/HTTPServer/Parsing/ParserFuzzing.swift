@@ -25,7 +25,7 @@ public enum ParserFuzzing {
                 continue
             case .failure:
                 return (requests, nil)
-            case .head(var head, let consumed):
+            case .head(let head, let consumed):
                 parser.reset()
                 offset += consumed
                 requests += 1
@@ -45,7 +45,7 @@ public enum ParserFuzzing {
                 case .chunked:
                     let rest = UnsafeBufferPointer(rebasing: bytes[offset...])
                     var decoder = ChunkedDecoder(maxBody: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes)
-                    let (used, outcome) = decoder.decode(rest, into: &head.context.request.body)
+                    let (used, outcome) = decoder.decode(rest, into: &head.core.request.body)
                     // The same body in reads of an input-chosen size, as a trickling client
                     // sends it, must decode to the same bytes and the same verdict.
                     let (piecewiseUsed, piecewise, body) = decodeInPieces(rest, step: split % 13 + 1, limits: limits)

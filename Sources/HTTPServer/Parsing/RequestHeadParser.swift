@@ -8,18 +8,18 @@ enum BodyFraming: Equatable {
     case chunked
 }
 
-/// A request head that passed every check (already the request's context, which the
+/// A request head that passed every check (already what the server knows of the request, which it
 /// server fills in at dispatch), plus what framing needs.
 struct RequestHead {
-    var context: RequestContext
+    var core: CoreRequestContext
     var framing: BodyFraming
     var keepAlive: Bool
     var expectContinue: Bool
 
     /// Lends the body buffer for appending in place (no copy out and back per read).
-    mutating func appendingBody<R>(_ append: (inout [UInt8]) -> R) -> R { append(&context.request.body) }
+    mutating func appendingBody<R>(_ append: (inout [UInt8]) -> R) -> R { append(&core.request.body) }
 
-    var request: Request { context.request }
+    var request: Request { core.request }
 }
 
 enum HeadParseResult {
@@ -337,6 +337,6 @@ struct RequestHeadParser {
             expectContinue = version == .http11 && framing != .none
         }
         let request = Request(method: method, target: target, version: version, headers: headers)
-        return .success(RequestHead(context: RequestContext(request: request), framing: framing, keepAlive: keepAlive, expectContinue: expectContinue))
+        return .success(RequestHead(core: CoreRequestContext(request: request), framing: framing, keepAlive: keepAlive, expectContinue: expectContinue))
     }
 }

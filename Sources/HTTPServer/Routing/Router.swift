@@ -1,115 +1,108 @@
-import Glibc
+/// The application's routes over its context type, with the middleware around them: the
+/// router's own (`use`: every request, a 404, a 405 or a request that broke the protocol
+/// included) and each route's (`group`: only the routes that need them).
+///
+/// Each route's middleware and handler are composed into one function when it is added, so
+/// a request makes a fixed number of calls whatever the middleware. The code here is inlinable:
+/// it is compiled, specialised for the context, in the module that names that type (see
+/// `RouterResponder` for the server's side).
+public struct Router<Context: RequestContext>: Sendable {
+    /// A route as it runs: its middleware around its handler, and its middleware's ends.
+    @usableFromInline struct Route: Sendable {
+        @usableFromInline let respond: Handler<Context>
+        @usableFromInline let ended: @Sendable (Context, RequestOutcome) -> Void
 
-/// A handler's answer: ready now (a cache hit stays on the event loop, no Task),
-/// or later (awaiting an upstream, off the loop), given the request's context back to fill in.
-public enum HandlerResult: Sendable {
-    case response(Response)
-    case deferred(@Sendable (inout RequestContext) async -> Response)
-    /// A long-lived answer (Server-Sent Events): the head now (no length: chunked), then a body
-    /// the application writes to the stream it is handed, off the loop, until either side ends it.
-    case stream(Response, @Sendable (ResponseStream, RequestContext) async -> Void)
-}
+        @inlinable init<M: Middleware>(_ middleware: M, _ handler: @escaping Handler<Context>) where M.Context == Context {
+            respond = { context in middleware.handle(&context, next: handler) }
+            ended = { context, outcome in middleware.ended(context, outcome) }
+        }
 
-public typealias Handler = @Sendable (inout RequestContext) -> HandlerResult
-
-/// Method + path routing with `:name` parameters.
-public struct Router: Sendable {
-    struct Route: Sendable {
-        let method: String
-        let pattern: String
-        let segments: [Segment]
-        let handler: Handler
+        /// A route outside every group: its handler as it is.
+        @inlinable init(_ handler: @escaping Handler<Context>) {
+            respond = handler
+            ended = { _, _ in }
+        }
     }
 
-    enum Segment: Sendable, Equatable {
-        case literal(String)
-        case parameter(String)
+    @usableFromInline var table = RouteTable()
+    @usableFromInline var routes: [Route] = []
+    /// The router's own middleware, around every request.
+    @usableFromInline var around: @Sendable (inout Context, (inout Context) -> HandlerResult<Context>) -> HandlerResult<Context> = { context, next in
+        next(&context)
     }
-
-    enum Match {
-        case found(Handler, parameters: [String: String], pattern: String)
-        case methodNotAllowed(allow: [String], pattern: String)
-        case notFound
-    }
-
-    private var routes: [Route] = []
-    /// Routes without parameters by exact path: the common request needs no splitting.
-    /// A list compared by length and bytes, not a dictionary: a service has a few dozen
-    /// paths at most, and hashing the path cost more than the whole scan.
-    private var literal: [(path: [UInt8], routes: [Route])] = []
+    @usableFromInline var aroundEnded: @Sendable (Context, RequestOutcome) -> Void = { _, _ in }
+    /// Whether `around` holds middleware yet: the first replaces the pass-through instead of
+    /// wrapping it, so no request runs the pass-through (generic code, not specialised).
+    @usableFromInline var hasAround = false
 
     public init() {}
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        let segments = pattern.split(separator: "/").map { s -> Segment in
-            s.hasPrefix(":") ? .parameter(String(s.dropFirst())) : .literal(String(s))
+    /// Puts `middleware` around every request, inside what was put there before.
+    @inlinable public mutating func use<M: Middleware>(_ middleware: M) where M.Context == Context {
+        guard hasAround else {
+            hasAround = true
+            around = { context, next in middleware.handle(&context, next: next) }
+            aroundEnded = { context, outcome in middleware.ended(context, outcome) }
+            return
         }
-        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler)
+        let outer = around, outerEnded = aroundEnded
+        around = { context, next in outer(&context) { middleware.handle(&$0, next: next) } }
+        aroundEnded = { context, outcome in
+            middleware.ended(context, outcome)
+            outerEnded(context, outcome)
+        }
+    }
+
+    /// The middleware listed, outermost first, around every request.
+    @inlinable public mutating func use<M: Middleware>(@MiddlewareBuilder _ middleware: () -> M) where M.Context == Context {
+        use(middleware())
+    }
+
+    @inlinable public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler<Context>) {
+        add(method, pattern, Route(handler))
+    }
+
+    /// A route with `middleware` around its handler (inside the router's own).
+    @inlinable public mutating func add<M: Middleware>(_ method: String, _ pattern: String, middleware: M, _ handler: @escaping Handler<Context>)
+    where M.Context == Context {
+        add(method, pattern, Route(middleware, handler))
+    }
+
+    @inlinable mutating func add(_ method: String, _ pattern: String, _ route: Route) {
+        let index = table.add(method, pattern)
+        precondition(index == routes.count)
         routes.append(route)
-        if !segments.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
-            let path = "/" + segments.map { if case .literal(let l) = $0 { return l } else { return "" } }.joined(separator: "/")
-            if let i = literal.firstIndex(where: { $0.path.elementsEqual(path.utf8) }) {
-                literal[i].routes.append(route)
-            } else {
-                literal.append((Array(path.utf8), [route]))
-            }
-        }
     }
 
-    public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add("GET", pattern, handler) }
+    @inlinable public mutating func get(_ pattern: String, _ handler: @escaping Handler<Context>) { add("GET", pattern, handler) }
 
-    /// Matches on the raw path; segments are percent-decoded one by one so that an
-    /// encoded `/` stays inside its segment.
-    func match(method: String, rawPath: Substring) -> Match {
-        let lookupMethod = method == "HEAD" ? "GET" : method
-        if let candidates = literalRoutes(rawPath) {
-            if let route = candidates.first(where: { $0.method == lookupMethod }) {
-                return .found(route.handler, parameters: [:], pattern: route.pattern)
-            }
-            return .methodNotAllowed(allow: Self.allowList(candidates.map(\.method)), pattern: candidates[0].pattern)
-        }
-        let parts = rawPath.split(separator: "/", omittingEmptySubsequences: true)
-        var allow: [String] = []
-        var allowPattern = ""
-        for route in routes where route.segments.count == parts.count {
-            var params: [String: String] = [:]
-            var ok = true
-            for (segment, part) in zip(route.segments, parts) {
-                switch segment {
-                case .literal(let lit):
-                    if lit != part && lit != PercentCoding.decodePathSegment(part) { ok = false }
-                case .parameter(let name):
-                    params[name] = PercentCoding.decodePathSegment(part)
-                }
-                if !ok { break }
-            }
-            guard ok else { continue }
-            if route.method == lookupMethod { return .found(route.handler, parameters: params, pattern: route.pattern) }
-            allow.append(route.method)
-            allowPattern = route.pattern
-        }
-        if allow.isEmpty { return .notFound }
-        return .methodNotAllowed(allow: Self.allowList(allow), pattern: allowPattern)
+    /// Routes added in `body` run inside `middleware` (and the router's own); only they do.
+    @inlinable public mutating func group<M: Middleware>(_ middleware: M, _ body: (inout RouteGroup<Context, M>) -> Void) where M.Context == Context {
+        var group = RouteGroup<Context, M>(middleware)
+        body(&group)
+        for (method, pattern, route) in group.routes { add(method, pattern, route) }
+    }
+}
+
+/// Routes that share middleware: those a group adds run inside it; groups nest, the inner
+/// group's middleware inside the outer's, composed by type as one chain.
+public struct RouteGroup<Context: RequestContext, M: Middleware>: Sendable where M.Context == Context {
+    @usableFromInline let middleware: M
+    @usableFromInline var routes: [(method: String, pattern: String, route: Router<Context>.Route)] = []
+
+    @inlinable init(_ middleware: M) { self.middleware = middleware }
+
+    @inlinable public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler<Context>) {
+        routes.append((method, pattern, Router<Context>.Route(middleware, handler)))
     }
 
-    private func literalRoutes(_ path: Substring) -> [Route]? {
-        var path = path  // a slice of the native target: contiguous, compared in place
-        return path.withUTF8 { bytes in
-            for i in literal.indices where literal[i].path.count == bytes.count {
-                let same = literal[i].path.withUnsafeBufferPointer { candidate in
-                    guard let a = candidate.baseAddress, let b = bytes.baseAddress else { return true }  // both empty
-                    return memcmp(a, b, bytes.count) == 0
-                }
-                if same { return literal[i].routes }
-            }
-            return nil
-        }
-    }
+    @inlinable public mutating func get(_ pattern: String, _ handler: @escaping Handler<Context>) { add("GET", pattern, handler) }
 
-    private static func allowList(_ methods: [String]) -> [String] {
-        var allow = methods
-        if allow.contains("GET") { allow.append("HEAD") }
-        allow.append("OPTIONS")
-        return allow
+    /// Routes added in `body` run inside this group's middleware, then `inner`.
+    @inlinable public mutating func group<N: Middleware>(_ inner: N, _ body: (inout RouteGroup<Context, MiddlewareChain<M, N>>) -> Void)
+    where N.Context == Context {
+        var group = RouteGroup<Context, MiddlewareChain<M, N>>(MiddlewareChain(middleware, inner))
+        body(&group)
+        routes += group.routes
     }
 }

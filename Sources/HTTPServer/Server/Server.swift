@@ -11,11 +11,20 @@ public final class Server: Sendable {
     private let boundPort = Atomic<Int>(0)
     private let placed = Locked<CPUPlacement?>(nil)
 
+    /// A server answering through `responder` (the application's, see `Responder`).
     public init(
-        configuration: ServerConfiguration, router: Router, middleware: [any Middleware] = [], statistics: ServerStatistics = ServerStatistics(),
+        configuration: ServerConfiguration, responder: any Responder, statistics: ServerStatistics = ServerStatistics(),
         shutdown: ShutdownPhase = ShutdownPhase()
     ) {
-        context = ServerContext(configuration: configuration, router: router, middleware: middleware, statistics: statistics, shutdown: shutdown)
+        context = ServerContext(configuration: configuration, responder: responder, statistics: statistics, shutdown: shutdown)
+    }
+
+    /// A server answering through `router` as it is (`RouterResponder`: its code unspecialised).
+    public convenience init<Context: RequestContext>(
+        configuration: ServerConfiguration, router: Router<Context>, statistics: ServerStatistics = ServerStatistics(),
+        shutdown: ShutdownPhase = ShutdownPhase()
+    ) {
+        self.init(configuration: configuration, responder: RouterResponder(router), statistics: statistics, shutdown: shutdown)
     }
 
     /// Connection counts, as handed in (or made) at init.

@@ -24,10 +24,9 @@ public final class App: Sendable {
         tracing = services.tracing
 
         shutdownPhase = services.shutdown
-        var router = Router()
-        for served in try Self.handlers(services) { router.add(served.method, served.route.path, served.handler) }
         server = Server(
-            configuration: serverConfig, router: router, middleware: services.middleware, statistics: services.statistics, shutdown: services.shutdown)
+            configuration: serverConfig, responder: AppResponder(try Self.router(services)), statistics: services.statistics,
+            shutdown: services.shutdown)
     }
 
     /// Binds and starts serving; returns the port.
@@ -55,12 +54,15 @@ extension App {
     static func handlers(_ services: Services) throws -> [ServedRoute] {
         var seen = Set<String>()
         var handlers: [ServedRoute] = []
+        // The catalog's routes are those an upstream answers: the only ones that can cost one.
+        let upstreams = Set(UpstreamCatalog.all.flatMap(\.routes).map(\.name))
         for route in RouteDeclaration.all {
             guard seen.insert(route.method + " " + route.name.path).inserted else {
                 throw RouteTableError(description: "\(route.method) \(route.name.path) is declared twice")
             }
             if route.isEnabled(services.configuration) {
-                handlers.append(ServedRoute(route: route.name, method: route.method, handler: route.make(services)))
+                handlers.append(
+                    ServedRoute(route: route.name, method: route.method, costsUpstream: upstreams.contains(route.name), handler: route.make(services)))
             }
         }
         return handlers
@@ -72,7 +74,9 @@ extension App {
 struct ServedRoute {
     let route: RouteName
     let method: String
-    let handler: Handler
+    /// Declared by an upstream: it runs under client identity and the miss quota.
+    let costsUpstream: Bool
+    let handler: AppHandler
 }
 
 struct RouteTableError: Error, CustomStringConvertible {

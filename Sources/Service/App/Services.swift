@@ -91,19 +91,6 @@ struct Services: Sendable {
             untrustedForwarding: quota ? UntrustedForwarding(logger: logger) : nil, clock: { NativeThread.monotonicSeconds() })
     }
 
-    /// The cross-cutting work around every request, in order: tracing decides sampling before
-    /// anything records a span; client identity and quota are put on the context; CORS lines go on every answer;
-    /// once written, a request is counted, then logged.
-    var middleware: [any Middleware] {
-        var chain: [any Middleware] = []
-        if let tracing { chain.append(TracingMiddleware(sink: tracing, clients: clientResolver)) }
-        chain.append(clients)
-        if let cors = CORSMiddleware(origin: configuration.corsOrigin) { chain.append(cors) }
-        chain.append(MetricsMiddleware(metrics: metrics))
-        chain.append(AccessLogMiddleware(logger: logger, clients: clientResolver))
-        return chain
-    }
-
     /// A feed route over these services, with the route's TTL.
     func feedRoute(_ adapter: any FeedAdapter, ttl: Double) -> FeedRoute {
         let c = configuration

@@ -4,7 +4,6 @@ import Primitives
 /// The access log (`LOG_LEVEL` info or lower): one JSON line per answered request, rendered
 /// on the event loop straight into that loop's log lane.
 final class AccessLogMiddleware: Middleware {
-    let phases: MiddlewarePhases = .completed
     let logger: Logger
     /// Resolves the client when the request did not (a cached answer never does).
     let clients: ClientResolver
@@ -14,13 +13,19 @@ final class AccessLogMiddleware: Middleware {
         self.clients = clients
     }
 
-    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
+    func ended(_ context: AppRequestContext, _ outcome: RequestOutcome) {
         guard logger.level <= .info else { return }
         // Outside the lane's lock: behind trusted proxies this walks X-Forwarded-For.
         let client = context.client ?? clients.client(peer: context.peer, headers: context.request.headers)
         logger.sink.write(lane: outcome.loop, level: .info, outcome) { r, out in
             out.append(literal: #""request","request_id":"#)
-            LogLine.appendString(context.requestID, into: &out)
+            if context.core.generatedID != 0 {
+                out.append(0x22)
+                out.append(hex: context.core.generatedID, digits: RequestIDGenerator.digits(context.core.generatedID))
+                out.append(0x22)
+            } else {
+                LogLine.appendString(context.core.givenID, into: &out)
+            }
             out.append(literal: #","trace_id":""#)
             out.append(hex: context.trace.traceHigh)
             out.append(hex: context.trace.traceLow)
@@ -45,8 +50,14 @@ final class AccessLogMiddleware: Middleware {
             }
             for (key, value) in context.logFields {
                 LogLine.appendKey(key, into: &out)
-                if let n = Int(value) { out.append(decimal: n) } else { LogLine.appendString(value, into: &out) }
+                // Numbers as numbers; most fields are words, not parsed as one.
+                if Self.mayBeNumber(value), let n = Int(value) { out.append(decimal: n) } else { LogLine.appendString(value, into: &out) }
             }
         }
+    }
+
+    private static func mayBeNumber(_ value: String) -> Bool {
+        guard let first = value.utf8.first else { return false }
+        return first == 0x2D || (0x30...0x39).contains(first)
     }
 }

@@ -2,7 +2,7 @@ import HTTPServer
 
 /// Cross-origin reading (`CORS_ORIGIN`): who may read responses, which response headers page
 /// scripts may read beyond the safelisted ones, and a preflight's answer. The lines every
-/// response carries are rendered once here.
+/// response carries are rendered once here. On the router: every answer carries them.
 final class CORSMiddleware: Middleware {
     /// Every header a script of the demo page or an app reads: the server's own and this application's.
     static let exposedHeaders = ["ETag", "Age", "X-Request-ID", "Retry-After", "X-Cache", "Link"]
@@ -11,7 +11,6 @@ final class CORSMiddleware: Middleware {
     /// A preflight's answer is kept a day.
     static let maxAgeSeconds = 86400
 
-    let phases: MiddlewarePhases = .headerLines
     private let lines: [UInt8]
     private let preflightLines: [UInt8]
 
@@ -23,9 +22,35 @@ final class CORSMiddleware: Middleware {
             "Access-Control-Allow-Headers: \(Self.allowedRequestHeaders.joined(separator: ", "))\r\nAccess-Control-Max-Age: \(Self.maxAgeSeconds)\r\n".utf8)
     }
 
-    func headerLines(for response: Response, in context: RequestContext) -> [UInt8] {
-        // A preflight (the server's `204` to OPTIONS) also says which methods and headers may follow.
-        guard response.status == 204, context.request.method == "OPTIONS", let allow = response.headers["Allow"] else { return lines }
-        return lines + Array("Access-Control-Allow-Methods: \(allow)\r\n".utf8) + preflightLines
+    func handle(_ context: inout AppRequestContext, next: (inout AppRequestContext) -> HandlerResult<AppRequestContext>) -> HandlerResult<
+        AppRequestContext
+    > {
+        // Spelled out rather than `map`: an answer given now gets its lines without a closure made for it.
+        let result = next(&context)
+        switch consume result {
+        case .response(var response):
+            add(to: &response, for: context.request.method)
+            return .response(response)
+        case .deferred(let work):
+            return .deferred { [self] context in
+                var response = await work(&context)
+                add(to: &response, for: context.request.method)
+                return response
+            }
+        case .stream(var head, let open):
+            add(to: &head, for: context.request.method)
+            return .stream(head, open)
+        }
+    }
+
+    private func add(to response: inout Response, for method: String) {
+        // A preflight (the router's `204` to OPTIONS) also says which methods and headers may follow.
+        let added: [UInt8]
+        if response.status == 204, method == "OPTIONS", let allow = response.headers["Allow"] {
+            added = lines + Array("Access-Control-Allow-Methods: \(allow)\r\n".utf8) + preflightLines
+        } else {
+            added = lines
+        }
+        if response.addedHeaders.isEmpty { response.addedHeaders = added } else { response.addedHeaders += added }
     }
 }

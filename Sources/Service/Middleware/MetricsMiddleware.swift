@@ -2,12 +2,11 @@ import HTTPServer
 
 /// Every answered request into `feedproxy_requests_total` and the duration histogram, by route and status.
 final class MetricsMiddleware: Middleware {
-    let phases: MiddlewarePhases = .completed
     let metrics: Metrics
 
     init(metrics: Metrics) { self.metrics = metrics }
 
-    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
-        metrics.recordRequest(route: context.route, status: outcome.status, seconds: outcome.durationSeconds)
+    func ended(_ context: AppRequestContext, _ outcome: RequestOutcome) {
+        metrics.recordRequest(route: context.route, status: outcome.status, seconds: outcome.headSeconds)
     }
 }

@@ -2,11 +2,10 @@ import HTTPServer
 import Primitives
 
 /// Tracing (`OTEL_EXPORTER_OTLP_ENDPOINT`): decides whether each request's trace is sampled,
-/// gives a sampled request's work its span sink (so the cache, the upstream client, Redis and
-/// the parse record under it), and records the request as a server span by OpenTelemetry's
-/// HTTP server conventions once it is answered.
+/// runs a sampled request's deferred work under its span (so the cache, the upstream client,
+/// Redis and the parse record as its children), and records the request as a server span by
+/// OpenTelemetry's HTTP server conventions at its end.
 final class TracingMiddleware: Middleware {
-    let phases: MiddlewarePhases = [.prepare, .completed]
     let sink: any SpanSink
     /// Resolves the client for `client.address` when the request did not.
     let clients: ClientResolver
@@ -16,18 +15,22 @@ final class TracingMiddleware: Middleware {
         self.clients = clients
     }
 
-    func prepare(_ context: inout RequestContext) -> Response? {
+    func handle(_ context: inout AppRequestContext, next: (inout AppRequestContext) -> HandlerResult<AppRequestContext>) -> HandlerResult<
+        AppRequestContext
+    > {
         context.trace = sink.decide(context.trace)
-        if context.trace.isSampled { context.spanSink = sink }
-        return nil
+        let result = next(&context)
+        // Work on the loop records nothing; deferred work records under the request's span.
+        guard case .deferred(let work) = result, let scope = TraceScope.sampled(context.trace, sink: sink) else { return result }
+        return .deferred { context in await TraceScope.$current.withValue(scope) { await work(&context) } }
     }
 
-    func completed(_ context: RequestContext, _ outcome: RequestOutcome) {
+    func ended(_ context: AppRequestContext, _ outcome: RequestOutcome) {
         guard context.trace.isSampled else { return }
         sink.record(serverSpan(context, outcome))
     }
 
-    func serverSpan(_ c: RequestContext, _ r: RequestOutcome) -> Span {
+    func serverSpan(_ c: AppRequestContext, _ r: RequestOutcome) -> Span {
         let route = c.route.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
             .joined(separator: "/")
         let method = c.request.method

@@ -32,7 +32,7 @@ struct EpisodeBatchRoute: Sendable {
         case pending
     }
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         let batch: EpisodeBatch
         do {
             batch = try EpisodeBatch(QueryParameters(try Self.parameters(of: context.request)))
@@ -40,7 +40,7 @@ struct EpisodeBatchRoute: Sendable {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
         warm?.noteLibrary(batch.ids)
-        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request)
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request.headers)
         var slots = [Slot](repeating: .pending, count: batch.ids.count)
         var uncached: [Int] = []
         for (i, id) in batch.ids.enumerated() {
@@ -91,7 +91,7 @@ struct EpisodeBatchRoute: Sendable {
     /// answer's also names the token it brings the client to: asking again with that token
     /// and this ETag is a 304 until something new comes.
     static func answer(
-        _ batch: EpisodeBatch, _ slots: [Slot], for context: inout RequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
+        _ batch: EpisodeBatch, _ slots: [Slot], for context: inout AppRequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
     ) -> Response {
         context.logFields = status.logFields
         let statuses = slots.map(Self.status)

@@ -22,14 +22,14 @@ struct EpisodeRoute: Sendable {
 
     static let episodeNotFound = ClientError(status: 404, code: "episode_not_found", message: "this podcast's feed has no episode with this id")
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         let query: EpisodeQuery
         do {
             query = try EpisodeQuery(QueryParameters(context.pathParameters.map { ($0.key, $0.value) } + context.request.queryItems))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
-        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request)
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request.headers)
         if !bypass, case .fresh(let answer) = cache.lookup(query.answerKey) {
             feeds.stats?.hits.add()
             return .response(CachedRendering.response(answer, for: &context, cacheStatus: .hit, now: cache.now))
@@ -74,7 +74,7 @@ struct EpisodeRoute: Sendable {
         var fetched: Bool { state.withLock { $0.fetched } }
         var costTheUpstream: Bool { state.withLock { $0.cost } }
 
-        func answer(_ query: EpisodeQuery, for context: inout RequestContext) async -> Response {
+        func answer(_ query: EpisodeQuery, for context: inout AppRequestContext) async -> Response {
             let cache = route.feeds.cache, adapter = route.adapter, id = query.podcastID
             // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
             let prepared = adapter.dataFeed(id)

@@ -19,15 +19,15 @@ struct FeedRoute: Sendable {
     /// Where a background refresh's own trace goes.
     var spanSink: (any SpanSink)?
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         let target = context.request.target
         return handle(&context, alias: target)
     }
 
     /// `alias`: what the fast path knows this request by (its target, plus what else selects
     /// the answer: an image's negotiated encoding); `adding`: parameters the route derived.
-    func handle(_ context: inout RequestContext, alias: String, adding derived: [(name: String, value: String)] = []) -> HandlerResult {
-        let bypass = Self.bypassesCache(context.request)
+    func handle(_ context: inout AppRequestContext, alias: String, adding derived: [(name: String, value: String)] = []) -> AppResult {
+        let bypass = Self.bypassesCache(context.request.headers)
         // Fast path: this exact target was validated before and its entry is fresh.
         let now = cache.now  // one clock read: freshness and Age from the same instant
         var known: ResponseCache.KnownAlias?
@@ -56,7 +56,7 @@ struct FeedRoute: Sendable {
 
     /// Inside stale-while-revalidate: the entry is the answer (or what it is cut from), and a
     /// refresh starts unless one runs.
-    private func stale(_ entry: CachedResponse, _ prepared: PreparedFeed, cutting cut: Cutter?, for context: inout RequestContext, now: Double) -> Response {
+    private func stale(_ entry: CachedResponse, _ prepared: PreparedFeed, cutting cut: Cutter?, for context: inout AppRequestContext, now: Double) -> Response {
         stats?.stale.add()
         cache.refreshInBackground(prepared.loadKey, refreshing: loader(prepared, refreshFor: context.trace))
         if let cut { return cut(entry, .stale, &context, now) }
@@ -64,7 +64,7 @@ struct FeedRoute: Sendable {
     }
 
     /// An answer cut from a loaded entry (the request's context gets its log fields).
-    typealias Cutter = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout RequestContext, Double) -> Response
+    typealias Cutter = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout AppRequestContext, Double) -> Response
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
     /// data's time and policy (so it ages, and expires, with what it was cut from). A negative
@@ -91,7 +91,7 @@ struct FeedRoute: Sendable {
     /// before, remembered as `alias`) when fresh; else the load's entry, fresh or stale, as the
     /// answer or what `cutting` cuts it from; else the load (single-flight, shared tier, the
     /// client's quota), then the same.
-    func lookUpOrLoad(_ prepared: PreparedFeed, bypass: Bool, alias: String?, answer: String?, cutting cut: Cutter?) -> HandlerResult {
+    func lookUpOrLoad(_ prepared: PreparedFeed, bypass: Bool, alias: String?, answer: String?, cutting cut: Cutter?) -> AppResult {
         let route = self, cache = self.cache, metrics = self.metrics, source = adapter.source, upstream = self.upstream
         return .deferred { context in
             let started = cache.now
@@ -195,9 +195,9 @@ struct FeedRoute: Sendable {
     }
 
     /// `Cache-Control: no-cache` (or `Pragma: no-cache`) forces revalidation upstream.
-    static func bypassesCache(_ request: Request) -> Bool {
-        if let cc = request.headers["cache-control"]?.lowercased(), cc.contains("no-cache") { return true }
-        if let pragma = request.headers["pragma"]?.lowercased(), pragma.contains("no-cache") { return true }
+    static func bypassesCache(_ headers: RequestHeaders) -> Bool {
+        if let cc = headers["cache-control"]?.lowercased(), cc.contains("no-cache") { return true }
+        if let pragma = headers["pragma"]?.lowercased(), pragma.contains("no-cache") { return true }
         return false
     }
 

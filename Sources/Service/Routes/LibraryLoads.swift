@@ -22,7 +22,7 @@ struct LibraryLoads: Sendable {
     /// it) by the deadline: by index in `podcasts`, an outcome (nil: refused by the quota), or
     /// nothing when it is still loading.
     func run(
-        _ podcasts: [(id: Int, listed: EpisodesAdapter.ListedFeed?)], deadline: Double, for context: inout RequestContext
+        _ podcasts: [(id: Int, listed: EpisodesAdapter.ListedFeed?)], deadline: Double, for context: inout AppRequestContext
     ) async -> (loaded: [Int: ResponseCache.Outcome?], admission: FetchAdmission) {
         context.identifyClient()
         context.noteMiss()  // only what is not cached comes here

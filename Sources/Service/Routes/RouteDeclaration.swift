@@ -15,11 +15,11 @@ struct RouteDeclaration: Sendable {
     let operation: RouteOperation?
     /// Served only when the configuration turns it on.
     let isEnabled: @Sendable (Configuration) -> Bool
-    let make: @Sendable (Services) -> Handler
+    let make: @Sendable (Services) -> AppHandler
 
     init(
         _ name: RouteName, method: String = "GET", operation id: String, tag: OperationTag, described pathItem: OpenAPIValue,
-        when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> Handler
+        when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> AppHandler
     ) {
         self.name = name
         self.method = method
@@ -29,7 +29,7 @@ struct RouteDeclaration: Sendable {
     }
 
     /// A route the API document leaves out.
-    init(undocumented name: RouteName, when isEnabled: @escaping @Sendable (Configuration) -> Bool, _ make: @escaping @Sendable (Services) -> Handler) {
+    init(undocumented name: RouteName, when isEnabled: @escaping @Sendable (Configuration) -> Bool, _ make: @escaping @Sendable (Services) -> AppHandler) {
         self.name = name
         method = "GET"
         operation = nil

@@ -65,7 +65,7 @@ import Upstream
     /// tag name used twice, a schema declared twice or referred to and declared nowhere.
     @Test func aDocumentThatContradictsItselfIsFound() throws {
         let podcasts = try #require(UpstreamCatalog.all.first { $0.source == SourceName.itunes })
-        let noop: @Sendable (Services) -> Handler = { _ in { _ in .response(.error(status: 404, code: "not_found", message: "")) } }
+        let noop: @Sendable (Services) -> AppHandler = { _ in { _ in .response(.error(status: 404, code: "not_found", message: "")) } }
         let again = RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: OperationTag("Podcasts", "another"), described: ITunesAPI.search, noop)
         let problems = OpenAPIDocument.problems(routes: RouteDeclaration.all + [again], upstreams: UpstreamCatalog.all + [podcasts])
         #expect(problems.contains { $0.hasPrefix("more than one path: GET /podcasts") })
@@ -303,7 +303,7 @@ import Upstream
             if !query.isEmpty && !isForm { target += "?" + query.joined(separator: "&") }
             let reads = QueryReads()
             QueryParameters.$reads.withValue(reads) {
-                var context = RequestContext.make(
+                var context = AppRequestContext.make(
                     method: route.method, target: target, headers: isForm ? [("Content-Type", "application/x-www-form-urlencoded")] : [],
                     body: isForm ? Array(query.joined(separator: "&").utf8) : [], pathParameters: pathParameters)
                 _ = handler(&context)

@@ -20,7 +20,7 @@ import Upstream
         let status = Locked(202)
 
         init() throws {
-            var router = Router()
+            var router = Router<BasicRequestContext>()
             let forms = self.forms, status = self.status
             for path in ["/hub", "/other-hub"] {
                 router.add("POST", path) { context in

@@ -1,13 +1,14 @@
 import HTTPServer
 import Primitives
 
-/// Client identity (`TRUSTED_PROXIES`) and the miss quota (`CLIENT_MISS_RATE_PER_MIN`): put on
-/// every request's context, asked by a route only when the request is about to cost the
-/// upstream. Who the client is then decides its place in the upstream's fair queue and, with
-/// the quota on, charges it (starting a fetch; joining one in flight is free). An answer from
-/// the hot path never resolves its client, and only a miss is checked for untrusted forwarding.
+/// Client identity (`TRUSTED_PROXIES`) and the miss quota (`CLIENT_MISS_RATE_PER_MIN`): on the
+/// routes that can cost an upstream only (the catalog's), put on the request's context, asked
+/// by the route only when the request is about to cost the upstream. Who the client is then
+/// decides its place in the upstream's fair queue and, with the quota on, charges it (starting
+/// a fetch; joining one in flight is free). An answer from the hot path never resolves its
+/// client, only a miss is checked for untrusted forwarding, and a request no upstream can
+/// answer (a 404, `/healthz`) never meets this.
 final class ClientIdentityMiddleware: Middleware, ClientIdentity {
-    let phases: MiddlewarePhases = .prepare
     let resolver: ClientResolver
     /// nil when `CLIENT_MISS_RATE_PER_MIN` is 0.
     let limiter: ClientLimiter?
@@ -22,14 +23,16 @@ final class ClientIdentityMiddleware: Middleware, ClientIdentity {
         self.clock = clock
     }
 
-    func prepare(_ context: inout RequestContext) -> Response? {
+    func handle(_ context: inout AppRequestContext, next: (inout AppRequestContext) -> HandlerResult<AppRequestContext>) -> HandlerResult<
+        AppRequestContext
+    > {
         context.identity = self
-        return nil
+        return next(&context)
     }
 
-    func client(of context: RequestContext) -> IPAddress? { resolver.client(peer: context.peer, headers: context.request.headers) }
+    func client(of context: AppRequestContext) -> IPAddress? { resolver.client(peer: context.peer, headers: context.request.headers) }
 
-    func noteMiss(_ context: RequestContext) {
+    func noteMiss(_ context: AppRequestContext) {
         untrustedForwarding?.check(peer: context.peer, headers: context.request.headers, trusted: resolver.trusted, now: clock())
     }
 
@@ -38,16 +41,4 @@ final class ClientIdentityMiddleware: Middleware, ClientIdentity {
     func refund(_ client: IPAddress, cost: Double) { limiter?.refund(ClientResolver.key(client), cost: cost) }
 
     var allowance: Double? { limiter?.burst }
-}
-
-extension RequestContext {
-    /// Works out who the client is, once (a request about to cost the upstream): the access
-    /// log then takes it from here instead of resolving it again.
-    mutating func identifyClient() {
-        if client == nil, let identity { client = identity.client(of: self) }
-    }
-
-    /// This request went to the upstream (a miss): counted where misses are watched
-    /// (forwarding from a peer outside `TRUSTED_PROXIES`).
-    func noteMiss() { identity?.noteMiss(self) }
 }

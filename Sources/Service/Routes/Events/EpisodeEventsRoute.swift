@@ -46,7 +46,7 @@ struct EpisodeEventsRoute: Sendable {
         }
     }
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         let ids: [Int], limit: Int
         var token: SyncToken?
         do throws(ClientError) {

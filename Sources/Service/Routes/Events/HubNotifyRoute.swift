@@ -10,7 +10,7 @@ import Primitives
 struct HubNotifyRoute: Sendable {
     let hub: EpisodeEventHub
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         var ids = Set<Int>()
         do throws(ClientError) {
             let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))

@@ -17,19 +17,19 @@ struct FeedByURLRoute: Sendable {
 
     static let invalidURL = ClientError.invalidParameter("url must be an absolute http(s) feed URL (feed:, itpc: and pcast: links are read as one)")
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         guard let given = context.request.query("url"), !given.isEmpty else {
             return .response(.error(status: 400, code: "missing_parameter", message: "url is required: the podcast's feed URL"))
         }
         guard let url = FeedID.normalised(given) else { return .response(.error(Self.invalidURL)) }
         let id = FeedID.id(ofNormalised: url)
         let cache = feeds.cache
-        if !FeedRoute.bypassesCache(context.request), case .fresh(let entry) = cache.lookup(PodcastAdapter.cacheKey(id)) {
+        if !FeedRoute.bypassesCache(context.request.headers), case .fresh(let entry) = cache.lookup(PodcastAdapter.cacheKey(id)) {
             feeds.stats?.hits.add()
             return .response(CachedRendering.response(entry, for: &context, cacheStatus: .hit, now: cache.now))
         }
         feeds.stats?.misses.add()
-        let loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: FeedRoute.bypassesCache(context.request))
+        let loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: FeedRoute.bypassesCache(context.request.headers))
         let registry = self.registry, deadline = 2 * feeds.upstream.budgetSeconds
         return .deferred { context in
             let (loaded, admission) = await loads.run([(id, .feed(url: url, title: nil))], deadline: deadline, for: &context)

@@ -18,14 +18,14 @@ struct LibraryImportRoute: Sendable {
     /// Seconds from the request's arrival the answer waits for feeds not cached.
     let deadline: Double
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         let library: LibraryImport
         do {
             library = try LibraryImport(opml: context.request.body)
         } catch {
             return .response(.error(error))
         }
-        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request)
+        let cache = feeds.cache, bypass = FeedRoute.bypassesCache(context.request.headers)
         var statuses = [EpisodeBatch.Status](repeating: .pending, count: library.feeds.count)
         var uncached: [Int] = []
         for (i, feed) in library.feeds.enumerated() {
@@ -64,7 +64,7 @@ struct LibraryImportRoute: Sendable {
         }
     }
 
-    static func answer(_ library: LibraryImport, _ statuses: [EpisodeBatch.Status], for context: inout RequestContext, retryAfter: Double?) -> Response {
+    static func answer(_ library: LibraryImport, _ statuses: [EpisodeBatch.Status], for context: inout AppRequestContext, retryAfter: Double?) -> Response {
         context.logFields = CachedRendering.CacheStatus.miss.logFields
         let outlines = library.entries.map { entry -> ImportedOutline in
             switch entry.feed {

@@ -15,7 +15,7 @@ struct WebSubCallbackRoute: Sendable {
     let hub: EpisodeEventHub
 
     /// The route's handler over these services (on only with WebSub: the hub then has its subscriber).
-    static func handler(_ s: Services) -> @Sendable (inout RequestContext) -> HandlerResult {
+    static func handler(_ s: Services) -> @Sendable (inout AppRequestContext) -> AppResult {
         guard let subscriber = s.episodeEvents.websub else {
             let off = Response.error(status: 404, code: "not_found", message: "WebSub is off (WEBSUB_KEY and PUBLIC_BASE_URL)")
             return { _ in .response(off) }
@@ -23,7 +23,7 @@ struct WebSubCallbackRoute: Sendable {
         return WebSubCallbackRoute(subscriber: subscriber, hub: s.episodeEvents).handle
     }
 
-    func handle(_ context: inout RequestContext) -> HandlerResult {
+    func handle(_ context: inout AppRequestContext) -> AppResult {
         let request = context.request
         guard let text = request.query("podcast"), text.utf8.count <= 18, let id = Int(text), id > 0, let token = request.query("token"),
             subscriber.validToken(token, for: id)
@@ -31,7 +31,7 @@ struct WebSubCallbackRoute: Sendable {
         return request.method == "POST" ? notification(request, id: id) : verification(request, id: id)
     }
 
-    private func verification(_ request: Request, id: Int) -> HandlerResult {
+    private func verification(_ request: Request, id: Int) -> AppResult {
         let mode = request.query("hub.mode"), topic = request.query("hub.topic") ?? ""
         if mode == "denied" {
             subscriber.denied(id, now: hub.clock())
@@ -63,7 +63,7 @@ struct WebSubCallbackRoute: Sendable {
         }
     }
 
-    private func notification(_ request: Request, id: Int) -> HandlerResult {
+    private func notification(_ request: Request, id: Int) -> AppResult {
         let signed = request.headers["x-hub-signature"].map { HubSignature.valid($0, body: request.body, secret: Array(subscriber.secret(id).utf8)) }
         guard signed == true else {
             subscriber.counters.forged.add()
