@@ -61,7 +61,7 @@ let package = Package(
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
         .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
         // Each declared upstream's adapter over its recorded answers, through the catalog (Service).
-        .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats", "Primitives", "Service"], path: "Benchmarks/FeedBench"),
+        .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats", "Images", "Primitives", "Service"], path: "Benchmarks/FeedBench"),
         // Every upstream's answers are reached through its declaration's fuzz entry (Service).
         .executableTarget(name: "ParserFuzzer", dependencies: ["HTTPServer", "Feeds", "Service"], path: "Fuzz/ParserFuzzer"),
 

@@ -1,5 +1,6 @@
 import FeedFormats
 import Feeds
+import Images
 import Primitives
 import Foundation
 import Service
@@ -42,6 +43,23 @@ if !feedsOnly {
 }
 
 if CommandLine.arguments.contains("--json-only") { exit(0) }
+
+// One cover asked at several widths and encodings at once (an app's list, detail and share
+// sizes; browsers asking WebP beside others asking JPEG): one shared decode, the largest width
+// decoded and the others resized from it, against one decode each.
+if !feedsOnly {
+    let limits = ImageLimits(maxPixels: 40_000_000, timeout: 30)
+    let asked = [(100, ImageTarget.webp), (300, .webp), (600, .webp), (300, .jpeg), (600, .jpeg)].map { ImageRequest(width: $0.0, target: $0.1) }
+    print("one source, \(asked.count) answers (100, 300, 600 px WebP; 300, 600 px JPEG), median of 7 batches:")
+    for file in ["artwork/logo-1400.png", "artwork/cover-3000.jpg"] {
+        let source = load(file)
+        let each = measure { for request in asked { _ = try? ImageTranscoder.transcode(source, width: request.width, target: request.target, limits: limits) } }
+        let shared = measure { _ = try? ImageTranscoder.transcode(source, asked, limits: limits) }
+        print(
+            "  \(file): one decode each \(String(format: "%.1f", each / 1000)) ms, one shared decode \(String(format: "%.1f", shared / 1000)) ms (\(String(format: "%.2f", shared / each))×)"
+        )
+    }
+}
 
 // Memory while parsing a large podcast feed: the parser streams (SAX), so the
 // growth should be a small multiple of the body, not a DOM of it.

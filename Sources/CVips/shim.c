@@ -230,30 +230,37 @@ done:
     return result;
 }
 
-int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height, int format, int quality, long long deadline_ms,
-                    void **out, size_t *out_length, int *out_width, int *out_height) {
-    vips_error_clear();
-    *out = NULL;
-    *out_length = 0;
-    if (!allowed(bytes, length)) return -1;
-    VipsImage *thumb = NULL;
-    int boxed = has_shrink_on_load(bytes, length) ? 1 : box_then_lanczos(bytes, length, width, max_height, deadline_ms, &thumb);
+// The thumbnail of `bytes` at `width` (at most `max_height` tall, never enlarged): boxed then
+// lanczos for sources without shrink-on-load, libvips' own thumbnail for the others.
+static int make_thumb(const void *bytes, size_t length, int width, int max_height, long long deadline_ms, VipsImage **thumb) {
+    *thumb = NULL;
+    int boxed = has_shrink_on_load(bytes, length) ? 1 : box_then_lanczos(bytes, length, width, max_height, deadline_ms, thumb);
     if (boxed < 0) return boxed;
     if (boxed == 1) {
         // Truncated or damaged input fails rather than being padded with grey.
-        if (vips_thumbnail_buffer((void *)bytes, length, &thumb, width, "height", max_height, "size", VIPS_SIZE_DOWN, "option_string",
+        if (vips_thumbnail_buffer((void *)bytes, length, thumb, width, "height", max_height, "size", VIPS_SIZE_DOWN, "option_string",
                                   "fail_on=truncated", NULL) != 0)
             return -1;
     }
-    vips_image_set_progress(thumb, TRUE);
-    g_signal_connect(thumb, "eval", G_CALLBACK(on_eval), &deadline_ms);
+    return 0;
+}
+
+// Stops computing `image`'s pixels once `*deadline_ms` passes (the pointer outlives the image's use).
+static void watch(VipsImage *image, long long *deadline_ms) {
+    vips_image_set_progress(image, TRUE);
+    g_signal_connect(image, "eval", G_CALLBACK(on_eval), deadline_ms);
+}
+
+// `thumb` encoded as `format`, without metadata but its colour profile; -2 past the deadline
+// (the caller watches `thumb`).
+static int encode(VipsImage *thumb, int format, int quality, long long deadline_ms, void **out, size_t *out_length, int *out_width,
+                  int *out_height) {
+    *out = NULL;
+    *out_length = 0;
     // Every metadata item goes but the colour profile (libvips 8.14's WebP saver writes EXIF
     // despite "strip"): no camera, place or editor leaves through the proxy.
     VipsImage *clean = NULL;
-    if (vips_copy(thumb, &clean, NULL) != 0) {
-        g_object_unref(thumb);
-        return -1;
-    }
+    if (vips_copy(thumb, &clean, NULL) != 0) return -1;
     gchar **fields = vips_image_get_fields(clean);
     for (gchar **field = fields; field && *field; field++) {
         if (strcmp(*field, "icc-profile-data") != 0) vips_image_remove(clean, *field);
@@ -288,13 +295,75 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
     *out_width = vips_image_get_width(clean);
     *out_height = vips_image_get_height(clean);
     g_object_unref(clean);
-    g_object_unref(thumb);
     if (result != 0 || !*out) {
         if (*out) g_free(*out);
         *out = NULL;
         *out_length = 0;
         return killed ? -2 : -1;
     }
+    return 0;
+}
+
+int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height, int format, int quality, long long deadline_ms,
+                    void **out, size_t *out_length, int *out_width, int *out_height) {
+    vips_error_clear();
+    *out = NULL;
+    *out_length = 0;
+    if (!allowed(bytes, length)) return -1;
+    VipsImage *thumb = NULL;
+    int made = make_thumb(bytes, length, width, max_height, deadline_ms, &thumb);
+    if (made != 0) return made;
+    watch(thumb, &deadline_ms);
+    int result = encode(thumb, format, quality, deadline_ms, out, out_length, out_width, out_height);
+    g_object_unref(thumb);
+    return result;
+}
+
+int cvips_thumbnails(const void *bytes, size_t length, int count, const int *widths, const int *max_heights, const int *formats, int quality,
+                     long long deadline_ms, void **outs, size_t *out_lengths, int *out_widths, int *out_heights, int *results) {
+    vips_error_clear();
+    if (count < 1) return -1;
+    for (int i = 0; i < count; i++) {
+        outs[i] = NULL;
+        out_lengths[i] = 0;
+        results[i] = -1;
+    }
+    if (!allowed(bytes, length)) return -1;
+    // The largest asked for is decoded (its own shrink-on-load) and kept in memory; every
+    // other width is resized from it, every encoding written from its own size.
+    int largest = 0;
+    for (int i = 1; i < count; i++) {
+        if (widths[i] > widths[largest] || (widths[i] == widths[largest] && max_heights[i] > max_heights[largest])) largest = i;
+    }
+    VipsImage *thumb = NULL, *decoded = NULL;
+    int made = make_thumb(bytes, length, widths[largest], max_heights[largest], deadline_ms, &thumb);
+    if (made != 0) {
+        for (int i = 0; i < count; i++) results[i] = made;
+        return made;
+    }
+    watch(thumb, &deadline_ms);
+    decoded = vips_image_copy_memory(thumb);
+    g_object_unref(thumb);
+    if (!decoded) {
+        int killed = cvips_now_ms() > deadline_ms ? -2 : -1;
+        for (int i = 0; i < count; i++) results[i] = killed;
+        return killed;
+    }
+    for (int i = 0; i < count; i++) {
+        VipsImage *sized = NULL;
+        if (widths[i] == widths[largest] && max_heights[i] == max_heights[largest]) {
+            sized = decoded;
+            g_object_ref(sized);
+        } else if (vips_thumbnail_image(decoded, &sized, widths[i], "height", max_heights[i], "size", VIPS_SIZE_DOWN, NULL) != 0) {
+            results[i] = -1;
+            continue;
+        } else {
+            watch(sized, &deadline_ms);
+        }
+        results[i] = encode(sized, formats[i], quality, deadline_ms, &outs[i], &out_lengths[i], &out_widths[i], &out_heights[i]);
+        g_object_unref(sized);
+    }
+    g_object_unref(decoded);
     return 0;
 }
 

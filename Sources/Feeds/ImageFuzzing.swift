@@ -10,7 +10,7 @@ import Upstream
 /// any bytes with an image or an error, within small limits.
 public enum ImageFuzzing {
     static let links = ImageProxyLinks(key: "fuzz-key")
-    static let pool = DecodePool(threads: 1, maxQueued: 0)
+    static let decodes = SharedDecodes(pool: DecodePool(threads: 1, maxQueued: 0))
 
     public static func run(_ bytes: [UInt8]) -> FuzzRun {
         var run = FuzzRun(finding: problem(bytes))
@@ -44,7 +44,7 @@ public enum ImageFuzzing {
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
         let adapter = ImageAdapter(
-            links: links, maxSourceBytes: 1 << 20, allowPrivateHosts: false, limits: ImageLimits(maxPixels: 1, timeout: 1), pool: pool,
+            links: links, maxSourceBytes: 1 << 20, allowPrivateHosts: false, limits: ImageLimits(maxPixels: 1, timeout: 1), decodes: decodes,
             loadSource: { _, _ throws(ClientError) in throw ClientError.invalidParameter("not loaded while fuzzing") })
         for signed in [false, true] {
             var query = items

@@ -52,13 +52,18 @@ public final class DecodePool: Sendable {
     /// Runs `work` on a pool thread and returns its result; `busy` when the queue is full.
     public func run<T: Sendable>(_ work: @escaping @Sendable () -> Result<T, ImageFailure>) async -> Result<T, ImageFailure> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, ImageFailure>, Never>) in
-            let admitted = state.withLock { s -> Bool in
-                guard s.waiting + s.running < threads + maxQueued else { return false }
-                s.queue.append(Job { continuation.resume(returning: work()) })
-                return true
-            }
-            guard admitted else { return continuation.resume(returning: .failure(.busy)) }
-            for waker in wakers { waker.signal() }
+            guard submit({ continuation.resume(returning: work()) }) else { return continuation.resume(returning: .failure(.busy)) }
         }
+    }
+
+    /// Queues `work` for a pool thread; false (and not queued) when the queue is full.
+    public func submit(_ work: @escaping @Sendable () -> Void) -> Bool {
+        let admitted = state.withLock { s -> Bool in
+            guard s.waiting + s.running < threads + maxQueued else { return false }
+            s.queue.append(Job(work: work))
+            return true
+        }
+        if admitted { for waker in wakers { waker.signal() } }
+        return admitted
     }
 }

@@ -6,7 +6,7 @@ import Primitives
 /// the decode pool, its metrics and limits.
 struct ImageServices: Sendable {
     let links: ImageProxyLinks
-    let pool: DecodePool
+    let decodes: SharedDecodes
     let metrics: ImageMetrics
     let limits: ImageLimits
 
@@ -14,8 +14,10 @@ struct ImageServices: Sendable {
         guard let links = c.imageProxyLinks else { return nil }
         self.links = links
         let threads = c[Setting.imageDecodeThreads] > 0 ? c[Setting.imageDecodeThreads] : max(1, NativeThread.currentThreadCPUCount)
-        pool = DecodePool(threads: threads, maxQueued: threads * 16)
-        metrics = ImageMetrics(pool: pool)
+        let pool = DecodePool(threads: threads, maxQueued: threads * 16)
+        let metrics = ImageMetrics(pool: pool)
+        self.metrics = metrics
+        decodes = SharedDecodes(pool: pool) { metrics.recordSourceDecode(answers: $0) }
         limits = ImageLimits(maxPixels: c[Setting.imageMaxPixels], timeout: Double(c[Setting.imageTimeoutMs]) / 1000)
     }
 
@@ -24,7 +26,7 @@ struct ImageServices: Sendable {
     func adapter(_ c: Configuration, sources: FeedRoute) -> ImageAdapter {
         let metrics = self.metrics
         return ImageAdapter(
-            links: links, maxSourceBytes: c[Setting.imageMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, pool: pool,
+            links: links, maxSourceBytes: c[Setting.imageMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts, limits: limits, decodes: decodes,
             observe: { metrics.record($0) }, loadSource: { _, prepared throws(ClientError) in try await sources.keptBody(prepared) })
     }
 }

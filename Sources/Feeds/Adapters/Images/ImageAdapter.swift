@@ -5,7 +5,7 @@ import Upstream
 
 /// `/images?url=&w=&sig=`: a publisher's image, resized and re-encoded on the decode pool
 /// from its source as `source` keeps it (`ImageSource`: one download for every width and
-/// encoding). `format` (or, without it, the negotiated `accept` target the route passes)
+/// encoding; concurrent resizes of it share one decode, `SharedDecodes`). `format` (or, without it, the negotiated `accept` target the route passes)
 /// picks the encoding; it is part of the cache key.
 public struct ImageAdapter: FeedAdapter {
     public let source = SourceName.images
@@ -13,7 +13,8 @@ public struct ImageAdapter: FeedAdapter {
     let maxSourceBytes: Int
     let allowPrivateHosts: Bool
     let limits: ImageLimits
-    let pool: DecodePool
+    /// The decoders, which share one decode among concurrent resizes of a source.
+    let decodes: SharedDecodes
     /// Told of every decode (for metrics): its outcome and seconds.
     let observe: @Sendable (ImageDecodeEvent) -> Void
     /// The source image's bytes, as kept (`ImageSource`), or why there are none.
@@ -23,14 +24,14 @@ public struct ImageAdapter: FeedAdapter {
     public typealias SourceLoader = @Sendable (_ url: String, _ prepared: PreparedFeed) async throws(ClientError) -> [UInt8]
 
     public init(
-        links: ImageProxyLinks, maxSourceBytes: Int, allowPrivateHosts: Bool, limits: ImageLimits, pool: DecodePool,
+        links: ImageProxyLinks, maxSourceBytes: Int, allowPrivateHosts: Bool, limits: ImageLimits, decodes: SharedDecodes,
         observe: @escaping @Sendable (ImageDecodeEvent) -> Void = { _ in }, loadSource: @escaping SourceLoader
     ) {
         self.links = links
         self.maxSourceBytes = maxSourceBytes
         self.allowPrivateHosts = allowPrivateHosts
         self.limits = limits
-        self.pool = pool
+        self.decodes = decodes
         self.observe = observe
         self.loadSource = loadSource
     }
@@ -54,7 +55,7 @@ public struct ImageAdapter: FeedAdapter {
         guard ImageProxyLinks.isProxiable(url), URLReference.absolute(url) != nil else { throw .invalidParameter("url must be an absolute http(s) URL") }
         let sourceLoad = ImageSource.prepared(url: url, maxBytes: maxSourceBytes, allowPrivateHosts: allowPrivateHosts)
         let key = "image|\(target.rawValue)|w=\(width)|\(url)"
-        let pool = self.pool, limits = self.limits, observe = self.observe, load = self.loadSource
+        let decodes = self.decodes, limits = self.limits, observe = self.observe, load = self.loadSource
         return PreparedFeed(source: source, cacheKey: key, upstreamRequest: sourceLoad.upstreamRequest) { (_: UpstreamClient, _: PreviousAnswer?) in
             // Every width and encoding from the one source kept (downloaded once, refreshed conditionally).
             let source: [UInt8]
@@ -66,14 +67,9 @@ public struct ImageAdapter: FeedAdapter {
                 throw error
             }
             let started = NativeThread.monotonicSeconds()
+            // Other widths and encodings of this source asked meanwhile are made from the same decode.
             let result = await TraceScope.span("resize image", [("http.response.body.size", .int(Int64(source.count)))]) { _ in
-                await pool.run { () -> Result<TranscodedImage, ImageFailure> in
-                    do throws(ImageFailure) {
-                        return .success(try ImageTranscoder.transcode(source, width: width, target: target, limits: limits))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
+                await decodes.transcode(key: url, source: source, ImageRequest(width: width, target: target), limits: limits)
             }
             let seconds = NativeThread.monotonicSeconds() - started
             switch result {

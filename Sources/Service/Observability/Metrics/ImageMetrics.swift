@@ -8,6 +8,9 @@ final class ImageMetrics: Sendable {
     let bytesIn = Counter()
     let bytesOut = Counter()
     let seconds = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+    /// Decodes of a source, and the answers they made (more answers than decodes: shared).
+    let sourceDecodes = Counter()
+    let sharedAnswers = Counter()
     let pool: DecodePool
 
     init(pool: DecodePool) { self.pool = pool }
@@ -24,6 +27,11 @@ final class ImageMetrics: Sendable {
         }
     }
 
+    func recordSourceDecode(answers: Int) {
+        sourceDecodes.add(1)
+        sharedAnswers.add(answers)
+    }
+
     func render(into out: inout String) {
         outcomes.render("feedproxy_image_decodes_total", "Source images resized (outcome=\"resized\") or refused, by reason.", into: &out)
         out += "# HELP feedproxy_image_source_bytes_total Bytes of source images resized.\n# TYPE feedproxy_image_source_bytes_total counter\n"
@@ -33,6 +41,12 @@ final class ImageMetrics: Sendable {
         out += "# HELP feedproxy_image_resize_seconds Time from the decode pool's turn to the encoded image (waiting included).\n"
         out += "# TYPE feedproxy_image_resize_seconds histogram\n"
         seconds.render("feedproxy_image_resize_seconds", labels: "", into: &out)
+        out += "# HELP feedproxy_image_source_decodes_total Decodes of source images; concurrent resizes of one source share one.\n"
+        out += "# TYPE feedproxy_image_source_decodes_total counter\n"
+        out += "feedproxy_image_source_decodes_total \(sourceDecodes.current)\n"
+        out += "# HELP feedproxy_image_source_decode_answers_total Answers those decodes made (each width and encoding asked).\n"
+        out += "# TYPE feedproxy_image_source_decode_answers_total counter\n"
+        out += "feedproxy_image_source_decode_answers_total \(sharedAnswers.current)\n"
         let load = pool.load
         out += "# HELP feedproxy_image_decodes_in_progress Images being resized, and waiting for a decoder.\n"
         out += "# TYPE feedproxy_image_decodes_in_progress gauge\n"
