@@ -76,9 +76,8 @@ import Testing
     @Test func aSourceThatDoesNotDecodeFailsEveryoneWhoJoined() async {
         let gate = Gate()
         let shared = SharedDecodes(pool: await Self.heldPool(gate))
-        var broken = artwork("cover-3000.jpg")
-        broken.removeLast(broken.count / 2)
-        let limits = self.limits
+        let whole = artwork("cover-3000.jpg")
+        let broken = Array(whole.prefix(whole.count / 2)), limits = self.limits
         async let a = shared.transcode(key: "broken", source: broken, ImageRequest(width: 100, target: .webp), limits: limits)
         async let b = shared.transcode(key: "broken", source: broken, ImageRequest(width: 300, target: .jpeg), limits: limits)
         while shared.waiting(for: "broken") < 2 { await Task.yield() }
