@@ -935,6 +935,9 @@ class Storm:
         r = round_report(stats, wall)
         r["upstream"] = upstream_report(self.c.publisher.counts())
         r.update(self.collect("a-cold"))
+        # From here the expiry round's count starts: a feed the replicas revalidate in the
+        # background before the round (recent libraries are kept warm) counts there.
+        self.c.publisher.reset_counts()
         self.cold_filled_at = time.time()
         self.report["phases"]["a_cold"] = r
         self.print_round(r, "downloads")
@@ -982,10 +985,10 @@ class Storm:
         a = self.args
         filled = getattr(self, "cold_filled_at", time.time())
         wait = filled + a.ttl + 1.0 - time.time()
-        log(f"\n[c] expiry round: waiting {max(0, wait):.1f} s for CACHE_TTL_EPISODES={a.ttl} s to pass since the last fill, then every app refreshes by its recipe")
+        log(f"\n[c] expiry round: waiting {max(0, wait):.1f} s for CACHE_TTL_EPISODES={a.ttl} s to pass since the last fill, then every app refreshes by its recipe"
+            " (feed requests counted from the cold fill on: background revalidations included)")
         if wait > 0:
             time.sleep(wait)
-        self.c.publisher.reset_counts()
         self.mark("c")
         stats, wall = run_round(self.apps, self.recipe, a, "expiry", a.phase_timeout)
         self.settle()
@@ -1247,8 +1250,12 @@ def verdicts(report, args):
         out.append(("cold: slowest batch answer", f"{late['max_ms']} ms", late["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
     if c:
         cond, full = c["upstream"]["conditional_requests"], c["upstream"]["full_downloads"]
-        out.append(("expiry: revalidations per feed", f"{cond['total']} for {cond['feeds']} feeds, max {cond['max']}; downloads max {full['max']}",
-                    cond["max"] <= 1 and full["max"] <= 1, "each feed once"))
+        # Every followed feed revalidated (by the round, or before it in the background), none twice:
+        # a round that found everything fresh without anyone asking would be a stale cache.
+        followed = report.get("followed_distinct") if a else None
+        every = followed is None or cond["feeds"] == followed
+        out.append(("expiry: revalidations per feed", f"{cond['total']} for {cond['feeds']} of {followed if followed is not None else '?'} feeds, max {cond['max']}; downloads max {full['max']}",
+                    every and cond["max"] <= 1 and full["max"] <= 1, "each followed feed once"))
         out.append(("expiry: slowest batch answer", f"{c['batch_latency']['max_ms']} ms", c["batch_latency"]["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
     if d:
         out.append(("every app saw every new episode", f"{d['pairs_missed']} of {d['pairs_owed']} (app, episode) pairs missed", d["pairs_missed"] == 0, "none missed"))
