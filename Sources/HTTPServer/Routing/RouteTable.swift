@@ -30,12 +30,13 @@ public struct RouteTable: Sendable {
 
     init() {}
 
-    /// Adds a route; returns its number (what `resolve` answers for its requests).
-    @usableFromInline mutating func add(_ method: String, _ pattern: String) -> Int {
+    /// Adds a route under `number` (what `resolve` answers for its requests: its handler's
+    /// place in the router).
+    @usableFromInline mutating func add(_ method: String, _ pattern: String, number: Int) {
         let segments = pattern.split(separator: "/").map { s -> Segment in
             s.hasPrefix(":") ? .parameter(String(s.dropFirst())) : .literal(String(s))
         }
-        let route = Route(method: method, pattern: pattern, segments: segments, index: routes.count)
+        let route = Route(method: method, pattern: pattern, segments: segments, index: number)
         routes.append(route)
         if !segments.contains(where: { if case .parameter = $0 { return true } else { return false } }) {
             let path = "/" + segments.map { if case .literal(let l) = $0 { return l } else { return "" } }.joined(separator: "/")
@@ -45,7 +46,6 @@ public struct RouteTable: Sendable {
                 literal.append((Array(path.utf8), [route]))
             }
         }
-        return route.index
     }
 
     /// Where a request goes: the number of its route (its pattern and parameters put on the

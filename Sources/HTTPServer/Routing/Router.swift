@@ -69,8 +69,8 @@ public struct Router<Context: RequestContext>: Sendable {
     }
 
     @inlinable mutating func add(_ method: String, _ pattern: String, _ route: Route) {
-        let index = table.add(method, pattern)
-        precondition(index == routes.count)
+        // The table answers a route by its place here: numbered as it is appended.
+        table.add(method, pattern, number: routes.count)
         routes.append(route)
     }
 

@@ -34,23 +34,26 @@ final class ImageMetrics: Sendable {
 
     func render(into out: inout String) {
         outcomes.render("feedproxy_image_decodes_total", "Source images resized (outcome=\"resized\") or refused, by reason.", into: &out)
-        out += "# HELP feedproxy_image_source_bytes_total Bytes of source images resized.\n# TYPE feedproxy_image_source_bytes_total counter\n"
-        out += "feedproxy_image_source_bytes_total \(bytesIn.current)\n"
-        out += "# HELP feedproxy_image_output_bytes_total Bytes of the images made from them.\n# TYPE feedproxy_image_output_bytes_total counter\n"
-        out += "feedproxy_image_output_bytes_total \(bytesOut.current)\n"
+        Self.counter("feedproxy_image_source_bytes_total", "Bytes of source images resized.", bytesIn.current, into: &out)
+        Self.counter("feedproxy_image_output_bytes_total", "Bytes of the images made from them.", bytesOut.current, into: &out)
         out += "# HELP feedproxy_image_resize_seconds Time from the decode pool's turn to the encoded image (waiting included).\n"
         out += "# TYPE feedproxy_image_resize_seconds histogram\n"
         seconds.render("feedproxy_image_resize_seconds", labels: "", into: &out)
-        out += "# HELP feedproxy_image_source_decodes_total Decodes of source images; concurrent resizes of one source share one.\n"
-        out += "# TYPE feedproxy_image_source_decodes_total counter\n"
-        out += "feedproxy_image_source_decodes_total \(sourceDecodes.current)\n"
-        out += "# HELP feedproxy_image_source_decode_answers_total Answers those decodes made (each width and encoding asked).\n"
-        out += "# TYPE feedproxy_image_source_decode_answers_total counter\n"
-        out += "feedproxy_image_source_decode_answers_total \(sharedAnswers.current)\n"
+        Self.counter(
+            "feedproxy_image_source_decodes_total", "Decodes of source images; concurrent resizes of one source share one.", sourceDecodes.current,
+            into: &out)
+        Self.counter(
+            "feedproxy_image_source_decode_answers_total", "Answers those decodes made (each width and encoding asked).", sharedAnswers.current,
+            into: &out)
         let load = pool.load
         out += "# HELP feedproxy_image_decodes_in_progress Images being resized, and waiting for a decoder.\n"
         out += "# TYPE feedproxy_image_decodes_in_progress gauge\n"
         out += "feedproxy_image_decodes_in_progress{state=\"running\"} \(load.running)\n"
         out += "feedproxy_image_decodes_in_progress{state=\"waiting\"} \(load.waiting)\n"
+    }
+
+    /// One unlabelled counter with its HELP and TYPE lines.
+    private static func counter(_ name: String, _ help: String, _ value: Int, into out: inout String) {
+        out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
     }
 }
