@@ -220,7 +220,7 @@ extension EventLoop {
         let keepAlive = requested && !context.isDraining
         conn.served &+= 1
         let sent = writer.append(
-            response, to: core, gzip: core.request.acceptsGzip, headOnly: core.request.method == "HEAD", keepAlive: keepAlive,
+            response, to: core, gzip: core.request.acceptsGzip, headOnly: core.request.isHead, keepAlive: keepAlive,
             version: core.request.version, date: dateCache.current(), into: &conn.output)
         if !keepAlive { conn.closeAfterWrite = true }
         let duration = NativeThread.monotonicSeconds() - core.receivedAt

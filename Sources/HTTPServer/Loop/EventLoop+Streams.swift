@@ -10,7 +10,7 @@ extension EventLoop {
         let http11 = core.request.version != .http10
         conn.served &+= 1
         _ = writer.append(
-            response, to: core, gzip: false, headOnly: core.request.method == "HEAD", keepAlive: http11 && !context.isDraining,
+            response, to: core, gzip: false, headOnly: core.request.isHead, keepAlive: http11 && !context.isDraining,
             version: core.request.version, date: dateCache.current(), into: &conn.output, streaming: true)
         conn.phase = .head
         conn.deadlineKind = .none

@@ -20,6 +20,10 @@ public final class CoreRequestContext: @unchecked Sendable {
     /// The id made for the request, as a number (0: none); sent and logged as hex, made a
     /// String only when someone asks for `requestID`.
     public internal(set) var generatedID: UInt64 = 0
+    /// Both forms of the id in one read, for a writer that renders it itself (the access log).
+    /// Read here, in the server's module: a read of these fields from a module that keeps
+    /// run-time exclusivity checks cost one (~110 instructions per logged request).
+    public var id: (generated: UInt64, given: String) { (generatedID, givenID) }
     /// The W3C trace this request belongs to and its span here (see `TraceContext`); a tracing
     /// middleware decides whether it is sampled.
     public var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)

@@ -57,11 +57,12 @@ public struct RouteTable: Sendable {
 
     @usableFromInline func resolve(_ core: CoreRequestContext) -> Resolution {
         let method = core.request.method
-        if method == "OPTIONS" && core.request.target == "*" {
+        let isOptions = core.request.isOptions
+        if isOptions && core.request.target == "*" {
             core.route = "*"
             return .answer(Self.options(allow: ["GET", "HEAD", "OPTIONS"]))
         }
-        switch match(method: method, rawPath: core.request.rawPath) {
+        switch match(method: core.request.isHead ? "GET" : method, rawPath: core.request.rawPath) {
         case .found(let index, let parameters, let pattern):
             core.route = pattern
             core.routeIndex = index
@@ -69,7 +70,7 @@ public struct RouteTable: Sendable {
             return .route(index)
         case .methodNotAllowed(let allow, let pattern):
             core.route = pattern
-            if method == "OPTIONS" { return .answer(Self.options(allow: allow)) }
+            if isOptions { return .answer(Self.options(allow: allow)) }
             var response = Response.error(status: 405, code: "method_not_allowed", message: "\(method) is not allowed on this path")
             response.headers.add("Allow", allow.joined(separator: ", "))
             return .answer(response)
@@ -88,8 +89,8 @@ public struct RouteTable: Sendable {
 
     /// Matches on the raw path; segments are percent-decoded one by one so that an
     /// encoded `/` stays inside its segment.
-    func match(method: String, rawPath: Substring) -> Match {
-        let lookupMethod = method == "HEAD" ? "GET" : method
+    /// `method`: the one routes are looked up by (GET for a HEAD).
+    func match(method lookupMethod: String, rawPath: Substring) -> Match {
         if let at = literalIndex(rawPath) {
             // Read in place (a copy of the list was a retain and a release per request).
             for route in literal[at].routes where route.method == lookupMethod {

@@ -19,12 +19,13 @@ final class AccessLogMiddleware: Middleware {
         let client = context.client ?? clients.client(peer: context.peer, headers: context.request.headers)
         logger.sink.write(lane: outcome.loop, level: .info, outcome) { r, out in
             out.append(literal: #""request","request_id":"#)
-            if context.core.generatedID != 0 {
+            let id = context.core.id
+            if id.generated != 0 {
                 out.append(0x22)
-                out.append(hex: context.core.generatedID, digits: RequestIDGenerator.digits(context.core.generatedID))
+                out.append(hex: id.generated, digits: RequestIDGenerator.digits(id.generated))
                 out.append(0x22)
             } else {
-                LogLine.appendString(context.core.givenID, into: &out)
+                LogLine.appendString(id.given, into: &out)
             }
             out.append(literal: #","trace_id":""#)
             out.append(hex: context.trace.traceHigh)
