@@ -93,9 +93,15 @@ public enum FeedFuzzing {
         return nil
     }
 
-    /// What the URL resolver promises: nil, or an absolute http(s) URL that resolves to itself.
+    /// What the URL resolver promises: nil, or an absolute http(s) URL that resolves to itself;
+    /// and its fast path answers as the long way does.
     static func urlProblem(_ reference: String) -> String? {
-        guard let url = URLReference.absolute(reference, base: "https://feeds.example/a/b?c=d") else { return nil }
+        let base = "https://feeds.example/a/b?c=d"
+        let resolved = URLReference.absolute(reference, base: base)
+        guard resolved == URLReference.resolvedAbsolute(reference, base: base) else {
+            return "URL fast path differs: \(reference.debugDescription.prefix(300))"
+        }
+        guard let url = resolved else { return nil }
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return "resolver gave a non-http(s) URL: \(url)" }
         guard URLReference.absolute(url) == url else { return "resolver not idempotent: \(reference) → \(url)" }

@@ -92,4 +92,48 @@ import Testing
             }
         }
     }
+
+    /// The one-pass check of the usual URL (what a big feed's show notes are full of) says
+    /// "as it is" exactly where the long way returns the reference unchanged: hand-picked
+    /// edges, then random strings of URL pieces and hostile bytes, with and without a base.
+    @Test func thePlainURLFastPathAgreesWithTheLongWay() {
+        let usual = [
+            "https://example.com/links/1/2", "http://shop.example.org/p?id=3&ref=pod", "https://patreon.example/show", "https://a.example",
+            "https://a.example:8443/x#frag", "http://a.example:/", "https://cdn.example/ep%20one.mp3?x=%C3%A9", "http://a_b.example/",
+        ]
+        for url in usual {
+            #expect(URLReference.isPlainAbsolute(url), "\(url)")
+            #expect(URLReference.resolvedAbsolute(url) == url, "\(url)")
+        }
+        let edges = [
+            "HTTPS://a.example/", "https:/a.example", "https:///x", "https://:80/", "https://a.example:65536/", "https://a.example:123456/",
+            "https://a.example:65535/", "https://a:b:80/", "https://u:p@a.example/", "https://[::1]:80/", "https://a.example/ b",
+            "https://a.example/\"x", "https://a.example/<", "https://a.example/é", "https://ex ample.com/", " https://a.example/",
+            "https://a.example/\u{7F}", "https://a.example\\@b.example/", "https://a.example?q", "https://a.example#f", "httpx://a.example/",
+            "https://a.example:8a/", "http://" + String(repeating: "a", count: 254) + "/", "https://a.example/" + String(repeating: "p", count: 4100),
+            "https://a.example/%zz", "https://a.example/{x}", "https://a.ex%41mple/", "http://a.example:00080/", "javascript:alert(1)",
+        ]
+        let pieces = [
+            "http", "https", "HTTP", ":", "//", "/", "a", "b.example", ".", "-", "_", "@", "[", "]", "::1", "80", "65535", "99999", "?", "#",
+            "=", "&", "%", "%20", " ", "\t", "\"", "<", "\\", "é", "\u{301}", "x", "..", "\u{7F}", "\0",
+        ]
+        var inputs = usual + edges
+        var rng = SplitMix(seed: 5700)
+        for _ in 0..<30_000 {
+            var s = rng.next() % 2 == 0 ? "https://" : ""
+            for _ in 0..<(rng.next() % 10) { s += pieces[Int(rng.next() % UInt64(pieces.count))] }
+            inputs.append(s)
+        }
+        var plain = 0
+        for input in inputs {
+            for base in [nil, "https://feeds.example/a/b?c=d"] {
+                #expect(URLReference.absolute(input, base: base) == URLReference.resolvedAbsolute(input, base: base), "\(input.debugDescription)")
+            }
+            if URLReference.isPlainAbsolute(input) {
+                plain += 1
+                #expect(URLReference.resolvedAbsolute(input) == input, "\(input.debugDescription)")
+            }
+        }
+        #expect(plain > 1_000, "\(plain) of \(inputs.count) on the fast path")
+    }
 }

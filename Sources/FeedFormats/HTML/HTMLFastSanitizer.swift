@@ -425,7 +425,13 @@ package enum HTMLFastSanitizer {
                 }
             }
             guard keep else { return true }
-            let name = String(decoding: bytes[nameStart..<nameEnd].lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let nameBytes = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
+            // Names are nearly always written in lowercase: then read in place (a lazily mapped
+            // sequence is decoded byte by byte).
+            let name =
+                nameBytes.contains(where: { (65...90).contains($0) })
+                ? String(decoding: nameBytes.lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+                : String(decoding: nameBytes, as: UTF8.self)
             guard !attributes.contains(where: { $0.0 == name }) else { return true }  // the first one wins
             let text =
                 decoded ? String(decoding: value, as: UTF8.self) : String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)

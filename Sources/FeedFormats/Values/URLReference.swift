@@ -10,6 +10,12 @@ package enum URLReference {
     static let maxLength = 4096
 
     package static func absolute(_ reference: String, base: String? = nil) -> String? {
+        if isPlainAbsolute(reference) { return reference }
+        return resolvedAbsolute(reference, base: base)
+    }
+
+    /// `absolute` without its fast path (what `isPlainAbsolute` is tested and fuzzed against).
+    package static func resolvedAbsolute(_ reference: String, base: String? = nil) -> String? {
         guard let ref = cleaned(reference) else { return nil }
         if let scheme = scheme(of: ref) {
             guard scheme == "http" || scheme == "https" else { return nil }
@@ -21,6 +27,50 @@ package enum URLReference {
         guard !firstSegment.contains(":") else { return nil }
         guard let base, let b = Parts(base), b.authority != nil else { return nil }
         return validated(resolve(ref, against: b))
+    }
+
+    /// Whether `s` is what nearly every feed writes, an absolute URL that `resolvedAbsolute`
+    /// returns as it is, decided in one pass over its bytes: `http://` or `https://` (the
+    /// scheme in lowercase), a host of letters, digits, `-`, `.`, `_` with at most one colon and
+    /// a port of up to five digits not above 65535, then only printable ASCII with nothing to
+    /// refuse, at most `maxLength` bytes. False sends it the long way, which decides the rest
+    /// (credentials, IPv6 literals, spaces to encode, relative references, other schemes).
+    package static func isPlainAbsolute(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { b -> Bool in
+            let n = b.count
+            guard n <= maxLength, n > 7, b[0] == 0x68, b[1] == 0x74, b[2] == 0x74, b[3] == 0x70 else { return false }  // "http"
+            var i = b[4] == 0x73 ? 5 : 4  // "s"
+            guard i + 3 <= n, b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return false }  // "://"
+            i += 3
+            let hostStart = i
+            var colon = -1
+            while i < n {
+                let c = b[i]
+                if c == 0x2F || c == 0x3F || c == 0x23 { break }  // "/", "?", "#": the authority's end
+                if c == 0x3A {
+                    guard colon < 0 else { return false }
+                    colon = i
+                } else if colon >= 0 {
+                    guard isASCIIDigit(c), i - colon <= 5 else { return false }
+                } else {
+                    guard isASCIILetter(c) || isASCIIDigit(c) || c == 0x2D || c == 0x2E || c == 0x5F else { return false }
+                }
+                i += 1
+            }
+            let hostEnd = colon >= 0 ? colon : i
+            guard hostEnd > hostStart, hostEnd - hostStart <= 253 else { return false }
+            if colon >= 0 {
+                var port = 0
+                for k in (colon + 1)..<i { port = port * 10 + Int(b[k] - 0x30) }  // at most five digits
+                guard port <= 65535 else { return false }
+            }
+            while i < n {
+                let c = b[i]
+                guard c > 0x20, c < 0x7F, !refused(c) else { return false }
+                i += 1
+            }
+            return true
+        } ?? false
     }
 
     /// `mailto:` addresses as links in show notes, checked for the one thing they carry.
