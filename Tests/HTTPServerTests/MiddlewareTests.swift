@@ -122,10 +122,17 @@ import TestSupport
 
     static let patience = 60.0
 
-    @Test func middlewareWrapTheHandlerAndItsDeferredWork() async throws {
+    /// A fresh server for `body`, off the cooperative pool (the raw client blocks), shut down after.
+    static func withSetup(_ body: (Setup) throws -> Void) async throws {
         try await offPool {
             let s = try Setup()
             defer { s.server.shutdown() }
+            try body(s)
+        }
+    }
+
+    @Test func middlewareWrapTheHandlerAndItsDeferredWork() async throws {
+        try await Self.withSetup { s in
             let ok = try RawClient.get(port: s.server.port, "/members/7", headers: ["X-Member: ada"], timeout: Self.patience)
             #expect(ok.status == 200 && ok.text == #"{"member":"ada"}"#)
             #expect(ok.header("X-Middleware") == "on", "the router's middleware changed the deferred answer")
@@ -144,9 +151,7 @@ import TestSupport
 
     /// A group's middleware run on its routes only: a 404 or a route outside the group never meets them.
     @Test func aGroupsMiddlewareRunOnlyOnItsRoutes() async throws {
-        try await offPool {
-            let s = try Setup()
-            defer { s.server.shutdown() }
+        try await Self.withSetup { s in
             #expect(try RawClient.get(port: s.server.port, "/open", timeout: Self.patience).status == 200)
             let missing = try RawClient.get(port: s.server.port, "/nope", timeout: Self.patience)
             #expect(missing.status == 404 && missing.header("X-Middleware") == "on")
@@ -160,9 +165,7 @@ import TestSupport
     /// A stream outlives its handler: its middleware see its end when the connection's comes,
     /// with every byte it carried.
     @Test func aStreamsEndReachesItsMiddleware() async throws {
-        try await offPool {
-            let s = try Setup()
-            defer { s.server.shutdown() }
+        try await Self.withSetup { s in
             let client = try RawClient(port: s.server.port, timeout: Self.patience)
             try client.send("GET /members/events HTTP/1.1\r\nHost: x\r\nX-Member: cy\r\n\r\n")
             let head = try client.readResponse()
@@ -181,9 +184,7 @@ import TestSupport
     /// A client that leaves before its deferred answer: the end is a 499, with the context as
     /// the middleware left it.
     @Test func aClientThatLeavesIsA499() async throws {
-        try await offPool {
-            let s = try Setup()
-            defer { s.server.shutdown() }
+        try await Self.withSetup { s in
             let client = try RawClient(port: s.server.port, timeout: Self.patience)
             try client.send("GET /members/slow HTTP/1.1\r\nHost: x\r\nX-Member: di\r\n\r\n")
             usleep(100_000)
@@ -194,9 +195,7 @@ import TestSupport
     }
 
     @Test func aRequestThatBreaksTheProtocolMeetsTheRoutersMiddleware() async throws {
-        try await offPool {
-            let s = try Setup()
-            defer { s.server.shutdown() }
+        try await Self.withSetup { s in
             let c = try RawClient(port: s.server.port, timeout: Self.patience)
             try c.send("GET /members/1 HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
             let r = try c.readResponse()

@@ -190,6 +190,10 @@ SLOW_PID=
 RUNTIME_PACKAGES=$(awk '/^FROM .* AS runtime/ {r=1} r && /apt-get install/ {
   for (i = 1; i <= NF; i++) if ($i !~ /^-/ && $i != "apt-get" && $i != "install" && $i != "&&" && $i != "\\") print $i }' Dockerfile)
 [ -n "$RUNTIME_PACKAGES" ] || fail "no apt-get install line in the Dockerfile's runtime stage"
+# The README names the same packages (a newcomer installs from it).
+for pkg in $RUNTIME_PACKAGES; do
+  grep -qF "\`$pkg\`" README.md || fail "README.md does not name the runtime package $pkg the Dockerfile installs"
+done
 timeout 30 podman run --rm --network host --entrypoint /bin/cat "$IMAGE" /usr/local/bin/feedproxy >"$WORK/feedproxy.bin" 2>/dev/null
 NEEDED=$(readelf -d "$WORK/feedproxy.bin" | awk -F'[][]' '/NEEDED/ {print $2}')
 [ -n "$NEEDED" ] || fail "could not read the binary's NEEDED libraries"
