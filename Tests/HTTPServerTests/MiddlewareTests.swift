@@ -57,7 +57,9 @@ import TestSupport
     /// Only on the `/members` group: says who the member is, or answers 401 instead.
     final class Calls: Sendable {
         let count = Atomic<Int>(0)
+        let ends = Atomic<Int>(0)
         var value: Int { count.load(ordering: .relaxed) }
+        var ended: Int { ends.load(ordering: .relaxed) }
     }
 
     struct Membership: Middleware {
@@ -69,6 +71,9 @@ import TestSupport
             context.member = member
             return next(&context)
         }
+
+        /// A group's middleware see the ends of its routes' requests (before the router's).
+        func ended(_ context: TestContext, _ outcome: RequestOutcome) { calls.ends.add(1, ordering: .relaxed) }
     }
 
     /// A stream opened by `/members/events`, kept so the test can finish it.
@@ -159,6 +164,7 @@ import TestSupport
             #expect(try RawClient.get(port: s.server.port, "/members/1", headers: ["X-Member: bo"], timeout: Self.patience).status == 200)
             #expect(s.calls.value == 1)
             #expect(s.ends.wait(for: 3).map(\.context.route) == ["/open", "(unmatched)", "/members/:id"])
+            #expect(s.calls.ended == 1, "only the group's route reaches the group's end")
         }
     }
 
@@ -191,6 +197,8 @@ import TestSupport
             client.close()
             let record = try #require(s.ends.wait(for: 1).first)
             #expect(record.status == 499 && record.context.member == "di")
+            usleep(200_000)  // a second end would have come by now
+            #expect(s.ends.records.withLock { $0.count } == 1 && s.calls.ended == 1)
         }
     }
 
@@ -200,7 +208,11 @@ import TestSupport
             try c.send("GET /members/1 HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
             let r = try c.readResponse()
             #expect(r.status == 400 && r.header("X-Middleware") == "on")
-            #expect(s.ends.wait(for: 1).first?.context.route == "(invalid)")
+            let record = try #require(s.ends.wait(for: 1).first)
+            #expect(record.context.route == "(invalid)")
+            // Introduced as any request is: a valid trace (never all zeros) and its peer.
+            #expect(record.context.trace.traceHigh | record.context.trace.traceLow != 0 && record.context.trace.spanID != 0)
+            #expect(record.context.peer != nil)
             #expect(s.calls.value == 0)
         }
     }

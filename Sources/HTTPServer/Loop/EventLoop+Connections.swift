@@ -171,9 +171,10 @@ extension EventLoop {
         if let parsed = conn.current.take()?.core {
             core = parsed
             core.route = "(invalid)"
-            context.assignRequestID(core)
+            introduce(core, from: conn)
         } else {
             core = .unparsed(requestID: context.generatedRequestID())
+            introduce(core, from: conn)
         }
         conn.phase = .head
         // The application's middleware see it (its header lines, its record); the writing is the server's.
@@ -189,15 +190,22 @@ extension EventLoop {
         return RequestOutcome(status: response.status, bodyBytes: sent, durationSeconds: 0, loop: index)
     }
 
+    /// What the server tells the application of a request besides what was parsed: its id
+    /// (the client's when valid, else a new one), its trace (the client's continued, else a new
+    /// one) and its peer. Refusals too: their middleware see a valid trace and the peer.
+    private func introduce(_ core: CoreRequestContext, from conn: Connection) {
+        if core.generatedID == 0 { context.assignRequestID(core) }
+        core.trace = TraceContext.continuing(
+            traceparent: core.request.headers.single("traceparent"), tracestate: core.request.headers["tracestate"], ids: &traceIDs)
+        core.peer = conn.peer
+    }
+
     private func dispatch(_ conn: Connection) {
         // Filled in, then handed to the responder (one reference).
         guard let head = conn.current.take() else { return }
         let keepAlive = head.keepAlive && !context.isDraining
         let core = head.core
-        context.assignRequestID(core)
-        core.trace = TraceContext.continuing(
-            traceparent: core.request.headers.single("traceparent"), tracestate: core.request.headers["tracestate"], ids: &traceIDs)
-        core.peer = conn.peer
+        introduce(core, from: conn)
         // An answer given now is written inside this call (and its end told there); the phase
         // is set first, as the writing may read it.
         conn.phase = .head

@@ -18,7 +18,7 @@ extension EventLoop {
             fd: conn.fd, connectionID: conn.id, chunked: http11, maxBufferedBytes: context.configuration.maxStreamBufferedBytes, loop: self)
         conn.streamed = StreamedRequest(
             stream: stream, status: response.status, receivedAt: core.receivedAt, headAt: NativeThread.monotonicSeconds(), ended: ended)
-        guard core.request.method != "HEAD", !context.isDraining else {
+        guard !core.request.isHead, !context.isDraining else {
             endStream(conn)
             return
         }

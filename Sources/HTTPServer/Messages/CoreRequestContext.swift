@@ -7,9 +7,10 @@ import Primitives
 /// A reference, made once per request by the parser: the request moves from the connection
 /// into the application's context and on to deferred work as one pointer (as a value of a
 /// dozen fields it was copied and destroyed a retain and a release per field at each hand-over,
-/// more than the whole router). One owner at a time: the loop until it hands the request to
-/// the responder, then the responder's work, then the loop writing its answer; each hand-over
-/// is a Task's start or the loop's inbox lock, so nothing reads it while another writes.
+/// more than the whole router). Written only on the loop, before the handler returns: the
+/// server's fields at dispatch, the route by the router, the trace by a middleware's `handle`.
+/// From then on it is only read, and may be read at once by deferred work, the loop (a client
+/// that left) and a stream's task: nothing may write it after the handler has returned.
 public final class CoreRequestContext: @unchecked Sendable {
     /// The request as parsed; the server appends its body, nobody else changes it.
     public internal(set) var request: Request

@@ -16,6 +16,7 @@ public protocol RequestContext: Sendable {
 extension RequestContext {
     @inlinable public var request: Request { core.request }
     @inlinable public var requestID: String { core.requestID }
+    /// Set only in a middleware's `handle`, on the loop (see `CoreRequestContext`).
     @inlinable public var trace: TraceContext {
         get { core.trace }
         nonmutating set { core.trace = newValue }

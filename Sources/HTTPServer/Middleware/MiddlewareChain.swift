@@ -33,16 +33,10 @@ extension Optional: Middleware where Wrapped: Middleware {
     @inlinable public func ended(_ context: Context, _ outcome: RequestOutcome) { self?.ended(context, outcome) }
 }
 
-/// No middleware: what a route outside every group runs around its handler.
-public struct NoMiddleware<Context: RequestContext>: Middleware {
-    @inlinable public init() {}
-}
-
 /// Middleware listed outermost first, nested into one type.
 @resultBuilder public enum MiddlewareBuilder {
     @inlinable public static func buildPartialBlock<M: Middleware>(first: M) -> M { first }
     @inlinable public static func buildPartialBlock<A: Middleware, B: Middleware>(accumulated: A, next: B) -> MiddlewareChain<A, B> {
         MiddlewareChain(accumulated, next)
     }
-    @inlinable public static func buildOptional<M: Middleware>(_ middleware: M?) -> M? { middleware }
 }

@@ -14,9 +14,14 @@ extension Router {
 
     /// The end of a request `handle` answered: its route's middleware first, then the router's.
     @inlinable public func ended(_ context: Context, _ outcome: RequestOutcome) {
-        let index = context.core.routeIndex
-        if index >= 0 { routes[index].ended(context, outcome) }
+        routeEnded(context.core)?(context, outcome)
         aroundEnded(context, outcome)
+    }
+
+    /// What `core`'s route's middleware do at the end (nil: no route, or none around it).
+    @inlinable func routeEnded(_ core: CoreRequestContext) -> (@Sendable (Context, RequestOutcome) -> Void)? {
+        let index = core.routeIndex
+        return routes.indices.contains(index) ? routes[index].ended : nil
     }
 
     /// One request from the server: answered and written now (its middleware told of the
@@ -63,8 +68,7 @@ extension Router {
     /// What tells `context`'s route's middleware, then the router's, of an end that comes later
     /// (deferred work, a client that left, a stream).
     @inlinable func ending(_ context: Context) -> @Sendable (Context, RequestOutcome) -> Void {
-        let index = context.core.routeIndex
-        let routeEnded = index >= 0 ? routes[index].ended : nil, aroundEnded = self.aroundEnded
+        let routeEnded = routeEnded(context.core), aroundEnded = self.aroundEnded
         return { context, outcome in
             routeEnded?(context, outcome)
             aroundEnded(context, outcome)

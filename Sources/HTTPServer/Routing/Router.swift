@@ -10,7 +10,8 @@ public struct Router<Context: RequestContext>: Sendable {
     /// A route as it runs: its middleware around its handler, and its middleware's ends.
     @usableFromInline struct Route: Sendable {
         @usableFromInline let respond: Handler<Context>
-        @usableFromInline let ended: @Sendable (Context, RequestOutcome) -> Void
+        /// nil outside every group (no call made for nothing).
+        @usableFromInline let ended: (@Sendable (Context, RequestOutcome) -> Void)?
 
         @inlinable init<M: Middleware>(_ middleware: M, _ handler: @escaping Handler<Context>) where M.Context == Context {
             respond = { context in middleware.handle(&context, next: handler) }
@@ -20,7 +21,7 @@ public struct Router<Context: RequestContext>: Sendable {
         /// A route outside every group: its handler as it is.
         @inlinable init(_ handler: @escaping Handler<Context>) {
             respond = handler
-            ended = { _, _ in }
+            ended = nil
         }
     }
 
@@ -62,12 +63,6 @@ public struct Router<Context: RequestContext>: Sendable {
         add(method, pattern, Route(handler))
     }
 
-    /// A route with `middleware` around its handler (inside the router's own).
-    @inlinable public mutating func add<M: Middleware>(_ method: String, _ pattern: String, middleware: M, _ handler: @escaping Handler<Context>)
-    where M.Context == Context {
-        add(method, pattern, Route(middleware, handler))
-    }
-
     @inlinable mutating func add(_ method: String, _ pattern: String, _ route: Route) {
         // The table answers a route by its place here: numbered as it is appended.
         table.add(method, pattern, number: routes.count)
@@ -84,8 +79,8 @@ public struct Router<Context: RequestContext>: Sendable {
     }
 }
 
-/// Routes that share middleware: those a group adds run inside it; groups nest, the inner
-/// group's middleware inside the outer's, composed by type as one chain.
+/// Routes that share middleware: those a group adds run inside it (several middleware are one
+/// `MiddlewareChain`, composed by type).
 public struct RouteGroup<Context: RequestContext, M: Middleware>: Sendable where M.Context == Context {
     @usableFromInline let middleware: M
     @usableFromInline var routes: [(method: String, pattern: String, route: Router<Context>.Route)] = []
@@ -97,12 +92,4 @@ public struct RouteGroup<Context: RequestContext, M: Middleware>: Sendable where
     }
 
     @inlinable public mutating func get(_ pattern: String, _ handler: @escaping Handler<Context>) { add("GET", pattern, handler) }
-
-    /// Routes added in `body` run inside this group's middleware, then `inner`.
-    @inlinable public mutating func group<N: Middleware>(_ inner: N, _ body: (inout RouteGroup<Context, MiddlewareChain<M, N>>) -> Void)
-    where N.Context == Context {
-        var group = RouteGroup<Context, MiddlewareChain<M, N>>(MiddlewareChain(middleware, inner))
-        body(&group)
-        routes += group.routes
-    }
 }

@@ -29,24 +29,24 @@ final class CORSMiddleware: Middleware {
         let result = next(&context)
         switch consume result {
         case .response(var response):
-            add(to: &response, for: context.request.method)
+            add(to: &response, preflight: context.request.isOptions)
             return .response(response)
         case .deferred(let work):
             return .deferred { [self] context in
                 var response = await work(&context)
-                add(to: &response, for: context.request.method)
+                add(to: &response, preflight: context.request.isOptions)
                 return response
             }
         case .stream(var head, let open):
-            add(to: &head, for: context.request.method)
+            add(to: &head, preflight: context.request.isOptions)
             return .stream(head, open)
         }
     }
 
-    private func add(to response: inout Response, for method: String) {
+    private func add(to response: inout Response, preflight isOptions: Bool) {
         // A preflight (the router's `204` to OPTIONS) also says which methods and headers may follow.
         let added: [UInt8]
-        if response.status == 204, method == "OPTIONS", let allow = response.headers["Allow"] {
+        if response.status == 204, isOptions, let allow = response.headers["Allow"] {
             added = lines + Array("Access-Control-Allow-Methods: \(allow)\r\n".utf8) + preflightLines
         } else {
             added = lines
