@@ -320,7 +320,8 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
 }
 
 int cvips_thumbnails(const void *bytes, size_t length, int count, const int *widths, const int *max_heights, const int *formats, int quality,
-                     long long deadline_ms, void **outs, size_t *out_lengths, int *out_widths, int *out_heights, int *results) {
+                     long long deadline_ms, long long answer_ms, void **outs, size_t *out_lengths, int *out_widths, int *out_heights,
+                     int *results) {
     vips_error_clear();
     if (count < 1) return -1;
     for (int i = 0; i < count; i++) {
@@ -350,17 +351,19 @@ int cvips_thumbnails(const void *bytes, size_t length, int count, const int *wid
         return killed;
     }
     for (int i = 0; i < count; i++) {
+        // Each answer has its own time, as a resize of its own would (the image cache is off:
+        // nothing keeps `sized`, and so the pointer watched, past this turn).
+        long long answer_deadline = cvips_now_ms() + answer_ms;
         VipsImage *sized = NULL;
-        if (widths[i] == widths[largest] && max_heights[i] == max_heights[largest]) {
-            sized = decoded;
-            g_object_ref(sized);
-        } else if (vips_thumbnail_image(decoded, &sized, widths[i], "height", max_heights[i], "size", VIPS_SIZE_DOWN, NULL) != 0) {
+        int resized = widths[i] == widths[largest] && max_heights[i] == max_heights[largest]
+                          ? vips_copy(decoded, &sized, NULL)
+                          : vips_thumbnail_image(decoded, &sized, widths[i], "height", max_heights[i], "size", VIPS_SIZE_DOWN, NULL);
+        if (resized != 0) {
             results[i] = -1;
             continue;
-        } else {
-            watch(sized, &deadline_ms);
         }
-        results[i] = encode(sized, formats[i], quality, deadline_ms, &outs[i], &out_lengths[i], &out_widths[i], &out_heights[i]);
+        watch(sized, &answer_deadline);
+        results[i] = encode(sized, formats[i], quality, answer_deadline, &outs[i], &out_lengths[i], &out_widths[i], &out_heights[i]);
         g_object_unref(sized);
     }
     g_object_unref(decoded);

@@ -104,7 +104,7 @@ public enum FeedFuzzing {
         guard let url = resolved else { return nil }
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return "resolver gave a non-http(s) URL: \(url)" }
-        guard URLReference.absolute(url) == url else { return "resolver not idempotent: \(reference) → \(url)" }
+        guard URLReference.resolvedAbsolute(url) == url else { return "resolver not idempotent: \(reference) → \(url)" }
         return nil
     }
 

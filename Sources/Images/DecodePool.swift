@@ -49,13 +49,6 @@ public final class DecodePool: Sendable {
     /// Decodes waiting or running now (a gauge).
     public var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting) } }
 
-    /// Runs `work` on a pool thread and returns its result; `busy` when the queue is full.
-    public func run<T: Sendable>(_ work: @escaping @Sendable () -> Result<T, ImageFailure>) async -> Result<T, ImageFailure> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, ImageFailure>, Never>) in
-            guard submit({ continuation.resume(returning: work()) }) else { return continuation.resume(returning: .failure(.busy)) }
-        }
-    }
-
     /// Queues `work` for a pool thread; false (and not queued) when the queue is full.
     public func submit(_ work: @escaping @Sendable () -> Void) -> Bool {
         let admitted = state.withLock { s -> Bool in

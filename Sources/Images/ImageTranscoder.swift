@@ -60,7 +60,8 @@ public enum ImageTranscoder {
         let widths = requests.map { Int32(clamping: $0.width) }
         let maxHeights = requests.map { Int32(clamping: $0.width.multipliedReportingOverflow(by: limits.maxAspect).partialValue) }
         let formats = encodings.map(\.rawValue)
-        let deadline = cvips_now_ms() + Int64(Saturating.int(limits.timeout * 1000, in: 1...86_400_000))
+        let timeoutMs = Int64(Saturating.int(limits.timeout * 1000, in: 1...86_400_000))
+        let deadline = cvips_now_ms() + timeoutMs
         let count = requests.count
         // One answer: streamed from the decoder into the encoder (nothing kept in memory between).
         if count == 1 { return [single(source, width: widths[0], maxHeight: maxHeights[0], encoding: encodings[0], limits: limits, deadline: deadline)] }
@@ -70,7 +71,7 @@ public enum ImageTranscoder {
         var results = [Int32](repeating: -1, count: count)
         let decoded = source.withUnsafeBytes { bytes in
             cvips_thumbnails(
-                bytes.baseAddress, bytes.count, Int32(count), widths, maxHeights, formats, limits.quality, deadline, &outs, &lengths, &outWidths,
+                bytes.baseAddress, bytes.count, Int32(count), widths, maxHeights, formats, limits.quality, deadline, timeoutMs, &outs, &lengths, &outWidths,
                 &outHeights, &results)
         }
         defer { for out in outs { if let out { cvips_free(out) } } }

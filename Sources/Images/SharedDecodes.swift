@@ -12,8 +12,10 @@ public final class SharedDecodes: Sendable {
 
     private struct Pending {
         let id: UInt64
-        /// Joined only by a source of the same size (a refreshed source is decoded on its own).
-        let sourceBytes: Int
+        /// Joined only with the same bytes and limits (a refreshed source is decoded on its own;
+        /// the same cached buffer compares by identity, no byte read).
+        let source: [UInt8]
+        let limits: ImageLimits
         var waiters: [Waiter]
     }
 
@@ -26,7 +28,7 @@ public final class SharedDecodes: Sendable {
     public static let maxPerDecode = 16
     private let state = Locked(State())
     public let pool: DecodePool
-    /// Told of each decode of a source, with the number of answers it made.
+    /// Told of each decode of a source (failed ones too), with the number of answers asked of it.
     private let decoded: @Sendable (_ answers: Int) -> Void
 
     public init(pool: DecodePool, decoded: @escaping @Sendable (_ answers: Int) -> Void = { _ in }) {
@@ -42,13 +44,13 @@ public final class SharedDecodes: Sendable {
             enum Plan { case joined, lead(UInt64), alone }
             let plan = state.withLock { s -> Plan in
                 if var pending = s.pending[key] {
-                    guard pending.sourceBytes == source.count, pending.waiters.count < Self.maxPerDecode else { return .alone }
+                    guard pending.waiters.count < Self.maxPerDecode, pending.limits == limits, pending.source == source else { return .alone }
                     pending.waiters.append(waiter)
                     s.pending[key] = pending
                     return .joined
                 }
                 s.nextID &+= 1
-                s.pending[key] = Pending(id: s.nextID, sourceBytes: source.count, waiters: [waiter])
+                s.pending[key] = Pending(id: s.nextID, source: source, limits: limits, waiters: [waiter])
                 return .lead(s.nextID)
             }
             switch plan {
@@ -80,10 +82,10 @@ public final class SharedDecodes: Sendable {
         let results: [Result<TranscodedImage, ImageFailure>]
         do throws(ImageFailure) {
             results = try ImageTranscoder.transcode(source, waiters.map(\.request), limits: limits)
-            decoded(waiters.count)
         } catch {
             results = Array(repeating: .failure(error), count: waiters.count)
         }
+        decoded(waiters.count)
         // Every waiter is answered, whatever came back.
         for (i, waiter) in waiters.enumerated() { waiter.done.resume(returning: i < results.count ? results[i] : .failure(.undecodable)) }
     }

@@ -54,7 +54,7 @@ import Testing
         }
     }
 
-    @Test func anotherSourceOrAStartedDecodeIsNotJoined() async throws {
+    @Test func anotherSourceIsNotJoinedAndARequestAloneIsDecodedAtOnce() async throws {
         let gate = Gate()
         let decodes = Decodes()
         let shared = SharedDecodes(pool: await Self.heldPool(gate)) { n in decodes.answers.withLock { $0.append(n) } }
@@ -71,6 +71,28 @@ import Testing
             try await shared.transcode(key: "logo", source: artwork("logo-1400.png"), ImageRequest(width: 300, target: .webp), limits: limits).get().width
                 == 300)
         #expect(decodes.answers.withLock { $0.count } == 3)
+    }
+
+    /// The same key is not enough: a refreshed source of the same size, or other limits, would
+    /// otherwise be answered (and cached) from another decode.
+    @Test func otherBytesOfTheSameSizeOrOtherLimitsAreNotJoined() async throws {
+        let gate = Gate()
+        let decodes = Decodes()
+        let shared = SharedDecodes(pool: await Self.heldPool(gate)) { n in decodes.answers.withLock { $0.append(n) } }
+        let source = artwork("logo-1400.png"), limits = self.limits
+        var refreshed = source
+        refreshed[refreshed.count / 2] ^= 0xFF
+        var stricter = limits
+        stricter.quality = 40
+        async let a = shared.transcode(key: "logo", source: source, ImageRequest(width: 100, target: .webp), limits: limits)
+        while shared.waiting(for: "logo") < 1 { await Task.yield() }
+        async let b = shared.transcode(key: "logo", source: refreshed, ImageRequest(width: 300, target: .webp), limits: limits)
+        async let c = shared.transcode(key: "logo", source: source, ImageRequest(width: 300, target: .webp), limits: stricter)
+        while shared.pool.load.waiting < 3 { await Task.yield() }
+        #expect(shared.waiting(for: "logo") == 1, "neither joined the first")
+        gate.open()
+        _ = (await a, await b, await c)
+        #expect(decodes.answers.withLock { $0 } == [1, 1, 1])
     }
 
     @Test func aSourceThatDoesNotDecodeFailsEveryoneWhoJoined() async {

@@ -35,10 +35,12 @@ int cvips_thumbnail(const void *bytes, size_t length, int width, int max_height,
 /// Several thumbnails of one source from one decode: the largest of `widths` is decoded
 /// (shrink-on-load as cvips_thumbnail) and kept in memory, each other width resized from it,
 /// each answer encoded as its `formats[i]`. `results[i]` is that answer's cvips_thumbnail
-/// result (its bytes in `outs[i]`, free with cvips_free). Returns 0 once the source decoded,
-/// else the decode's failure (every result the same).
+/// result (its bytes in `outs[i]`, free with cvips_free). The decode gives up at
+/// `deadline_ms`; each answer's resize and encode gets `answer_ms` from its start. Returns 0
+/// once the source decoded, else the decode's failure (every result the same).
 int cvips_thumbnails(const void *bytes, size_t length, int count, const int *widths, const int *max_heights, const int *formats, int quality,
-                     long long deadline_ms, void **outs, size_t *out_lengths, int *out_widths, int *out_heights, int *results);
+                     long long deadline_ms, long long answer_ms, void **outs, size_t *out_lengths, int *out_widths, int *out_heights,
+                     int *results);
 
 void cvips_free(void *bytes);
 

@@ -26,7 +26,8 @@ extension UpstreamDeclaration {
             Option(
                 "--image-decode-threads", "IMAGE_DECODE_THREADS", \.[Setting.imageDecodeThreads], .integer(0...64), "images resized at once (0 = one per core)"),
             Option(
-                "--image-timeout-ms", "IMAGE_TIMEOUT_MS", \.[Setting.imageTimeoutMs], .integer(1...600_000), "longest one image's decode and encode may take"),
+                "--image-timeout-ms", "IMAGE_TIMEOUT_MS", \.[Setting.imageTimeoutMs], .integer(1...600_000),
+                "longest one image's decode and encode may take (a shared decode: the decode, then each answer)"),
         ],
         routes: [
             RouteDeclaration(.images, operation: "getImage", tag: .images, described: ImagesAPI.image, when: { $0[Setting.imageProxyKey] != nil }) { s in

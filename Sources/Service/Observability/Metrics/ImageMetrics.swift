@@ -40,10 +40,11 @@ final class ImageMetrics: Sendable {
         out += "# TYPE feedproxy_image_resize_seconds histogram\n"
         seconds.render("feedproxy_image_resize_seconds", labels: "", into: &out)
         Self.counter(
-            "feedproxy_image_source_decodes_total", "Decodes of source images; concurrent resizes of one source share one.", sourceDecodes.current,
+            "feedproxy_image_source_decodes_total", "Decodes of source images, failed ones too; concurrent resizes of one source share one.",
+            sourceDecodes.current,
             into: &out)
         Self.counter(
-            "feedproxy_image_source_decode_answers_total", "Answers those decodes made (each width and encoding asked).", sharedAnswers.current,
+            "feedproxy_image_source_decode_answers_total", "Answers asked of those decodes (each width and encoding).", sharedAnswers.current,
             into: &out)
         let load = pool.load
         out += "# HELP feedproxy_image_decodes_in_progress Images being resized, and waiting for a decoder.\n"
