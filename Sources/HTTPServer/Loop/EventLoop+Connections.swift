@@ -193,7 +193,8 @@ extension EventLoop {
     /// What the server tells the application of a request besides what was parsed: its id
     /// (the client's when valid, else a new one), its trace (the client's continued, else a new
     /// one) and its peer. Refusals too: their middleware see a valid trace and the peer.
-    private func introduce(_ core: CoreRequestContext, from conn: Connection) {
+    /// Inlined: as a call it cost the hit path ~70 instructions (callgrind).
+    @inline(__always) private func introduce(_ core: CoreRequestContext, from conn: Connection) {
         if core.generatedID == 0 { context.assignRequestID(core) }
         core.trace = TraceContext.continuing(
             traceparent: core.request.headers.single("traceparent"), tracestate: core.request.headers["tracestate"], ids: &traceIDs)

@@ -48,8 +48,8 @@ public struct Request: Sendable {
 
     /// Whether this is a HEAD (an OPTIONS) request: the length first, so that a GET costs no
     /// string comparison (a failed `==` between two strings is a call into the runtime).
-    public var isHead: Bool { method.utf8.count == 4 && method == "HEAD" }
-    public var isOptions: Bool { method.utf8.count == 7 && method == "OPTIONS" }
+    @inlinable public var isHead: Bool { method.utf8.count == 4 && method == "HEAD" }
+    @inlinable public var isOptions: Bool { method.utf8.count == 7 && method == "OPTIONS" }
 
     /// Builds a request directly (tests and in-process callers).
     public static func make(method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = []) -> Request {

@@ -21,7 +21,7 @@ extension Router {
     /// What `core`'s route's middleware do at the end (nil: no route, or none around it).
     @inlinable func routeEnded(_ core: CoreRequestContext) -> (@Sendable (Context, RequestOutcome) -> Void)? {
         let index = core.routeIndex
-        return routes.indices.contains(index) ? routes[index].ended : nil
+        return index >= 0 && index < routes.count ? routes[index].ended : nil
     }
 
     /// One request from the server: answered and written now (its middleware told of the

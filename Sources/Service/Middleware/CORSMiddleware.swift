@@ -29,24 +29,24 @@ final class CORSMiddleware: Middleware {
         let result = next(&context)
         switch consume result {
         case .response(var response):
-            add(to: &response, preflight: context.request.isOptions)
+            add(to: &response, for: context)
             return .response(response)
         case .deferred(let work):
             return .deferred { [self] context in
                 var response = await work(&context)
-                add(to: &response, preflight: context.request.isOptions)
+                add(to: &response, for: context)
                 return response
             }
         case .stream(var head, let open):
-            add(to: &head, preflight: context.request.isOptions)
+            add(to: &head, for: context)
             return .stream(head, open)
         }
     }
 
-    private func add(to response: inout Response, preflight isOptions: Bool) {
+    private func add(to response: inout Response, for context: AppRequestContext) {
         // A preflight (the router's `204` to OPTIONS) also says which methods and headers may follow.
         let added: [UInt8]
-        if response.status == 204, isOptions, let allow = response.headers["Allow"] {
+        if response.status == 204, context.request.isOptions, let allow = response.headers["Allow"] {
             added = lines + Array("Access-Control-Allow-Methods: \(allow)\r\n".utf8) + preflightLines
         } else {
             added = lines
