@@ -7,20 +7,7 @@ extension ResponseCache {
     /// `own`: this process's entry for the key when the flight started.
     func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, own: CachedResponse?) async -> Outcome {
         guard let shared else { return Outcome(fetched: await loader(own)) }
-        // Revalidation asks the upstream and still publishes the answer for the other replicas;
-        // if the upstream fails, the tier's last good answer still stands (stale-if-error).
-        // Without a copy here, the tier's (read once) gives the refresh its validators and
-        // stands if the upstream fails.
-        guard consultShared else {
-            var tierCopy: CachedResponse?
-            if own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
-            let result = await fetchHere(key, loader, previous: own ?? tierCopy)
-            if case .failed = result {
-                if tierCopy == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
-                if let tierCopy { keepIfUsableAfterError(tierCopy, key) }
-            }
-            return result
-        }
+        guard consultShared else { return await revalidate(key, loader, own: own, shared: shared) }
         var stale = usableStale(own)
         var sharedCopy: CachedResponse?
         // Refreshing our own stale copy: ask first whether the tier has a fresh one at all,
@@ -52,6 +39,54 @@ extension ResponseCache {
         let previous = Self.newer(own, sharedCopy)
         let result = await fetchOnce(key, loader, stale: stale, previous: previous, shared: shared)
         if case .failed = result, let copy = sharedCopy { keepIfUsableAfterError(copy, key) }
+        return result
+    }
+
+    /// A revalidation asks the upstream even while a copy is fresh, one replica at a time: the
+    /// key's fetch lock is its lease. Held elsewhere, another replica is reading the feed now:
+    /// its answer, stored after this one asked, is taken instead of a second download. The
+    /// answer is published for the other replicas; if the upstream fails, the tier's last good
+    /// answer still stands (stale-if-error). Without a copy here, the tier's gives the refresh
+    /// its validators.
+    private func revalidate(_ key: String, _ loader: @escaping RefreshingLoader, own: CachedResponse?, shared: any SharedCacheTier) async -> Outcome {
+        let asked = clock()
+        var pause = sharedPolicy.pollInterval
+        var token: String?
+        var waited = false
+        leasing: while token == nil {
+            switch await shared.lock(key, ttl: sharedPolicy.lockTTL) {
+            case .acquired(let held):
+                token = held
+            case .unavailable:
+                sharedObserver?(.fetchedUnlocked)
+                break leasing
+            case .heldElsewhere:
+                waited = true
+                guard clock() + pause < asked + sharedPolicy.waitLimit else {
+                    sharedObserver?(.waitTimedOut)
+                    // Still being read elsewhere: that reader tells of what it finds.
+                    if let own { return .loaded(own, .staleWhileOtherRefreshes) }
+                    break leasing
+                }
+                try? await Task.sleep(for: .seconds(pause))
+                if Task.isCancelled { return Self.leftWhileWaiting }
+                pause = min(pause * 2, sharedPolicy.maxPollInterval)
+            }
+        }
+        var tierCopy: CachedResponse?
+        if waited || own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
+        // The holder stores its answer before it lets go: one stored about when this one asked
+        // (or since) is that read's.
+        if waited, let token, let copy = tierCopy, copy.status == 200, copy.storedAt >= asked - sharedPolicy.lockTTL {
+            await shared.unlock(key, token: token)
+            sharedObserver?(.wait)
+            return .loaded(copy, .sharedWait)
+        }
+        let result = await fetchHere(key, loader, previous: Self.newer(own, tierCopy), unlocking: token)
+        if case .failed = result {
+            if tierCopy == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
+            if let tierCopy { keepIfUsableAfterError(tierCopy, key) }
+        }
         return result
     }
 
@@ -222,12 +257,19 @@ extension ResponseCache {
         }
         if let shared, publish != nil || token != nil {
             let policy = sharedPolicy, observer = sharedObserver, now = clock(), failed = failure, publish = publish
+            // What other replicas' streams wait to hear of: a new entry of an announced key.
+            let announce = publish.flatMap { entry -> (any SharedChangeFeed)? in
+                guard entry.status == 200, entry.etag != previous?.etag, let prefix = policy.announcedKeyPrefix, key.hasPrefix(prefix) else { return nil }
+                return changes
+            }
             Task {
                 await SharedTierCall.patiently {
                     var failure = failed
                     if let entry = publish {
                         switch await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {
-                        case .stored: observer?(.stored)
+                        case .stored:
+                            observer?(.stored)
+                            await announce?.announce(key, etag: entry.etag)
                         case .notStored: break
                         case .tooLarge:
                             observer?(.skippedTooLarge)

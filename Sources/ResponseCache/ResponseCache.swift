@@ -69,6 +69,8 @@ public final class ResponseCache: Sendable {
     let shared: (any SharedCacheTier)?
     let sharedPolicy: SharedTierPolicy
     let sharedObserver: SharedTierObserver?
+    /// Where a new entry fetched here under `sharedPolicy.announcedKeyPrefix` is announced.
+    let changes: (any SharedChangeFeed)?
     /// Where flights wait for other replicas' fetches (with a shared tier).
     let waitRoom: SharedWaitRoom?
     /// Renews the fetch locks this replica holds, all at once.
@@ -77,8 +79,10 @@ public final class ResponseCache: Sendable {
     /// `shared`: the L2 tier consulted on a miss before the loader runs (nil: this process only).
     public init(
         maxBytes: Int, clock: @escaping @Sendable () -> Double, shared: (any SharedCacheTier)? = nil,
-        sharedPolicy: SharedTierPolicy = SharedTierPolicy(waitLimit: 8, maxValueBytes: 1 << 20), sharedObserver: SharedTierObserver? = nil
+        sharedPolicy: SharedTierPolicy = SharedTierPolicy(waitLimit: 8, maxValueBytes: 1 << 20), sharedObserver: SharedTierObserver? = nil,
+        changes: (any SharedChangeFeed)? = nil
     ) {
+        self.changes = changes
         self.maxBytes = maxBytes
         self.clock = clock
         self.shared = shared
@@ -172,7 +176,8 @@ public final class ResponseCache: Sendable {
     /// joining one (which costs the upstream nothing) is never charged, however many callers
     /// race. nil: not admitted. On failure, a previous good entry inside its stale-if-error
     /// window is offered. `revalidate` (a client's `no-cache`): a flight this call starts
-    /// skips the shared tier and asks the upstream; it still joins a flight already running.
+    /// asks the upstream rather than the shared tier, one replica at a time (`revalidate`); it
+    /// still joins a flight already running.
     /// (Tests; routes enter through `lookupOrFetch`.)
     func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome? {
         let task = state.withLock { s in enter(key, revalidate: revalidate, admit: admit, loader: loader, in: &s) }

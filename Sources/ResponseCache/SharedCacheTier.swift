@@ -127,6 +127,9 @@ public struct SharedTierPolicy: Sendable {
     public var failureTTL = 2.0
     /// How often the keys a replica waits on are asked about (all of them in one round trip).
     public var watchInterval = 0.02
+    /// Keys whose new entries (fetched here, stored in the tier, another ETag than before) are
+    /// announced on the change feed, whatever fetched them: a request's load, a refresh, a ping.
+    public var announcedKeyPrefix: String?
 
     public init(waitLimit: Double, maxValueBytes: Int) {
         self.waitLimit = waitLimit

@@ -106,6 +106,24 @@ import TestSupport
         }
     }
 
+    /// Without a ping, a new episode reaches the stream within the feed's refresh interval: the
+    /// watched feed is read again at its cadence (here 1–2 s), conditionally (a 304 while
+    /// nothing changed), and its new episode is the next event, alone.
+    @Test func withoutAPingANewEpisodeArrivesWithinTheRefreshInterval() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "WATCH_REFRESH_MIN_S": "1", "WATCH_REFRESH_MAX_S": "2"])
+            let stream = try EventStream(h, "podcasts=1590000031&limit=50")
+            let first = try stream.episodes()
+            #expect((first.json["podcasts"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(first.json)")
+            #expect(waitUntil(30) { h.upstream.notModifiedCount >= 1 }, "read again at its cadence, conditionally")
+            #expect(h.upstream.publish(podcast: 1_590_000_031, at: Int(Date().timeIntervalSince1970)))
+            let second = try stream.episodes()
+            let fresh = Self.items(second.json)
+            #expect(fresh.count == 1 && fresh.first?["podcastId"] as? Int == 1_590_000_031, "\(second.json)")
+            #expect(second.id != first.id)
+        }
+    }
+
     /// A ping taken by one replica reaches the streams of another (Redis carries the word,
     /// the shared tier the episodes): the feed is read once, by the replica pinged.
     @Test func aPingOnOneReplicaReachesStreamsOnAnother() async throws {
@@ -138,6 +156,54 @@ import TestSupport
             #expect(try RawClient.get(port: b.port, "/hub/notify?id=1590000041").status == 202)
             let third = try stream.episodes()
             #expect(Self.items(third.json).count == 1 && third.id != second.id, "\(third.json)")
+        }
+    }
+
+    /// Any read that finds new episodes is word for every replica's streams, not only a ping's
+    /// or the refresher's: an app's `/episodes` with `no-cache` on replica A reads the feed,
+    /// and a stream on replica B hears of the new episode long before B's own cadence.
+    @Test func aRequestsReadOnOneReplicaReachesStreamsOnAnother() async throws {
+        try await offPool {
+            let redis = try RedisServerProcess()
+            let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
+            let a = try Harness(environment: shared)
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+            defer { _ = b.stop() }
+            #expect(try a.get("/podcasts/1590000042/episodes?limit=1").status == 200)
+            #expect(waitUntil { a.sharedStores >= 1 })
+            let stream = try EventStream(port: b.port, "podcasts=1590000042&limit=50")
+            let first = try stream.episodes()
+            #expect((first.json["podcasts"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(first.json)")
+
+            #expect(a.upstream.publish(podcast: 1_590_000_042, at: Int(Date().timeIntervalSince1970)))
+            let refreshed = try a.get("/episodes?podcasts=1590000042&limit=5", headers: ["Cache-Control: no-cache"])
+            #expect(refreshed.status == 200)
+            let second = try stream.episodes()
+            #expect(Self.items(second.json).count == 1 && second.id != first.id, "\(second.json)")
+            #expect(a.upstream.requestCount(for: "rss") == 2, "read once, by the request on A")
+        }
+    }
+
+    /// A backlog of many pages reaches a stream whole, a page an event: a client resuming from
+    /// an old position with `limit=1` gets each of ten new episodes, once.
+    @Test func aLongBacklogArrivesPageByPage() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let before = try h.get("/episodes?podcasts=1590000032&limit=1")
+            let token = try #require(h.json(before)["syncToken"] as? String)
+            let now = Int(Date().timeIntervalSince1970)
+            for i in 0..<10 { #expect(h.upstream.publish(podcast: 1_590_000_032, at: now - 100 + i)) }
+            #expect(try h.get("/hub/notify?id=1590000032").status == 202)
+            #expect(waitUntil { h.upstream.requestCount(for: "rss") == 2 })
+            usleep(300_000)
+            let stream = try EventStream(h, "podcasts=1590000032&limit=1&sync=\(token)")
+            var seen: [String] = []
+            for _ in 0..<10 {
+                let event = try stream.episodes()
+                seen += Self.items(event.json).compactMap { $0["id"] as? String }
+            }
+            #expect(seen.count == 10 && Set(seen).count == 10, "\(seen)")
         }
     }
 
@@ -196,6 +262,14 @@ import TestSupport
             let flood = try open(from: "127.0.0.9")
             #expect(flood.head.status == 429 && flood.head.header("Retry-After") != nil, "half full: that address gets no more")
             #expect((try? JSONSerialization.jsonObject(with: Data(flood.head.body)) as? [String: Any])?["error"] != nil)
+            // Thousands more from that address: each refused at once, none held, nothing kept.
+            var refused = 0
+            for _ in 0..<2000 {
+                let s = try open(from: "127.0.0.9")
+                if s.head.status == 429 { refused += 1 }
+                s.client.close()
+            }
+            #expect(refused == 2000)
             let other = try open(from: "127.0.0.7"), other2 = try open(from: "127.0.0.7")
             #expect(other.head.status == 200 && other2.head.status == 200, "another address still does")
             #expect(try open(from: "127.0.0.7").head.status == 429)

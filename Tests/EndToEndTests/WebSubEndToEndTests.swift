@@ -64,6 +64,8 @@ extension LibraryEventsEndToEndTests {
             let forgedToken = "/hub/websub?podcast=\(id)&token=" + String(repeating: "0", count: 32)
             #expect(try h.get(forgedToken + "&hub.mode=subscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=x").status == 404)
             #expect(try h.get(target + "&hub.mode=unsubscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=x").status == 404, "still watched")
+            let oldTopic = Self.formEncoded("https://feeds.example/moved-away.xml")
+            #expect(try h.get(target + "&hub.mode=unsubscribe&hub.topic=\(oldTopic)&hub.challenge=old").text == "old", "a topic no longer watched ends")
 
             // A new episode; a forged notification reads nothing, a signed one reads the feed once.
             let downloads = h.upstream.requestCount(for: "rss")

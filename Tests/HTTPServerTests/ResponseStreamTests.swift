@@ -62,6 +62,30 @@ import TestSupport
         }
     }
 
+    /// One event larger than the bound (a page of long show notes) goes whole to a reader that
+    /// has taken everything before it; the stream stays open for the next.
+    @Test func oneEventLargerThanTheBoundReachesAReaderThatKeepsUp() async throws {
+        try await offPool {
+            let opened = Opened()
+            let server = try startTestServer(Self.router(opened)) { $0.maxStreamBufferedBytes = 16 << 10 }
+            defer { server.shutdown() }
+            let client = try RawClient(port: server.port, timeout: 10)
+            try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+            _ = try client.readResponse()
+            _ = try client.readChunk()
+            let stream = try #require(opened.streams.withLock { $0.first })
+            #expect(waitUntil { stream.isIdle })
+            let big = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+            #expect(stream.send(big), "an empty stream takes one event of any size")
+            var got: [UInt8] = []
+            while got.count < big.count { got += try client.readChunk() }
+            #expect(got == big)
+            #expect(waitUntil { stream.isIdle })
+            #expect(stream.send(Array("data: next\n\n".utf8)) && !stream.isClosed)
+            #expect(String(decoding: try client.readChunk(), as: UTF8.self) == "data: next\n\n")
+        }
+    }
+
     /// A client that never reads: sends are refused once the stream's bound is reached (its
     /// buffer and the connection's), and the connection is closed.
     @Test func aClientThatNeverReadsIsClosedAtTheBound() async throws {

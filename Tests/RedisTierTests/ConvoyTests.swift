@@ -151,3 +151,40 @@ extension ConvoyTests {
         #expect(fetches.count == 1)
     }
 }
+
+extension ConvoyTests {
+    /// Revalidations (a watched feed's turn, a ping, a client's no-cache) ask the upstream even
+    /// while a copy is fresh, one replica at a time: the key's lock is the lease. The replica
+    /// that finds it held waits and takes the holder's answer rather than downloading again;
+    /// once the lease is let go, the next revalidation reads again.
+    @Test func oneReplicaAtATimeRevalidatesAndTheOtherTakesItsRead() async throws {
+        let (redis, c, tier) = try await Self.setUp()
+        defer { c.stop(); _ = redis }
+        let fetches = Fetches()
+        let a = Self.replica(tier), b = Self.replica(tier, waitLimit: 30)
+        let fresh = CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: NativeThread.monotonicSeconds(), policy: Self.policy)
+        a.store(fresh, for: "k")
+        b.store(fresh, for: "k")
+        let reading = Task { await a.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 1, body: Array("new".utf8))() }) }
+        #expect(await eventually { fetches.count == 1 })  // a holds the lease and is reading
+        guard case .loaded(let taken, .sharedWait) = await b.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 0)() })
+        else {
+            Issue.record("expected the holder's read")
+            return
+        }
+        #expect(taken.body == Array("new".utf8))
+        guard case .loaded(let read, .upstream) = await reading.value else {
+            Issue.record("expected a's own read")
+            return
+        }
+        #expect(read.body == Array("new".utf8))
+        #expect(fetches.count == 1, "one download for both replicas")
+        #expect(b.peek("k")?.body == Array("new".utf8))
+
+        guard case .loaded(_, .upstream) = await b.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 0)() }) else {
+            Issue.record("the lease let go: the next revalidation reads")
+            return
+        }
+        #expect(fetches.count == 2)
+    }
+}

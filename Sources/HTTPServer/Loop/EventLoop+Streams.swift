@@ -36,12 +36,14 @@ extension EventLoop {
             return
         }
         let (bytes, ending, behind) = stream.take()
+        let caughtUp = conn.unsentBytes == 0
         if !bytes.isEmpty {
             conn.output.appendBody(bytes)
             streamed.sent &+= bytes.count
         }
-        // A reader that does not take what is sent is closed: its buffer never grows past the bound.
-        if behind || conn.unsentBytes > stream.maxBufferedBytes {
+        // A reader that does not take what is sent is closed: its buffer never grows past the
+        // bound (one that had taken everything may be handed one event larger than it).
+        if behind || (!caughtUp && conn.unsentBytes > stream.maxBufferedBytes) {
             closeConnection(conn)
             return
         }

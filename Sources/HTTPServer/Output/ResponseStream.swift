@@ -3,7 +3,8 @@ import Primitives
 /// The body of a long-lived response (Server-Sent Events): written by the application from any
 /// thread, sent by the connection's loop as chunks, in order. Bounded: bytes the client has not
 /// taken yet, here and in the connection's buffer, are at most `maxBufferedBytes`; a reader
-/// that falls further behind is closed (never a buffer that grows), as is one whose socket
+/// that falls further behind is closed (never a buffer that grows; one event larger than the
+/// bound goes to a reader that has taken everything before it), as is one whose socket
 /// stalls past the server's write timeout.
 public final class ResponseStream: Sendable {
     struct State {
@@ -40,7 +41,9 @@ public final class ResponseStream: Sendable {
         guard !bytes.isEmpty else { return !isClosed }
         let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
             guard !s.closed, !s.finishing else { return (false, false) }
-            guard s.queued.count + bytes.count <= maxBufferedBytes else {
+            // An empty queue takes one event of any size (a page of long show notes): the bound
+            // is on what a reader leaves behind, not on what one event weighs.
+            guard s.queued.isEmpty || s.queued.count + bytes.count <= maxBufferedBytes else {
                 s.finishing = true
                 s.behind = true
                 let wake = !s.scheduled
@@ -87,6 +90,10 @@ public final class ResponseStream: Sendable {
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Whether everything sent so far has been handed to the connection (an application sending
+    /// a long backlog a part at a time sends the next once this holds).
+    public var isIdle: Bool { state.withLock { $0.queued.isEmpty && !$0.scheduled } }
 
     // MARK: the loop's side
 

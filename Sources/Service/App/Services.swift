@@ -56,6 +56,12 @@ struct Services: Sendable {
         upstream = try UpstreamClient(configuration: upstreamConfig) { source, outcome, seconds in
             metrics.recordUpstream(source: source, outcome: outcome, seconds: seconds)
         }
+        // A bound for a holder that never finishes: its fetch may wait budgets for a busy host
+        // (a background refresh up to four), then look up and download within one each.
+        var sharedPolicy = SharedTierPolicy(waitLimit: 6 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes)
+        // New episode data, whoever read it, is word for other replicas' event streams.
+        sharedPolicy.announcedKeyPrefix = String(EpisodesAdapter.dataKey(0).dropLast())
+        let changes = redis.map { RedisChangeFeed(connection: $0, prefix: c.redisKeyPrefix) }
         cache = ResponseCache(
             maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() },
             shared: redis.map {
@@ -63,10 +69,7 @@ struct Services: Sendable {
                     connection: $0, prefix: c.redisKeyPrefix, fingerprint: SchemaFingerprint.compute(c),
                     failureCodes: UpstreamError.codes.union(ClientError.feedCodes))
             },
-            // A bound for a holder that never finishes: its fetch may wait budgets for a busy host
-            // (a background refresh up to four), then look up and download within one each.
-            sharedPolicy: SharedTierPolicy(waitLimit: 6 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes),
-            sharedObserver: { metrics.shared.l2($0.metricName) })
+            sharedPolicy: sharedPolicy, sharedObserver: { metrics.shared.l2($0.metricName) }, changes: changes)
         // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
         podcastLookups = PodcastLookups(c, sharingIn: cache)
         feedRegistry = FeedRegistry(c, sharingIn: cache)
@@ -77,7 +80,7 @@ struct Services: Sendable {
                 upstream: upstream, cache: cache)
         }
         episodeEvents = EpisodeEventHub(
-            cache: cache, changes: redis.map { RedisChangeFeed(connection: $0, prefix: c.redisKeyPrefix) },
+            cache: cache, changes: changes,
             limits: EpisodeEventHub.Limits(
                 streams: c[Setting.eventStreamsMax], streamsPerClient: c[Setting.eventStreamsPerClient],
                 refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],

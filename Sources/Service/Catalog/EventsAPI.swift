@@ -57,7 +57,7 @@ enum EventsAPI {
         "400": .error("neither url nor id (missing_parameter), or one that is not a feed URL or podcast id (invalid_parameter)"),
         "404": .error("feed_unknown: no podcast here reads this feed (nothing is fetched for a URL a stranger names)"),
         "429": .limited(
-            "ping_too_soon: this feed was pinged within the last 10 s (it is being read); client_rate_limited: this client's pings (each costs a miss of CLIENT_MISS_RATE_PER_MIN) passed its quota"
+            "ping_too_soon: this feed was pinged within the last 10 s (it is being read, and is read once more when the 10 s have passed); client_rate_limited: this client's pings (each costs a miss of CLIENT_MISS_RATE_PER_MIN) passed its quota"
         ),
     ]
 

@@ -56,6 +56,9 @@ final class EpisodeEventHub: Sendable {
         var told: [Int: String] = [:]
         var nextRead: [Int: Double] = [:]
         var lastPing: [Int: Double] = [:]
+        /// Pings that came within `pingInterval` of the last one: read when it has passed (a
+        /// publisher that updates twice in ten seconds is heard twice, a flood still once).
+        var deferredPings: [Int: Double] = [:]
         /// Watched podcasts by their feed's normalised URL (a ping names a feed by its URL).
         var byURL: [String: Set<Int>] = [:]
         var urlOf: [Int: String] = [:]
@@ -67,6 +70,12 @@ final class EpisodeEventHub: Sendable {
         var lastTick = 0.0
         var lastHeartbeat = 0.0
         var ticking = false
+        /// A tick runs (one at a time), and another was asked for meanwhile.
+        var inTick = false
+        var tickAgain = false
+        /// Streams with more pages to send than their last event carried: one page a turn, each
+        /// once the one before has left.
+        var morePages = Set<ObjectIdentifier>()
         var turn = 0
         /// Podcasts of recent library refreshes (`/episodes`), until when they are kept warm.
         var library: [Int: Double] = [:]
@@ -171,6 +180,7 @@ final class EpisodeEventHub: Sendable {
         state.withLock { st in
             let key = ObjectIdentifier(s)
             guard st.subscribers.removeValue(forKey: key) != nil else { return }
+            st.morePages.remove(key)
             st.perClient[s.client, default: 1] -= 1
             if st.perClient[s.client] == 0 { st.perClient[s.client] = nil }
             for id in s.ids {
@@ -196,17 +206,17 @@ final class EpisodeEventHub: Sendable {
         s.position.withLock { position in
             guard first || position.started else { return }
             position.started = true
-            // A long backlog goes as several events, each a page; the rest on the next change.
-            for round in 0..<8 {
-                let token = position.token
-                let key = memo.map { _ in "\(s.limit)|\(token?.encoded ?? "-")|" + s.ids.map(String.init).joined(separator: ",") }
-                let made = key.flatMap { memo?.event($0) } ?? makeEvent(s, after: token, first: first && round == 0)
-                if let key, let memo { memo.keep(made, as: key) }
-                guard let event = made else { return }
-                guard s.stream.send(event.bytes) else { return }
-                counters.events.add(1, ordering: .relaxed)
-                position.token = event.token
-                guard event.more else { return }
+            // A long backlog goes as several events, a page each: the rest a page a turn.
+            let token = position.token
+            let key = memo.map { _ in "\(s.limit)|\(token?.encoded ?? "-")|" + s.ids.map(String.init).joined(separator: ",") }
+            let made = key.flatMap { memo?.event($0) } ?? makeEvent(s, after: token, first: first)
+            if let key, let memo { memo.keep(made, as: key) }
+            guard let event = made, s.stream.send(event.bytes) else { return }
+            counters.events.add(1, ordering: .relaxed)
+            position.token = event.token
+            let id = ObjectIdentifier(s)
+            state.withLock { st in
+                if event.more, st.subscribers[id] != nil { st.morePages.insert(id) } else { st.morePages.remove(id) }
             }
         }
     }
@@ -233,7 +243,7 @@ final class EpisodeEventHub: Sendable {
     /// rather than at the next turn of the ticker.
     func changed(_ id: Int) {
         guard state.withLock({ $0.watchers[id] != nil }) else { return }
-        _ = tick()
+        tick()
     }
 
     /// A podcast's feed URL, normalised: a feed id's is its registry answer's, a directory
@@ -299,7 +309,10 @@ final class EpisodeEventHub: Sendable {
     func ping(_ id: Int) -> Ping {
         let now = clock()
         let wait = state.withLock { st -> Double? in
-            if let last = st.lastPing[id], now - last < limits.pingInterval { return limits.pingInterval - (now - last) }
+            if let last = st.lastPing[id], now - last < limits.pingInterval {
+                if st.deferredPings.count < 10_000 { st.deferredPings[id] = last + limits.pingInterval }
+                return limits.pingInterval - (now - last)
+            }
             if st.lastPing.count >= 100_000 { st.lastPing = st.lastPing.filter { now - $0.value < limits.pingInterval } }
             st.lastPing[id] = now
             return nil
@@ -323,7 +336,7 @@ final class EpisodeEventHub: Sendable {
             while let hub = self {
                 // Only streams need word from the other replicas (a library's warmth does not).
                 if hub.streamCount > 0 { await hub.learnFromOtherReplicas() }
-                guard hub.tick() else { break }
+                if !hub.tick(), hub.stopsTicking() { break }
                 try? await Task.sleep(nanoseconds: 200_000_000)
             }
         }
@@ -365,8 +378,43 @@ final class EpisodeEventHub: Sendable {
         return Int(key.dropFirst(prefix.count)).flatMap { $0 > 0 ? $0 : nil }
     }
 
-    /// One look at the watched podcasts; false when nothing is watched (the ticker stops).
+    /// Whether the ticker may stop: nothing watched, no library kept warm, no WebSub
+    /// subscription left to end (decided under the lock a new stream takes to start it).
+    private func stopsTicking() -> Bool {
+        state.withLock { st in
+            guard st.subscribers.isEmpty, st.starting == 0, st.library.isEmpty, (websub?.subscriptionCount ?? 0) == 0 else { return false }
+            st.ticking = false
+            return true
+        }
+    }
+
+    /// One look at the watched podcasts (a turn of the ticker, or a read that just ended); one
+    /// at a time: asked while one runs, it runs once more after it. False when nothing is
+    /// watched.
+    @discardableResult
     func tick() -> Bool {
+        let enters = state.withLock { st -> Bool in
+            if st.inTick {
+                st.tickAgain = true
+                return false
+            }
+            st.inTick = true
+            return true
+        }
+        guard enters else { return true }
+        var watching = turn()
+        while state.withLock({ st -> Bool in
+            let again = st.tickAgain
+            st.tickAgain = false
+            if !again { st.inTick = false }
+            return again
+        }) {
+            watching = turn()
+        }
+        return watching
+    }
+
+    private func turn() -> Bool {
         let now = clock()
         let (watched, library, heartbeat, budget) = state.withLock { st -> ([Int], [Int], Bool, Int) in
             st.turn &+= 1
@@ -377,10 +425,7 @@ final class EpisodeEventHub: Sendable {
                 st.nextRead = st.nextRead.filter { st.watchers[$0.key] != nil || st.library[$0.key] != nil }
             }
             // With no stream and no library left, the ticker goes on only while WebSub subscriptions are to end.
-            guard !st.subscribers.isEmpty || !st.library.isEmpty else {
-                if (websub?.subscriptionCount ?? 0) == 0 { st.ticking = false }
-                return ([], [], false, 0)
-            }
+            guard !st.subscribers.isEmpty || !st.library.isEmpty else { return ([], [], false, 0) }
             let elapsed = st.lastTick == 0 ? 0 : min(60, now - st.lastTick)
             st.lastTick = now
             st.refreshTokens = min(limits.refreshesPerMinute, st.refreshTokens + elapsed * limits.refreshesPerMinute / 60)
@@ -389,8 +434,9 @@ final class EpisodeEventHub: Sendable {
             let library = libraryTurn ? st.library.keys.filter { st.watchers[$0] == nil } : []
             return (Array(st.watchers.keys), library, beat, Int(st.refreshTokens))
         }
+        hearDeferredPings(now: now)
         websub?.maintain(watched: Set(watched), now: now)
-        guard !watched.isEmpty || !library.isEmpty || heartbeat else { return state.withLock { $0.ticking } }
+        guard !watched.isEmpty || !library.isEmpty || heartbeat else { return !watched.isEmpty || !library.isEmpty }
         var current: [Int: String] = [:]
         var due: [(id: Int, at: Double)] = []
         for id in watched {
@@ -413,11 +459,15 @@ final class EpisodeEventHub: Sendable {
             }
         }
         let (changed, read, unscheduled) = state.withLock { st -> ([Subscriber], [Int], [Int]) in
+            // A stale or missing feed is read as soon as its time allows (not again while it is read).
+            due = due.filter { (st.nextRead[$0.id] ?? 0) <= now }
             var affected = Set<ObjectIdentifier>()
             for (id, etag) in current where st.told[id] != etag {
                 st.told[id] = etag
                 affected.formUnion(st.watchers[id] ?? [])
             }
+            // Streams with more of a backlog to send, whose last page has left.
+            for key in st.morePages where st.subscribers[key]?.stream.isIdle == true { affected.insert(key) }
             for (id, at) in st.nextRead where at <= now && current[id] != nil { due.append((id, at)) }
             // The longest waiting first, within the ceiling.
             due.sort { $0.at < $1.at }
@@ -452,13 +502,31 @@ final class EpisodeEventHub: Sendable {
         return true
     }
 
+    /// The pings deferred until their feed's interval passed, read now as pings.
+    private func hearDeferredPings(now: Double) {
+        let due = state.withLock { st -> [Int] in
+            guard !st.deferredPings.isEmpty else { return [] }
+            let due = st.deferredPings.filter { $0.value <= now }.map(\.key)
+            for id in due {
+                st.deferredPings[id] = nil
+                st.lastPing[id] = now
+            }
+            return due
+        }
+        guard !due.isEmpty, let refresh = refresher.withLock({ $0 }) else { return }
+        for id in due {
+            counters.pings.add(1, ordering: .relaxed)
+            refresh(id, true)
+        }
+    }
+
     func interval(_ id: Int, now: Double) -> Double {
         guard case .fresh(let entry) = cache.lookup(EpisodesAdapter.dataKey(id)), let data = EpisodeFeedData(entry.body) else {
             return limits.refreshBounds.lowerBound
         }
         let own = EpisodeCadence.refreshInterval(data, now: Double(Timestamp.now()), within: limits.refreshBounds)
         // A hub tells of its changes: polling is only the safety net, at the longest interval.
-        return websub?.holds(id) == true ? max(own, limits.refreshBounds.upperBound) : own
+        return websub?.holds(id, now: now) == true ? max(own, limits.refreshBounds.upperBound) : own
     }
 }
 

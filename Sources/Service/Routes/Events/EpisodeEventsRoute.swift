@@ -22,10 +22,10 @@ struct EpisodeEventsRoute: Sendable {
 
     /// Reads a podcast's feed again in the background. On a ping, from the publisher at once;
     /// on the ticker's turn, only when no replica read it within its interval (the shared
-    /// tier's newer copy is taken instead). What it finds new is announced to the other
-    /// replicas, whose streams then hear of it within a fraction of a second.
+    /// tier's newer copy is taken instead). What it finds new is told to this replica's streams
+    /// at once; the cache announces it to the other replicas (as any read of episode data).
     static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, Bool) -> Void {
-        let cache = feeds.cache, changes = hub.changes
+        let cache = feeds.cache
         return { id, ping in
             let key = EpisodesAdapter.dataKey(id)
             let loader = feeds.loader(adapter.dataFeed(id))
@@ -41,7 +41,6 @@ struct EpisodeEventsRoute: Sendable {
                     entry.etag != before?.etag
                 else { return }
                 hub.changed(id)
-                await changes?.announce(key, etag: entry.etag)
             }
         }
     }
@@ -60,9 +59,10 @@ struct EpisodeEventsRoute: Sendable {
         } catch {
             return .response(.error(error))
         }
-        // A reconnect's own position wins; one not ours (forged, or of an older format) is as none.
-        if let last = context.request.headers["last-event-id"], !last.isEmpty {
-            token = try? SyncToken.decode(last)
+        // A reconnect's own position wins; one not ours (forged, or of an older format) is as
+        // none, and the query's `sync=` (if any) stands.
+        if let last = context.request.headers["last-event-id"], !last.isEmpty, let position = try? SyncToken.decode(last) {
+            token = position
         }
         context.identifyClient()
         let client = context.client.map(ClientResolver.key)

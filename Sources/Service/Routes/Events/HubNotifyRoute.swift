@@ -50,7 +50,10 @@ struct HubNotifyRoute: Sendable {
                 }
             }
             if refreshing.isEmpty, let wait {
-                return .error(ClientError(status: 429, code: "ping_too_soon", message: "this feed was pinged moments ago: it is being read", retryAfter: wait))
+                return .error(
+                    ClientError(
+                        status: 429, code: "ping_too_soon",
+                        message: "this feed was pinged moments ago: it is being read, and is read once more when 10 s have passed", retryAfter: wait))
             }
             guard !refreshing.isEmpty else {
                 return .error(status: 404, code: "feed_unknown", message: "no podcast here reads this feed: nothing was fetched")

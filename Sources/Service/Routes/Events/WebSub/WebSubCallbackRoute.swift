@@ -4,7 +4,7 @@ import Primitives
 
 /// `/hub/websub?podcast=&token=`: where WebSub hubs call. A `GET` is a hub verifying intent:
 /// the challenge is echoed for a subscription a replica asked for (the token is the podcast's,
-/// and the topic the one its feed names) or an unsubscription of a feed this replica no longer
+/// and the topic the one its feed names) or an unsubscription of a topic no stream here
 /// watches; anything else is 404. A `POST` is a content notification: its `X-Hub-Signature`
 /// (an HMAC of the body under the subscription's secret) is checked, and a valid one reads the
 /// feed again at once, as a ping does (the body itself is not used: the feed is read through
@@ -45,15 +45,20 @@ struct WebSubCallbackRoute: Sendable {
             let confirmed: Bool
             switch mode {
             case "subscribe":
-                // Asked by this replica, or by another: the topic is the one the feed names.
+                // Asked by this replica (held from now for the lease granted), or by another: the
+                // topic is the one the feed names.
                 if subscriber.wants(id, topic: topic) {
+                    let lease = request.query("hub.lease_seconds").flatMap { $0.utf8.count <= 10 ? Int($0) : nil }
+                    subscriber.verified(id, topic: topic, lease: lease, now: hub.clock())
                     confirmed = true
                 } else {
                     let named = await hub.topic(of: id)
                     confirmed = !topic.isEmpty && named == topic
                 }
             case "unsubscribe":
-                confirmed = !hub.watches(id)
+                // Not while a stream here watches the feed at that topic (a feed that moved to
+                // another hub or topic has its old subscription ended).
+                confirmed = !(hub.watches(id) && subscriber.wants(id, topic: topic))
             default:
                 return .error(status: 400, code: "invalid_parameter", message: "hub.mode is subscribe, unsubscribe or denied")
             }

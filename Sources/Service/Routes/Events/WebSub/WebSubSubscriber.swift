@@ -23,8 +23,9 @@ final class WebSubSubscriber: Sendable {
         var hub: String
         var topic: String
         var renewAt: Double
-        /// The hub answered 2xx.
-        var accepted = false
+        /// Until when the hub's verification of intent (answered here) said it holds the
+        /// subscription: its granted lease. A hub's 2xx to the request only means "will verify".
+        var verifiedUntil: Double?
         /// Since when no stream here watches it (nil: watched).
         var unwatchedSince: Double?
     }
@@ -82,8 +83,24 @@ final class WebSubSubscriber: Sendable {
         state.withLock { $0.subscriptions[id].map { $0.topic == topic && $0.unwatchedSince == nil } ?? false }
     }
 
-    /// Whether a hub took a subscription of podcast `id` from this replica (polling then only backs it up).
-    func holds(_ id: Int) -> Bool { state.withLock { $0.subscriptions[id].map { $0.accepted && $0.unwatchedSince == nil } ?? false } }
+    /// Whether a hub verified this replica's subscription of podcast `id` and its lease runs
+    /// (polling then only backs it up).
+    func holds(_ id: Int, now: Double) -> Bool {
+        state.withLock { $0.subscriptions[id].map { ($0.verifiedUntil ?? 0) > now && $0.unwatchedSince == nil } ?? false }
+    }
+
+    /// A hub verified the subscription of podcast `id` at `topic` here, granting `lease`
+    /// seconds: it is held until then, and renewed at four fifths of the lease granted (a hub
+    /// may grant less than was asked).
+    func verified(_ id: Int, topic: String, lease: Int?, now: Double) {
+        let granted = Double(lease.map { min(max($0, 60), settings.lease) } ?? settings.lease)
+        state.withLock { st in
+            guard var sub = st.subscriptions[id], sub.topic == topic else { return }
+            sub.verifiedUntil = now + granted
+            sub.renewAt = min(sub.renewAt, now + granted * 0.8)
+            st.subscriptions[id] = sub
+        }
+    }
 
     /// A hub said no to podcast `id` (`hub.mode=denied`): not asked again for an hour.
     func denied(_ id: Int, now: Double) {
@@ -149,9 +166,10 @@ final class WebSubSubscriber: Sendable {
                 if let sub = st.subscriptions[id], sub.hub == feed.hub, sub.topic == feed.topic, now < sub.renewAt { continue }
                 // The feed moved to another hub or topic: the old subscription goes.
                 if let old = st.subscriptions[id], old.hub != feed.hub || old.topic != feed.topic { unsubscribe.append((id, old.hub, old.topic)) }
-                // A renewal keeps what the hub answered last until it answers again.
-                let renewing = st.subscriptions[id].map { $0.hub == feed.hub && $0.topic == feed.topic && $0.accepted } ?? false
-                st.subscriptions[id] = Subscription(hub: feed.hub, topic: feed.topic, renewAt: now + Double(settings.lease) * 0.8, accepted: renewing)
+                // A renewal keeps the lease verified last until the hub verifies again.
+                let verified = st.subscriptions[id].flatMap { $0.hub == feed.hub && $0.topic == feed.topic ? $0.verifiedUntil : nil }
+                st.subscriptions[id] = Subscription(
+                    hub: feed.hub, topic: feed.topic, renewAt: now + Double(settings.lease) * 0.8, verifiedUntil: verified)
                 subscribe.append((id, feed.hub, feed.topic))
             }
             return (subscribe, unsubscribe)
@@ -180,10 +198,7 @@ final class WebSubSubscriber: Sendable {
                 accepted = false
             }
             guard let self else { return }
-            if accepted {
-                self.counters.accepted.add()
-                if mode == "subscribe" { self.state.withLock { $0.subscriptions[id]?.accepted = true } }
-            }
+            if accepted { self.counters.accepted.add() }
             if !accepted {
                 self.counters.refused.add()
                 if mode == "subscribe" {
