@@ -288,3 +288,9 @@ echo
 # Event fan-out (issue 58): 10,000 idle /episodes/events streams from 40 addresses, memory per
 # stream and one ping's event on every stream (p50/p99), beside nginx + nchan publishing the same size.
 python3 scripts/bench/events-bench.py "$BIN/feedproxy" 10000
+
+echo
+# What keeping 1,000 watched feeds of mixed cadence warm costs their publishers in an hour:
+# the refresher's own scheduling over one simulated hour (a real hour does not fit a bench).
+"$SWIFT" build --build-tests >/dev/null
+"$SWIFT" test --skip-build --filter WatchedFeedsCostTests 2>&1 | grep -E "one simulated hour|Test run with"
