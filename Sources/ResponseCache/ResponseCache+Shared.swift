@@ -5,9 +5,13 @@ import Primitives
 /// falls back to this process's own behaviour.
 extension ResponseCache {
     /// `own`: this process's entry for the key when the flight started.
-    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, own: CachedResponse?) async -> Outcome {
+    /// `leased`: a background revalidation, one replica at a time (see `revalidate`).
+    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, leased: Bool = false, own: CachedResponse?) async -> Outcome {
         guard let shared else { return Outcome(fetched: await loader(own)) }
-        guard consultShared else { return await revalidate(key, loader, own: own, shared: shared) }
+        guard consultShared else {
+            if leased { return await revalidateLeased(key, loader, own: own, shared: shared) }
+            return await revalidateNow(key, loader, own: own, shared: shared)
+        }
         var stale = usableStale(own)
         var sharedCopy: CachedResponse?
         // Refreshing our own stale copy: ask first whether the tier has a fresh one at all,
@@ -42,13 +46,28 @@ extension ResponseCache {
         return result
     }
 
-    /// A revalidation asks the upstream even while a copy is fresh, one replica at a time: the
-    /// key's fetch lock is its lease. Held elsewhere, another replica is reading the feed now:
-    /// its answer, stored after this one asked, is taken instead of a second download. The
-    /// answer is published for the other replicas; if the upstream fails, the tier's last good
-    /// answer still stands (stale-if-error). Without a copy here, the tier's gives the refresh
-    /// its validators.
-    private func revalidate(_ key: String, _ loader: @escaping RefreshingLoader, own: CachedResponse?, shared: any SharedCacheTier) async -> Outcome {
+    /// A client's `no-cache`: its own read of the upstream, started now (another replica's
+    /// read, begun before it asked, would not answer it). The answer is published for the other
+    /// replicas; if the upstream fails, the tier's last good answer still stands
+    /// (stale-if-error). Without a copy here, the tier's gives the refresh its validators.
+    private func revalidateNow(_ key: String, _ loader: @escaping RefreshingLoader, own: CachedResponse?, shared: any SharedCacheTier) async -> Outcome {
+        var tierCopy: CachedResponse?
+        if own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
+        let result = await fetchHere(key, loader, previous: own ?? tierCopy)
+        if case .failed = result {
+            if tierCopy == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
+            if let tierCopy { keepIfUsableAfterError(tierCopy, key) }
+        }
+        return result
+    }
+
+    /// A background revalidation (a watched feed's turn, a publisher's ping) asks the upstream
+    /// even while a copy is fresh, one replica at a time: the key's fetch lock is its lease.
+    /// Held elsewhere, another replica is reading the feed now: its answer, stored about when
+    /// this one asked or since, is taken instead of a second download. The answer is published
+    /// for the other replicas; if the upstream fails, the tier's last good answer still stands
+    /// (stale-if-error). Without a copy here, the tier's gives the refresh its validators.
+    private func revalidateLeased(_ key: String, _ loader: @escaping RefreshingLoader, own: CachedResponse?, shared: any SharedCacheTier) async -> Outcome {
         let asked = clock()
         var pause = sharedPolicy.pollInterval
         var token: String?
@@ -94,12 +113,21 @@ extension ResponseCache {
     /// looked up, say: the replica that next loads that podcast's feed finds it there).
     public func share(_ response: CachedResponse, for key: String) {
         store(response, for: key)
+        guard shared != nil else { return }
+        Task { await offer(response, for: key) }
+    }
+
+    /// `share`, awaited: the tier has taken it (or could not) when this returns.
+    public func shareAwaited(_ response: CachedResponse, for key: String) async {
+        store(response, for: key)
+        await offer(response, for: key)
+    }
+
+    private func offer(_ response: CachedResponse, for key: String) async {
         guard let shared else { return }
         let policy = sharedPolicy, observer = sharedObserver, age = response.age(at: clock())
-        Task {
-            await SharedTierCall.patiently {
-                if case .stored = await shared.put(key, response, age: age, fetchSeconds: 0, maxBytes: policy.maxValueBytes) { observer?(.stored) }
-            }
+        await SharedTierCall.patiently {
+            if case .stored = await shared.put(key, response, age: age, fetchSeconds: 0, maxBytes: policy.maxValueBytes) { observer?(.stored) }
         }
     }
 

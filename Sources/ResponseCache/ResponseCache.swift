@@ -176,8 +176,7 @@ public final class ResponseCache: Sendable {
     /// joining one (which costs the upstream nothing) is never charged, however many callers
     /// race. nil: not admitted. On failure, a previous good entry inside its stale-if-error
     /// window is offered. `revalidate` (a client's `no-cache`): a flight this call starts
-    /// asks the upstream rather than the shared tier, one replica at a time (`revalidate`); it
-    /// still joins a flight already running.
+    /// skips the shared tier and asks the upstream; it still joins a flight already running.
     /// (Tests; routes enter through `lookupOrFetch`.)
     func fetch(_ key: String, revalidate: Bool = false, admit: () -> Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome? {
         let task = state.withLock { s in enter(key, revalidate: revalidate, admit: admit, loader: loader, in: &s) }
@@ -314,7 +313,11 @@ public final class ResponseCache: Sendable {
         let number = s.nextFlight
         // The entry it replaces, read under the lock that starts it: no second visit.
         let own = s.slots.peek(key)
-        let run: @Sendable () async -> Outcome = { [self] in finish(key, number, await load(key, loader, consultShared: !revalidate, own: own)) }
+        // A background revalidation is leased (one replica at a time); a client's no-cache reads now.
+        let leased = revalidate && !counted
+        let run: @Sendable () async -> Outcome = { [self] in
+            finish(key, number, await load(key, loader, consultShared: !revalidate, leased: leased, own: own))
+        }
         // A caller's flight inherits the caller's task-locals (its upstream deadline, fair-queue
         // turn, trace). A background refresh belongs to no request, wherever it was started from.
         let task = counted ? Task(operation: run) : Task.detached { await SharedTierCall.patiently(run) }

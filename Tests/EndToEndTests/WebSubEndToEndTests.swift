@@ -60,6 +60,8 @@ extension LibraryEventsEndToEndTests {
             // Verification of intent: the challenge for this topic, nothing for another, or for a callback not ours.
             let verify = try h.get(target + "&hub.mode=subscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=c-42&hub.lease_seconds=60")
             #expect(verify.status == 200 && verify.text == "c-42", "\(verify.status) \(verify.text)")
+            let spaced = try h.get(target + "&hub.mode=subscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=a%20b%C3%A9&hub.lease_seconds=60")
+            #expect(spaced.status == 200 && spaced.text == "a bé", "any text is echoed as sent")
             #expect(try h.get(target + "&hub.mode=subscribe&hub.topic=http%3A%2F%2Fevil.example%2F&hub.challenge=x").status == 404)
             let forgedToken = "/hub/websub?podcast=\(id)&token=" + String(repeating: "0", count: 32)
             #expect(try h.get(forgedToken + "&hub.mode=subscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=x").status == 404)
@@ -100,9 +102,9 @@ extension LibraryEventsEndToEndTests {
 
 extension LibraryEventsEndToEndTests {
     /// Behind a balancer the hub's calls land on any replica: one that never watched the feed
-    /// confirms the subscription another asked for (the topic is in Redis with the feed's
-    /// data), checks a notification's signature with the same key, and the feed it reads
-    /// reaches the stream on the other replica.
+    /// confirms the subscription another asked for and refuses its unsubscription while that
+    /// one watches (its watch mark in Redis), checks a notification's signature with the same
+    /// key, and the feed it reads reaches the stream on the other replica.
     @Test func aHubsCallsAreAnsweredByAnyReplica() async throws {
         try await offPool {
             let hub = try FixtureHub()
@@ -130,6 +132,8 @@ extension LibraryEventsEndToEndTests {
             let verify = try RawClient.get(
                 port: b.port, target + "&hub.mode=subscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=from-b&hub.lease_seconds=86400")
             #expect(verify.status == 200 && verify.text == "from-b", "\(verify.status) \(verify.text)")
+            let unsubscribe = target + "&hub.mode=unsubscribe&hub.topic=\(Self.formEncoded(topic))&hub.challenge=not-yet"
+            #expect(try RawClient.get(port: b.port, unsubscribe).status == 404, "replica A still watches it (its mark in Redis)")
 
             #expect(a.upstream.publish(podcast: id, at: Int(Date().timeIntervalSince1970)))
             let body = Array("<rss/>".utf8)

@@ -40,6 +40,13 @@ import Testing
             ])
         #expect(d.hints.hub == "https://header-hub.example/" && d.hints.topic == "https://feeds.example/show.xml")
         #expect(d.hints.interval == 600)
+        // Discovery stops where a hub is named: the headers' topic alone does not pair with the feed's hub.
+        let docHub = try Self.data(
+            #"<atom:link rel="hub" href="https://doc-hub.example/"/><atom:link rel="self" href="https://feeds.example/doc.xml"/>"#,
+            headers: [("Link", #"<https://feeds.example/show.xml>; rel="self""#)])
+        #expect(docHub.hints.hub == "https://doc-hub.example/" && docHub.hints.topic == "https://feeds.example/doc.xml")
+        let commas = PublisherHints.links(#"<https://hub.example/a,b>; rel="hub", <https://feeds.example/x.xml?q=1,2>; rel="self alternate""#)
+        #expect(commas.map(\.url) == ["https://hub.example/a,b", "https://feeds.example/x.xml?q=1,2"], "\(commas)")
         let expires = PublisherHints(headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Expires", "Sun, 06 Nov 1994 09:49:37 GMT")])
         #expect(expires.interval == 3600)
         #expect(PublisherHints(headers: [("Expires", "0")]).interval == nil, "an invalid or past Expires says nothing")

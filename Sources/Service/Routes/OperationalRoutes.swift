@@ -79,7 +79,7 @@ enum OperationalRoutes {
                     let c = w.counters
                     return (
                         w.subscriptionCount, c.accepted.current, c.refused.current, c.denied.current, c.verified.current, c.notifications.current,
-                        c.forged.current
+                        c.forged.current, c.keptForOthers.current
                     )
                 }))
         let body = Array(text.utf8)

@@ -30,6 +30,13 @@ import Upstream
                     return .response(Response(status: status.withLock { $0 }))
                 }
             }
+            // A hub that moved: its new address in a 308 (relative, as Location may be).
+            router.add("POST", "/moved-hub") { context in
+                forms.withLock { $0.append(("/moved-hub", [:])) }
+                var response = Response(status: 308)
+                response.headers.add("Location", "/hub")
+                return .response(response)
+            }
             server = try startTestServer(router) { $0.drainTimeout = 0.5 }
         }
 
@@ -46,6 +53,23 @@ import Upstream
         cache.store(
             CachedResponse(Representation(blob), storedAt: time, policy: FreshnessPolicy(ttl: 1e7, staleWhileRevalidate: 0, staleIfError: 0)),
             for: EpisodesAdapter.dataKey(id))
+    }
+
+    /// A hub that answers 307/308 is asked again at its new address, once, with the same form.
+    @Test func aMovedHubIsAskedAtItsNewAddress() async throws {
+        try await offPool {
+            let hub = try Hub()
+            defer { hub.server.shutdown() }
+            let cache = ResponseCache(maxBytes: 16 << 20, clock: { 1000 })
+            try Self.store(cache, id: 9, hub: hub.url("/moved-hub"), at: 1000)
+            let subscriber = WebSubSubscriber(
+                settings: WebSubSubscriber.Settings(publicBaseURL: "https://fp.example/", key: "k", lease: 1000, allowPrivateHosts: true),
+                upstream: try UpstreamClient(configuration: UpstreamConfiguration()), cache: cache)
+            subscriber.maintain(watched: [9], now: 1000)
+            #expect(waitUntil { subscriber.counters.accepted.current == 1 })
+            #expect(hub.last(2).map(\.path) == ["/moved-hub", "/hub"])
+            #expect(hub.last(1).first?.form["hub.mode"] == "subscribe" && subscriber.counters.refused.current == 0)
+        }
     }
 
     @Test func aSubscriptionIsRenewedRetriedMovedAndEnded() async throws {

@@ -74,7 +74,7 @@ public final class Metrics: Sendable {
         var events = 0
         var watchRefreshes = 0
         var pings = 0
-        var websub: (subscriptions: Int, accepted: Int, refused: Int, denied: Int, verified: Int, notifications: Int, forged: Int)?
+        var websub: (subscriptions: Int, accepted: Int, refused: Int, denied: Int, verified: Int, notifications: Int, forged: Int, keptForOthers: Int)?
     }
 
     func render(_ g: Gauges) -> String {
@@ -149,6 +149,9 @@ public final class Metrics: Sendable {
             family("feedproxy_websub_requests_total", "counter", "Subscribe and unsubscribe requests sent to WebSub hubs, by how they ended.")
             out += "feedproxy_websub_requests_total{result=\"accepted\"} \(w.accepted)\n"
             out += "feedproxy_websub_requests_total{result=\"refused\"} \(w.refused)\n"
+            single(
+                "feedproxy_websub_unsubscribes_kept_total", "counter", "Unsubscriptions not sent: another replica still watched the feed.",
+                w.keptForOthers)
             single("feedproxy_websub_denied_total", "counter", "Subscriptions a hub denied (hub.mode=denied).", w.denied)
             single("feedproxy_websub_verifications_total", "counter", "Hubs' verifications of intent confirmed.", w.verified)
             family("feedproxy_websub_notifications_total", "counter", "Content notifications from hubs, by their signature.")

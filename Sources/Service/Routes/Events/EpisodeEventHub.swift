@@ -279,17 +279,6 @@ final class EpisodeEventHub: Sendable {
     /// Whether a stream here watches podcast `id`.
     func watches(_ id: Int) -> Bool { state.withLock { $0.watchers[id] != nil } }
 
-    /// The WebSub topic podcast `id`'s feed names (its data here, or in the shared tier).
-    func topic(of id: Int) async -> String? {
-        let key = EpisodesAdapter.dataKey(id)
-        let entry: CachedResponse?
-        switch cache.lookup(key) {
-        case .fresh(let e), .stale(let e): entry = e
-        case .miss: entry = await cache.newestAnywhere(key)
-        }
-        return entry.flatMap { EpisodeFeedData($0.body) }?.hints.topic
-    }
-
     // MARK: pings
 
     enum Ping { case refreshing, tooSoon(Double) }
@@ -538,11 +527,21 @@ final class EventMemo: Sendable {
         let more: Bool
     }
 
-    private let made = Locked<[String: Event?]>([:])
+    private let made = Locked<(events: [String: Event?], bytes: Int)>(([:], 0))
+
+    /// Kept for the turn at most: past these, events are made for each stream (as without a memo).
+    static let maxEvents = 10_000, maxBytes = 32 << 20
 
     /// nil: not made yet; .some(nil): nothing new for that position.
-    func event(_ key: String) -> Event?? { made.withLock { $0[key] } }
-    func keep(_ event: Event?, as key: String) { made.withLock { if $0.count < 10_000 { $0[key] = event } } }
+    func event(_ key: String) -> Event?? { made.withLock { $0.events[key] } }
+    func keep(_ event: Event?, as key: String) {
+        let size = (event?.bytes.count ?? 0) + key.utf8.count
+        made.withLock { m in
+            guard m.events.count < Self.maxEvents, m.bytes + size <= Self.maxBytes else { return }
+            m.events[key] = event
+            m.bytes += size
+        }
+    }
 }
 
 /// What `/metrics` counts of the event streams.

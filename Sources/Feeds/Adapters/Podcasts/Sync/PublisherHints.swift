@@ -42,16 +42,39 @@ public struct PublisherHints: Sendable, Equatable {
         self.init(hub: hub, topic: topic, interval: seconds)
     }
 
-    /// These hints, with the feed's own filling in what the headers did not say.
+    /// These hints, with the feed's own filling in what the headers did not say. WebSub's
+    /// discovery stops at the first place that names a hub: the headers', else the feed's (a
+    /// hub of one is never paired with the other's topic, unless the headers named no topic).
     func completed(by feed: PublisherHints) -> PublisherHints {
         let longest = [interval, feed.interval].compactMap { $0 }.max()
-        return PublisherHints(hub: hub ?? feed.hub, topic: topic ?? feed.topic, interval: longest)
+        guard let hub else { return PublisherHints(hub: feed.hub, topic: feed.hub == nil ? nil : feed.topic, interval: longest) }
+        return PublisherHints(hub: hub, topic: topic ?? feed.topic, interval: longest)
+    }
+
+    /// The header's link-values: split at commas outside `<…>` and quoted strings (a URL may
+    /// hold a comma).
+    static func linkValues(_ header: String) -> [Substring] {
+        var parts: [Substring] = []
+        var start = header.startIndex, inTarget = false, inQuotes = false
+        for i in header.indices {
+            switch header[i] {
+            case "<" where !inQuotes: inTarget = true
+            case ">" where !inQuotes: inTarget = false
+            case "\"" where !inTarget: inQuotes.toggle()
+            case "," where !inTarget && !inQuotes:
+                parts.append(header[start..<i])
+                start = header.index(after: i)
+            default: break
+            }
+        }
+        parts.append(header[start...])
+        return parts
     }
 
     /// `<url>; rel="a b", <url>; rel=c`: each absolute http(s) URL with its relation types.
     static func links(_ header: String) -> [(url: String, rels: [String])] {
         var found: [(String, [String])] = []
-        for part in header.utf8.count <= 8192 ? header.split(separator: ",") : [] {
+        for part in header.utf8.count <= 8192 ? linkValues(header) : [] {
             let fields = part.split(separator: ";").map { $0.trimmingWhitespace() }
             guard let target = fields.first, target.hasPrefix("<"), target.hasSuffix(">"), target.count >= 2,
                 let url = URLReference.absolute(String(target.dropFirst().dropLast()))

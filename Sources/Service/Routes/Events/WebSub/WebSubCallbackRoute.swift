@@ -3,9 +3,9 @@ import HTTPServer
 import Primitives
 
 /// `/hub/websub?podcast=&token=`: where WebSub hubs call. A `GET` is a hub verifying intent:
-/// the challenge is echoed for a subscription a replica asked for (the token is the podcast's,
-/// and the topic the one its feed names) or an unsubscription of a topic no stream here
-/// watches; anything else is 404. A `POST` is a content notification: its `X-Hub-Signature`
+/// the challenge is echoed for a subscription a replica asked for and still wants (the token is
+/// the podcast's; another replica's wish is its watch mark in the shared tier) or an
+/// unsubscription of a topic no replica watches; anything else is 404. A `POST` is a content notification: its `X-Hub-Signature`
 /// (an HMAC of the body under the subscription's secret) is checked, and a valid one reads the
 /// feed again at once, as a ping does (the body itself is not used: the feed is read through
 /// the same conditional fetch as always). A missing or forged signature changes nothing; it is
@@ -37,28 +37,31 @@ struct WebSubCallbackRoute: Sendable {
             subscriber.denied(id, now: hub.clock())
             return .response(Self.plain("", status: 200))
         }
+        // Echoed as the hub sent it (any text); control characters and a runaway length are not a challenge.
         guard let challenge = request.query("hub.challenge"), !challenge.isEmpty, challenge.utf8.count <= 1024,
-            challenge.utf8.allSatisfy({ (33...126).contains($0) })
-        else { return .response(.error(status: 400, code: "invalid_parameter", message: "hub.challenge is missing or not printable ASCII")) }
+            challenge.utf8.allSatisfy({ $0 >= 32 && $0 != 127 })
+        else { return .response(.error(status: 400, code: "invalid_parameter", message: "hub.challenge is missing, too long or holds control characters")) }
         let subscriber = self.subscriber, hub = self.hub
         return .deferred { _ in
             let confirmed: Bool
             switch mode {
             case "subscribe":
-                // Asked by this replica (held from now for the lease granted), or by another: the
-                // topic is the one the feed names.
+                // Asked by this replica (held from now for the lease granted), or by another
+                // that still watches it (its mark in the shared tier).
                 if subscriber.wants(id, topic: topic) {
                     let lease = request.query("hub.lease_seconds").flatMap { $0.utf8.count <= 10 ? Int($0) : nil }
                     subscriber.verified(id, topic: topic, lease: lease, now: hub.clock())
                     confirmed = true
                 } else {
-                    let named = await hub.topic(of: id)
-                    confirmed = !topic.isEmpty && named == topic
+                    let wanted = await subscriber.wantedAnywhere(id, topic: topic)
+                    confirmed = !topic.isEmpty && wanted
                 }
             case "unsubscribe":
-                // Not while a stream here watches the feed at that topic (a feed that moved to
-                // another hub or topic has its old subscription ended).
-                confirmed = !(hub.watches(id) && subscriber.wants(id, topic: topic))
+                // Not while a stream here, or on another replica, watches the feed at that topic
+                // (a feed that moved to another hub or topic has its old subscription ended).
+                let here = hub.watches(id) && subscriber.wants(id, topic: topic)
+                let elsewhere = await subscriber.watchedElsewhere(id, topic: topic)
+                confirmed = !here && !elsewhere
             default:
                 return .error(status: 400, code: "invalid_parameter", message: "hub.mode is subscribe, unsubscribe or denied")
             }

@@ -1,3 +1,4 @@
+import FeedFormats
 import Feeds
 import Primitives
 import ResponseCache
@@ -37,6 +38,8 @@ final class WebSubSubscriber: Sendable {
         var lastPass = 0.0
         /// What each watched feed's data named, by the data's ETag.
         var seen: [Int: Hints] = [:]
+        /// When this replica last said in the shared tier that it watches each subscription.
+        var markedAt: [Int: Double] = [:]
     }
 
     private struct Hints {
@@ -51,6 +54,8 @@ final class WebSubSubscriber: Sendable {
     let counters = WebSubCounters()
     private let tokens: HMACSHA256
     private let state = Locked(State())
+    /// This replica, as its watch marks name it.
+    private let replica = String(UInt64.random(in: 1...UInt64.max), radix: 16)
 
     /// Requests to hubs sent at most per pass (a pass every two seconds).
     static let requestsPerPass = 20
@@ -111,6 +116,43 @@ final class WebSubSubscriber: Sendable {
         }
     }
 
+    // MARK: watch marks (what the replicas want, told through the shared tier)
+
+    /// How long after a subscription's last stream the replica lets it go.
+    var grace: Double { min(300, Double(settings.lease) / 10) }
+    /// A watch mark's life: renewed at a third of it while a stream watches; well within the
+    /// grace, so a replica that stopped watching has no live mark when another decides.
+    var markLife: Double { max(1, min(120, grace / 2)) }
+
+    static func markKey(_ id: Int) -> String { "websub-watch:\(id)" }
+
+    /// Says in the shared tier (with Redis) that this replica watches podcast `id` at `topic`.
+    private func mark(_ id: Int, topic: String) async {
+        let policy = FreshnessPolicy(ttl: markLife, staleWhileRevalidate: 0, staleIfError: 0)
+        let body = Array("\(replica) \(topic)".utf8)
+        await cache.shareAwaited(CachedResponse(body: body, gzippedBody: nil, storedAt: cache.now, policy: policy), for: Self.markKey(id))
+    }
+
+    /// The live watch mark of podcast `id`: which replica wrote it last, and its topic.
+    private func liveMark(_ id: Int) async -> (replica: Substring, topic: Substring)? {
+        guard let entry = await cache.newestAnywhere(Self.markKey(id)), entry.age(at: cache.now) < markLife else { return nil }
+        let text = String(decoding: entry.body, as: UTF8.self)
+        guard let space = text.firstIndex(of: " ") else { return nil }
+        return (text[..<space], text[text.index(after: space)...])
+    }
+
+    /// Whether another replica watches podcast `id` at `topic` now.
+    func watchedElsewhere(_ id: Int, topic: String) async -> Bool {
+        guard let mark = await liveMark(id) else { return false }
+        return mark.replica != replica && mark.topic == topic
+    }
+
+    /// Whether any replica asked for podcast `id` at `topic` and still watches it.
+    func wantedAnywhere(_ id: Int, topic: String) async -> Bool {
+        if wants(id, topic: topic) { return true }
+        return await liveMark(id)?.topic == topic[...]
+    }
+
     /// One look at what the streams watch (called by the event hub's ticker; a pass every two
     /// seconds at most): subscribes what names a hub and is not subscribed (or is due for
     /// renewal), unsubscribes what nobody here has watched for a grace period.
@@ -143,7 +185,7 @@ final class WebSubSubscriber: Sendable {
             }
         }
         if !read.isEmpty { state.withLock { $0.seen.merge(read) { $1 } } }
-        let grace = min(300, Double(settings.lease) / 10)
+        let grace = self.grace
         let (subscribe, unsubscribe) = state.withLock { st -> ([(Int, String, String)], [(Int, String, String)]) in
             var subscribe: [(Int, String, String)] = [], unsubscribe: [(Int, String, String)] = []
             for (id, var sub) in st.subscriptions {
@@ -174,6 +216,17 @@ final class WebSubSubscriber: Sendable {
             }
             return (subscribe, unsubscribe)
         }
+        // Watch marks renewed (a new subscription's is written before the hub is asked).
+        let marks = state.withLock { st -> [(Int, String)] in
+            st.markedAt = st.markedAt.filter { st.subscriptions[$0.key] != nil }
+            let due = st.subscriptions.compactMap { id, sub -> (Int, String)? in
+                guard sub.unwatchedSince == nil, let at = st.markedAt[id], now - at >= markLife / 3 else { return nil }
+                return (id, sub.topic)
+            }
+            for (id, _) in due + subscribe.map({ ($0.0, $0.2) }) { st.markedAt[id] = now }
+            return due
+        }
+        if !marks.isEmpty { Task.detached { [weak self] in for (id, topic) in marks { await self?.mark(id, topic: topic) } } }
         for (id, hub, topic) in subscribe { send("subscribe", id: id, hub: hub, topic: topic, now: now) }
         for (id, hub, topic) in unsubscribe { send("unsubscribe", id: id, hub: hub, topic: topic, now: now) }
     }
@@ -184,15 +237,27 @@ final class WebSubSubscriber: Sendable {
         var fields = [("hub.mode", mode), ("hub.topic", topic), ("hub.callback", callback(id))]
         if mode == "subscribe" { fields += [("hub.secret", secret(id)), ("hub.lease_seconds", String(settings.lease))] }
         let body = fields.map { "\($0.0.formEncoded())=\($0.1.formEncoded())" }.joined(separator: "&")
-        var request = UpstreamRequest(
-            upstream: SourceName.episodes, method: .post, url: hub, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array(body.utf8), maxBodyBytes: 64 << 10, publicAddressesOnly: !settings.allowPrivateHosts)
-        request.urlChosenByThirdParty = true
+        let form = Array(body.utf8), publicOnly = !settings.allowPrivateHosts
+        let first = Self.hubRequest(to: hub, form: form, publicOnly: publicOnly)
         let upstream = self.upstream, retry = max(60, Double(settings.lease) / 10)
         Task.detached { [weak self] in
+            // Another replica still watches it: the subscription is its to end. A subscription's
+            // mark goes first, so any replica the hub verifies it with knows it is wanted.
+            if mode == "unsubscribe", await self?.watchedElsewhere(id, topic: topic) == true {
+                self?.counters.keptForOthers.add()
+                return
+            }
+            if mode == "subscribe" { await self?.mark(id, topic: topic) }
             let accepted: Bool
             do {
-                let response = try await upstream.send(request)
+                var response = try await upstream.send(first)
+                // A hub that moved answers 307/308 with its new address: asked there once (same checks).
+                if response.status == 307 || response.status == 308,
+                    let location = response.headers.last(where: { $0.0.lowercased() == "location" })?.1,
+                    let url = URLReference.absolute(location, base: hub)
+                {
+                    response = try await upstream.send(Self.hubRequest(to: url, form: form, publicOnly: publicOnly))
+                }
                 accepted = (200..<300).contains(response.status)
             } catch {
                 accepted = false
@@ -211,6 +276,15 @@ final class WebSubSubscriber: Sendable {
         }
     }
 
+    /// A form posted to a hub: an address a publisher chose (SSRF checks, its host's breaker).
+    static func hubRequest(to url: String, form: [UInt8], publicOnly: Bool) -> UpstreamRequest {
+        var request = UpstreamRequest(
+            upstream: SourceName.episodes, method: .post, url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form,
+            maxBodyBytes: 64 << 10, publicAddressesOnly: publicOnly)
+        request.urlChosenByThirdParty = true
+        return request
+    }
+
     var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
 }
 
@@ -222,4 +296,6 @@ final class WebSubCounters: Sendable {
     let verified = Counter()
     let notifications = Counter()
     let forged = Counter()
+    /// Unsubscriptions not sent because another replica still watched the feed.
+    let keptForOthers = Counter()
 }
