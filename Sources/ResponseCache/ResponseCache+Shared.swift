@@ -284,7 +284,7 @@ extension ResponseCache {
             if publish == nil, error.sharedWithWaiters { failure = .error(error.error) }
         }
         if let shared, publish != nil || token != nil {
-            let policy = sharedPolicy, observer = sharedObserver, now = clock(), failed = failure, publish = publish
+            let policy = sharedPolicy, observer = sharedObserver, clock = self.clock, failed = failure, publish = publish
             // What other replicas' streams wait to hear of: a new entry of an announced key.
             let announce = publish.flatMap { entry -> (any SharedChangeFeed)? in
                 guard entry.status == 200, entry.etag != previous?.etag, let prefix = policy.announcedKeyPrefix, key.hasPrefix(prefix) else { return nil }
@@ -294,7 +294,9 @@ extension ResponseCache {
                 await SharedTierCall.patiently {
                     var failure = failed
                     if let entry = publish {
-                        switch await shared.put(key, entry, age: entry.age(at: now), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {
+                        // Its age as of the put (a busy machine may start this task late: an age taken
+                        // before would make the entry look fresher to the other replicas).
+                        switch await shared.put(key, entry, age: entry.age(at: clock()), fetchSeconds: fetchSeconds, maxBytes: policy.maxValueBytes) {
                         case .stored:
                             observer?(.stored)
                             await announce?.announce(key, etag: entry.etag)
