@@ -124,21 +124,37 @@ import TestSupport
         }
     }
 
+    /// Replicas A and B sharing a real Redis: podcast `id` read by A (its copy in Redis), and a
+    /// stream on B watching it, its first event read.
+    struct TwoReplicas {
+        let redis: RedisServerProcess
+        let a: Harness
+        let b: FeedProxyProcess
+        let stream: EventStream
+        let first: (json: [String: Any], id: String)
+    }
+
+    static func twoReplicas(streamOnBFor id: Int) throws -> TwoReplicas {
+        let redis = try RedisServerProcess()
+        let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
+        let a = try Harness(environment: shared)
+        let b = try FeedProxyProcess(
+            environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+        #expect(try a.get("/podcasts/\(id)/episodes?limit=1").status == 200)
+        #expect(waitUntil { a.sharedStores >= 1 })
+        let stream = try EventStream(port: b.port, "podcasts=\(id)&limit=50")
+        let first = try stream.episodes()
+        #expect((first.json["podcasts"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(first.json)")
+        return TwoReplicas(redis: redis, a: a, b: b, stream: stream, first: first)
+    }
+
     /// A ping taken by one replica reaches the streams of another (Redis carries the word,
     /// the shared tier the episodes): the feed is read once, by the replica pinged.
     @Test func aPingOnOneReplicaReachesStreamsOnAnother() async throws {
         try await offPool {
-            let redis = try RedisServerProcess()
-            let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
-            let a = try Harness(environment: shared)
-            let b = try FeedProxyProcess(
-                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
-            defer { _ = b.stop() }
-            #expect(try a.get("/podcasts/1590000041/episodes?limit=1").status == 200)
-            #expect(waitUntil { a.sharedStores >= 1 })
-            let stream = try EventStream(port: b.port, "podcasts=1590000041&limit=50")
-            let first = try stream.episodes()
-            #expect((first.json["podcasts"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(first.json)")
+            let replicas = try Self.twoReplicas(streamOnBFor: 1590000041)
+            defer { _ = replicas.b.stop() }
+            let (redis, a, b, stream, first) = (replicas.redis, replicas.a, replicas.b, replicas.stream, replicas.first)
             #expect(a.upstream.requestCount(for: "rss") == 1, "replica B took replica A's copy")
 
             #expect(a.upstream.publish(podcast: 1_590_000_041, at: Int(Date().timeIntervalSince1970)))
@@ -164,17 +180,9 @@ import TestSupport
     /// and a stream on replica B hears of the new episode long before B's own cadence.
     @Test func aRequestsReadOnOneReplicaReachesStreamsOnAnother() async throws {
         try await offPool {
-            let redis = try RedisServerProcess()
-            let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
-            let a = try Harness(environment: shared)
-            let b = try FeedProxyProcess(
-                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
-            defer { _ = b.stop() }
-            #expect(try a.get("/podcasts/1590000042/episodes?limit=1").status == 200)
-            #expect(waitUntil { a.sharedStores >= 1 })
-            let stream = try EventStream(port: b.port, "podcasts=1590000042&limit=50")
-            let first = try stream.episodes()
-            #expect((first.json["podcasts"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(first.json)")
+            let replicas = try Self.twoReplicas(streamOnBFor: 1590000042)
+            defer { _ = replicas.b.stop() }
+            let (a, stream, first) = (replicas.a, replicas.stream, replicas.first)
 
             #expect(a.upstream.publish(podcast: 1_590_000_042, at: Int(Date().timeIntervalSince1970)))
             let refreshed = try a.get("/episodes?podcasts=1590000042&limit=5", headers: ["Cache-Control: no-cache"])
