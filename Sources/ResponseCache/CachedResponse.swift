@@ -75,7 +75,8 @@ public final class CachedResponse: Sendable {
 
     /// Approximate memory held, for the byte budget.
     var cost: Int {
-        body.count + (gzippedBody?.count ?? 0) + etag.utf8.count + (link?.utf8.count ?? 0) + (revalidation?.serialized.utf8.count ?? 0) + 128
+        // Capacity, not count: what the arrays hold in memory is what the budget bounds.
+        body.capacity + (gzippedBody?.capacity ?? 0) + etag.utf8.count + (link?.utf8.count ?? 0) + (revalidation?.serialized.utf8.count ?? 0) + 128
     }
 
     public func age(at now: Double) -> Double { max(0, now - storedAt) }

@@ -1,4 +1,5 @@
 import Primitives
+import Synchronization
 
 /// In-memory response cache: TTL, stale-while-revalidate, stale-if-error,
 /// single-flight loads, and a byte budget with LRU eviction.
@@ -75,6 +76,7 @@ public final class ResponseCache: Sendable {
     let waitRoom: SharedWaitRoom?
     /// Renews the fetch locks this replica holds, all at once.
     let lockKeeper: SharedLockKeeper?
+    private let deadlineTimers = Atomic<Int>(0)
 
     /// `shared`: the L2 tier consulted on a miss before the loader runs (nil: this process only).
     public init(
@@ -220,22 +222,32 @@ public final class ResponseCache: Sendable {
 
     /// The flight's outcome, or at `deadline` (the clock's seconds) a timeout: the caller
     /// leaves the flight then, as when it is cancelled, and the flight goes on for the others.
+    /// Whichever ends the wait first cancels the deadline's timer: a timer left sleeping would
+    /// keep its task, the flight and the flight's answer alive until the deadline (every miss
+    /// held its response for the rest of its budget: hundreds of MB under a burst of misses).
     private func outcome(of task: Task<Outcome, Never>, key: String, until deadline: Double) async -> Outcome {
         let once = OnceOutcome()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 once.wait(continuation)
-                Task { once.resume(await task.value) }
-                Task { [clock] in
+                deadlineTimers.add(1, ordering: .relaxed)
+                once.timer = Task { [clock] in
+                    defer { self.deadlineTimers.subtract(1, ordering: .relaxed) }
                     let left = deadline - clock()
                     if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 1...Int(Int32.max)))) }
+                    guard !Task.isCancelled else { return }
                     if once.resume(.failed(Self.waitedPastDeadline)) { self.leave(key, task) }
                 }
+                Task { once.resume(await task.value) }
             }
         } onCancel: {
             if once.resume(.failed(Self.waitedPastDeadline)) { leave(key, task) }
         }
     }
+
+    /// Deadline timers alive: callers waiting on a flight with a deadline (0 when idle; one
+    /// that stays up after its callers left is a leak).
+    public var waitingWithDeadline: Int { deadlineTimers.load(ordering: .relaxed) }
 
     /// The caller's deadline came before the flight's end (the flight goes on for others).
     static let waitedPastDeadline = CacheLoadError(
@@ -390,6 +402,17 @@ private final class OnceOutcome: Sendable {
     private let state = Locked<(continuation: CheckedContinuation<ResponseCache.Outcome, Never>?, result: ResponseCache.Outcome?, done: Bool)>(
         (nil, nil, false))
 
+    private let timerBox = Locked<Task<Void, Never>?>(nil)
+
+    /// The deadline's timer, cancelled when the wait ends (at once if it already has).
+    var timer: Task<Void, Never>? {
+        get { timerBox.withLock { $0 } }
+        set {
+            timerBox.withLock { $0 = newValue }
+            if state.withLock({ $0.done }) { newValue?.cancel() }
+        }
+    }
+
     func wait(_ continuation: CheckedContinuation<ResponseCache.Outcome, Never>) {
         let ready = state.withLock { s -> ResponseCache.Outcome? in
             if let result = s.result { return result }
@@ -409,6 +432,7 @@ private final class OnceOutcome: Sendable {
             if s.continuation == nil { s.result = outcome }
             return (true, s.continuation)
         }
+        if ended { timerBox.withLock { $0 }?.cancel() }
         continuation?.resume(returning: outcome)
         return ended
     }

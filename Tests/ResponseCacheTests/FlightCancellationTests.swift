@@ -78,6 +78,25 @@ import Primitives
         if case .loaded? = await started.value {} else { Issue.record("the flight should have gone on for its caller") }
     }
 
+    /// Issue 66: a caller whose flight ends before its deadline leaves nothing behind: the
+    /// deadline's timer (which held the flight and its answer) ends with the wait, not at the
+    /// deadline an hour later.
+    @Test func aFlightEndingBeforeTheDeadlineLeavesNoTimerBehind() async {
+        let clock = self.clock
+        let cache = ResponseCache(maxBytes: 1 << 20, clock: { clock.now })
+        let gate = Gate()
+        gate.released.store(true, ordering: .relaxed)
+        for i in 0..<50 {
+            let outcome = await cache.lookupOrFetch("k\(i)", waitUntil: clock.now + 3600, admit: { true }, refreshing: { _ in await self.loader(gate)() })
+            guard case .loaded? = outcome else {
+                Issue.record("expected a load: \(String(describing: outcome))")
+                return
+            }
+        }
+        await Self.waitUntil { cache.waitingWithDeadline == 0 }
+        #expect(cache.waitingWithDeadline == 0)
+    }
+
     @Test func aBackgroundRefreshIsNeverCancelledByACallerWhoJoinedIt() async {
         let clock = self.clock
         let cache = ResponseCache(maxBytes: 1 << 20, clock: { clock.now })

@@ -217,10 +217,13 @@ extension EventLoop {
         conn.deadlineKind = .none
         let fd = conn.fd, id = conn.id, workerCPUs = self.workerCPUs
         let work = deferred.work
+        context.statistics.runningHandlers.add(1, ordering: .relaxed)
         conn.handler = Task { [self] in
             // A pool thread started from a pinned loop inherits its single CPU: give it back all of them.
             if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }
-            complete(fd: fd, connectionID: id, answer: await work())
+            let answer = await work()
+            context.statistics.runningHandlers.subtract(1, ordering: .relaxed)
+            complete(fd: fd, connectionID: id, answer: answer)
         }
     }
 

@@ -6,12 +6,15 @@ import Synchronization
 /// server; readable from any thread.
 public final class ServerStatistics: Sendable {
     let openConnections = Atomic<Int>(0)
+    let runningHandlers = Atomic<Int>(0)
     private let loops = Locked<[EventLoop]>([])
 
     public init() {}
 
     /// Client connections open now.
     public var open: Int { openConnections.load(ordering: .relaxed) }
+    /// Requests whose handler runs now (answers not given on the loop: misses, batches).
+    public var inFlight: Int { runningHandlers.load(ordering: .relaxed) }
     /// Connections each event loop owns now.
     public var perLoop: [Int] { loops.withLock { $0.map { $0.load.load(ordering: .relaxed) } } }
     /// Idle connections that moved to the loop of the CPU their packets arrive on.

@@ -67,7 +67,8 @@ enum OperationalRoutes {
         }
         let text = s.metrics.render(
             .init(
-                openConnections: statistics.open, loopConnections: statistics.perLoop, connectionsMoved: statistics.moved,
+                openConnections: statistics.open, requestsInFlight: statistics.inFlight, cacheDeadlineWaits: s.cache.waitingWithDeadline,
+                loopConnections: statistics.perLoop, connectionsMoved: statistics.moved,
                 cacheBytes: s.cache.byteCount, cacheEntries: s.cache.entryCount, breakers: breakers, feedBreakers: s.upstream.feedBreakerCounts(),
                 draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
                 hostSlots: s.upstream.hostSlotStats(),

@@ -143,12 +143,11 @@ public struct EpisodeFeedData: Sendable {
             throw ClientError(status: 500, code: "encoding_failed", message: "response could not be encoded")
         }
         episodes = []
-        var area = encoder.take()
+        let area = encoder.take()
         let total = area.count
         // Whole in one plain block when it fits; else compressed blocks, as many as fit.
         let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + 4096
-        // Plain: `area` is the one block, and the blob is written in front of it in place
-        // (no second copy of the JSON); else the compressed blocks.
+        // Plain: `area` is the one block, behind the blob; else the compressed blocks.
         var plain = false
         var blocks: [(stored: [UInt8], length: Int)] = []
         var placed: [(block: Int, offset: Int)] = []
@@ -244,8 +243,13 @@ public struct EpisodeFeedData: Sendable {
         out += topic
         out += head
         if plain {
-            area.insert(contentsOf: out, at: 0)
-            return (area, channel)
+            // One exact allocation (one copy, as the insert in place was): the encoder's reserve,
+            // twice the feed's size, is not kept for the entry's lifetime.
+            var whole = [UInt8]()
+            whole.reserveCapacity(out.count + area.count)
+            whole += out
+            whole += area
+            return (whole, channel)
         }
         for b in blocks { out += b.stored }
         return (out, channel)

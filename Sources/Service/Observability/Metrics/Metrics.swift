@@ -57,6 +57,8 @@ public final class Metrics: Sendable {
 
     struct Gauges {
         var openConnections: Int
+        var requestsInFlight = 0
+        var cacheDeadlineWaits = 0
         var loopConnections: [Int] = []
         var connectionsMoved = 0
         var cacheBytes: Int
@@ -101,6 +103,9 @@ public final class Metrics: Sendable {
         }
         single("feedproxy_cache_bytes", "gauge", "Bytes held by the response cache.", g.cacheBytes)
         single("feedproxy_cache_entries", "gauge", "Entries in the response cache.", g.cacheEntries)
+        single(
+            "feedproxy_cache_deadline_waits", "gauge", "Requests waiting on a cache load with a deadline (each holds a timer; 0 when idle).",
+            g.cacheDeadlineWaits)
         counters.render("feedproxy_upstream_requests_total", help: "Upstream attempts by source and outcome.", into: &out)
         family("feedproxy_upstream_request_duration_seconds", "histogram", "Upstream attempt duration by source.")
         for (source, h) in upstreamLatency.sorted(by: { $0.key < $1.key }) {
@@ -137,6 +142,9 @@ public final class Metrics: Sendable {
             "Misses carrying X-Forwarded-For from a peer outside TRUSTED_PROXIES while the per-client quota is on (a proxy FeedProxy does not trust).",
             g.untrustedForwarded)
         single("feedproxy_open_connections", "gauge", "Client connections currently open.", g.openConnections)
+        single(
+            "feedproxy_requests_in_flight", "gauge", "Requests whose handler is running (misses, batches; hits are answered on the loop).",
+            g.requestsInFlight)
         single("feedproxy_event_streams", "gauge", "Open /episodes/events streams.", g.eventStreams)
         single("feedproxy_watched_feeds", "gauge", "Podcasts the open event streams watch (kept warm by background reads).", g.watchedFeeds)
         single("feedproxy_events_sent_total", "counter", "Episode events sent to event streams.", g.events)
