@@ -56,9 +56,13 @@ public final class RedisSharedCache: SharedCacheTier {
     public func put(_ key: String, _ entry: CachedResponse, age: Double, fetchSeconds: Double, maxBytes: Int) async -> SharedPut {
         var body = entry.body, gzip = entry.gzippedBody ?? []
         // (An image is compressed already: it is stored as it is.)
-        if gzip.isEmpty, entry.isJSON, body.count > Self.compressAbove, let z = Gzip.compress(body), z.count < body.count {
-            body = z
-            gzip = Self.bodyIsCompressed
+        if gzip.isEmpty, entry.isJSON, body.count > Self.compressAbove {
+            // Megabytes of a long feed's episodes take long: not on the cooperative pool.
+            let plain = body
+            if let z = await CPUWorkers.shared.run({ Gzip.compress(plain) }), z.count < body.count {
+                body = z
+                gzip = Self.bodyIsCompressed
+            }
         }
         guard body.count + gzip.count <= maxBytes else { return .tooLarge }
         return await store(key, entry, body: body, gzip: gzip, age: age, fetchSeconds: fetchSeconds) ? .stored : .notStored

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Issue 21 against the real binary and the fixture upstream.
-@Suite struct AppFeaturesEndToEndTests {
+@Suite(.offPool) struct AppFeaturesEndToEndTests {
     @Test func podcastById() async throws {
         try await offPool {
             let h = try Harness()

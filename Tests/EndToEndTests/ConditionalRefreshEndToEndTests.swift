@@ -6,7 +6,7 @@ import TestSupport
 /// Polite to publishers: every refresh of a feed is conditional on the validators it sent,
 /// a 304 renews the entry without a download, and a feed that moved for good is asked at
 /// its new address. (The fixture's feeds send ETag and Last-Modified and answer 304.)
-@Suite(.serialized) struct ConditionalRefreshEndToEndTests {
+@Suite(.serialized, .offPool) struct ConditionalRefreshEndToEndTests {
     static let episodes = "/podcasts/1200361736/episodes"
 
     static func metric(_ text: String, _ prefix: String) -> Int {

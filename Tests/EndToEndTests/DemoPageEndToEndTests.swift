@@ -4,7 +4,7 @@ import TestSupport
 
 /// `GET /demo` as HTTP: the page and its two files, safe headers, revalidation, and the
 /// setting that turns it off. (What it does in a browser: scripts/tests/demo-test.py.)
-@Suite(.serialized) struct DemoPageEndToEndTests {
+@Suite(.serialized, .offPool) struct DemoPageEndToEndTests {
     @Test func thePageAndItsFilesAreServedWithAPolicyAndValidators() async throws {
         try await offPool {
             let h = try Harness()

@@ -5,7 +5,7 @@ import TestSupport
 /// One episode, complete: its chapters and transcript in one request, read from the files
 /// the feed points to, each fetched once and cached; a broken or missing file is a problem
 /// in the answer, never a failed episode.
-@Suite(.serialized) struct EpisodeDetailEndToEndTests {
+@Suite(.serialized, .offPool) struct EpisodeDetailEndToEndTests {
     static let environment = ["ALLOW_PRIVATE_FEED_HOSTS": "true"]
 
     @Test func chaptersAndTranscriptInOneRequestThenCached() async throws {

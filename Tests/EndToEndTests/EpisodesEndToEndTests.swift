@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite(.serialized) struct EpisodesEndToEndTests {
+@Suite(.serialized, .offPool) struct EpisodesEndToEndTests {
     @Test func episodesFromTheFeedThenCached() async throws {
         try await offPool {
             let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])

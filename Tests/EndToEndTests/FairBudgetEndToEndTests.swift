@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Issue 15: one client cannot spend everyone's upstream budget.
-@Suite struct FairBudgetEndToEndTests {
+@Suite(.offPool) struct FairBudgetEndToEndTests {
     static func send(_ port: Int, _ target: String, forwardedFor: String, timeout: Double = 8) throws -> RawClient {
         let c = try RawClient(port: port, timeout: timeout)
         try c.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: \(forwardedFor)\r\n\r\n")

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The real binary against a loopback fixture upstream: every route, every error.
-@Suite(.serialized) struct FeedRoutesEndToEndTests {
+@Suite(.serialized, .offPool) struct FeedRoutesEndToEndTests {
     /// The fixture upstream runs inside `feedproxy --fixtures`: a negative limit or offset must not trap.
     @Test func fixtureUpstreamTakesNegativeLimitsAndOffsets() async throws {
         try await offPool {

@@ -5,7 +5,7 @@ import TestSupport
 /// The response headers read the way a downstream cache or browser reads them
 /// (RFC 9110/9111): freshness from `max-age − Age`, 304s that update a stored 200,
 /// validators per representation, CORS exposure, uncacheable operational routes.
-@Suite(.serialized) struct HTTPCachingContractTests {
+@Suite(.serialized, .offPool) struct HTTPCachingContractTests {
     /// RFC 9111 §4.2.1 / §4.2.3, for a response received now with no response delay.
     static func remainingFreshness(_ r: RawClient.Response) -> Int? {
         guard let age = Int(r.header("Age") ?? ""), let maxAge = directive("max-age", in: r) else { return nil }

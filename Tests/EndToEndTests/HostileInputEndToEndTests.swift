@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Issue 19 against the real binary: nothing an outsider sends takes the process down.
-@Suite struct HostileInputEndToEndTests {
+@Suite(.offPool) struct HostileInputEndToEndTests {
     /// A feed of out-of-range dates and numbers (anyone can publish one in iTunes) answers
     /// 200 with nulls, and the process serves on.
     @Test func aHostileFeedAnswersWithNullsAndTheProcessLives() async throws {

@@ -6,7 +6,7 @@ import TestSupport
 /// Artwork through FeedProxy: episode lists hand out signed `/images` URLs, which answer
 /// small images in the encoding the client accepts, cached; nothing unsigned is fetched, and
 /// no hostile file gets past a clear error.
-@Suite(.serialized) struct ImageProxyEndToEndTests {
+@Suite(.serialized, .offPool) struct ImageProxyEndToEndTests {
     static let key = "test-image-key"
     static let environment = ["ALLOW_PRIVATE_FEED_HOSTS": "true", "IMAGE_PROXY_KEY": key]
 

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Issue 58: a library's new episodes as Server-Sent Events, a publisher's ping heard,
 /// resuming from the last event's id; through the real binary and the fixture upstream.
-@Suite(.serialized) struct LibraryEventsEndToEndTests {
+@Suite(.serialized, .offPool) struct LibraryEventsEndToEndTests {
     /// An open event stream, read event by event.
     final class EventStream {
         let client: RawClient

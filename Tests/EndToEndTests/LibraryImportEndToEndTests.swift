@@ -4,7 +4,7 @@ import TestSupport
 
 /// Issue 59: a library moved in from another app (OPML), named by feed URL, refreshed by the
 /// ids the import gave, moved out again; through the real binary and the fixture upstream.
-@Suite(.serialized) struct LibraryImportEndToEndTests {
+@Suite(.serialized, .offPool) struct LibraryImportEndToEndTests {
     /// Overcast's export, its feeds at this fixture upstream.
     static func overcast(_ h: Harness) throws -> [UInt8] {
         let file = FeedProxyProcess.repositoryRoot.appendingPathComponent("Fixtures/library/overcast.opml")

@@ -4,7 +4,7 @@ import Primitives
 import TestSupport
 
 /// Issue 40: a podcast app's library refreshed in one request (`GET /episodes?podcasts=…`).
-@Suite(.serialized) struct LibraryRefreshEndToEndTests {
+@Suite(.serialized, .offPool) struct LibraryRefreshEndToEndTests {
     static let library = "1200361736,1526489823,1603012345,999,1580000001"
 
     static func items(_ h: Harness, _ r: RawClient.Response) -> [[String: Any]] { h.json(r)["items"] as? [[String: Any]] ?? [] }

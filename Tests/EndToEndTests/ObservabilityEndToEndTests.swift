@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Issue 24 against the real binary: trace context in the access log, process metrics.
-@Suite struct ObservabilityEndToEndTests {
+@Suite(.offPool) struct ObservabilityEndToEndTests {
     @Test func theAccessLogCarriesTheContinuedTrace() async throws {
         try await offPool {
             let h = try Harness()

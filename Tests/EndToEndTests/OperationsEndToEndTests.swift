@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite(.serialized) struct OperationsEndToEndTests {
+@Suite(.serialized, .offPool) struct OperationsEndToEndTests {
     @Test func healthAndReadinessDuringDrain() async throws {
         try await offPool {
             let h = try Harness(environment: ["SHUTDOWN_DELAY_S": "1.5"])

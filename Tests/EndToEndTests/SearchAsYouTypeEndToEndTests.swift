@@ -7,7 +7,7 @@ import TestSupport
 /// Typing a search letter by letter, as apps do, spends the upstream budget only on the
 /// searches still wanted when their turn came, and the final one answers 200; people
 /// behind one address never cancel, replace or refuse each other.
-@Suite(.serialized) struct SearchAsYouTypeEndToEndTests {
+@Suite(.serialized, .offPool) struct SearchAsYouTypeEndToEndTests {
     /// iTunes at 30/min: a burst of 5, then one token every 2 s. UPSTREAM_QUEUE_WAIT_MS 4 s.
     static let environment = ["RATE_LIMIT_ITUNES_PER_MIN": "30", "UPSTREAM_QUEUE_WAIT_MS": "4000", "CACHE_TTL_PODCASTS": "3600"]
     static let keystrokes = (2..."javascript".count).map { String("javascript".prefix($0)) }  // "ja" … "javascript": 9 searches

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Two real replicas sharing a real redis-server and one fixture upstream.
-@Suite(.serialized) struct SharedTierEndToEndTests {
+@Suite(.serialized, .offPool) struct SharedTierEndToEndTests {
     private func get(_ port: Int, _ target: String, from source: String) throws -> RawClient.Response {
         let c = try RawClient(port: port, source: source)
         try c.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -6,7 +6,7 @@ import TestSupport
 /// caller's trace, and under it the cache, the upstream calls (client spans, libcurl's
 /// times) and the parse; a background refresh as its own trace linked to its request; and a
 /// collector that fails, pauses or dies costing spans, never answers.
-@Suite(.serialized) struct TracingEndToEndTests {
+@Suite(.serialized, .offPool) struct TracingEndToEndTests {
     static let caller = "0af7651916cd43dd8448eb211c80319c"
     static let callerSpan = "b7ad6b7169203331"
 
@@ -17,7 +17,7 @@ import TestSupport
     static func attributes(_ span: [String: Any]) -> [String: Any] { span["attributes"] as? [String: Any] ?? [:] }
 
     @Test func aRequestIsATreeOfSpansInTheCallersTrace() async throws {
-        let receiver = try OTLPReceiverProcess()
+        let receiver = try await offPool { try OTLPReceiverProcess() }
         let h = try await offPool { try Harness(environment: Self.environment(receiver)) }
         let status = try await offPool { try h.get("/podcasts?term=swift", headers: ["traceparent: 00-\(Self.caller)-\(Self.callerSpan)-01"]).status }
         #expect(status == 200)
@@ -63,7 +63,7 @@ import TestSupport
     }
 
     @Test func aBackgroundRefreshIsItsOwnTraceLinkedToItsRequest() async throws {
-        let receiver = try OTLPReceiverProcess()
+        let receiver = try await offPool { try OTLPReceiverProcess() }
         let h = try await offPool { try Harness(environment: Self.environment(receiver, ["CACHE_TTL_PODCASTS": "1"])) }
         _ = try await offPool { try h.get("/podcasts?term=swift").status }
         try await Task.sleep(for: .seconds(1.5))
@@ -85,7 +85,7 @@ import TestSupport
     /// A collector answering 503 is retried after its Retry-After; one paused or killed while
     /// requests go on costs dropped spans (counted), never an answer.
     @Test func aFailingPausedOrDeadCollectorCostsSpansNotAnswers() async throws {
-        let receiver = try OTLPReceiverProcess()
+        let receiver = try await offPool { try OTLPReceiverProcess() }
         let h = try await offPool {
             try Harness(
                 environment: Self.environment(
@@ -120,8 +120,8 @@ extension TracingEndToEndTests {
     /// With the shared tier, each Redis round trip is a client span (`db.system.name` redis)
     /// under the request that waited for it.
     @Test func redisRoundTripsAreClientSpansUnderTheRequest() async throws {
-        let receiver = try OTLPReceiverProcess()
-        let redis = try RedisServerProcess()
+        let receiver = try await offPool { try OTLPReceiverProcess() }
+        let redis = try await offPool { try RedisServerProcess() }
         let h = try await offPool { try Harness(environment: Self.environment(receiver, ["REDIS_URL": redis.url])) }
         let status = try await offPool { try h.get("/photos", headers: ["traceparent: 00-\(Self.caller)-\(Self.callerSpan)-01"]).status }
         #expect(status == 200)
@@ -144,7 +144,7 @@ extension TracingEndToEndTests {
     /// Two people asking for the same thing at once: one fetch, and each trace says which
     /// request fetched and which joined it.
     @Test func aRequestThatJoinsAnotherOnesFetchSaysSo() async throws {
-        let receiver = try OTLPReceiverProcess()
+        let receiver = try await offPool { try OTLPReceiverProcess() }
         let h = try await offPool { try Harness(environment: Self.environment(receiver)) }
         h.upstream.setMode(.slow)
         let first = "2af7651916cd43dd8448eb211c80319c", second = "3af7651916cd43dd8448eb211c80319c"

@@ -1,11 +1,12 @@
 import Foundation
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// Issue 21 in the feed layer: image sizes as data, Kiva filters, paging links, podcast and
 /// loan details, the episodes' channel fields.
-@Suite struct ImageSizeTests {
+@Suite(.offPool) struct ImageSizeTests {
     @Test func flickrSuffixesFromTheMediumURL() throws {
         let images = try #require(PhotoImages.from(mediumURL: "https://live.staticflickr.com/65535/53301234567_a1b2c3d4e5_m.jpg"))
         #expect(images.s == ImageSize(url: "https://live.staticflickr.com/65535/53301234567_a1b2c3d4e5_s.jpg", width: 75, height: 75, maxEdge: 75))
@@ -35,7 +36,7 @@ import Testing
     }
 }
 
-@Suite struct KivaQueryTests {
+@Suite(.offPool) struct KivaQueryTests {
     static func query(_ items: [(String, String)]) throws -> KivaQuery { try KivaQuery(QueryParameters(items)) }
 
     @Test func equivalentRequestsShareOneCanonicalForm() throws {
@@ -84,7 +85,7 @@ import Testing
     }
 }
 
-@Suite struct PagingLinkTests {
+@Suite(.offPool) struct PagingLinkTests {
     @Test func linksForAMiddleFirstAndLastPage() {
         var middle = PageInfo(number: 2, size: 20, total: 95)
         let header = middle.link { "/loans?page=\($0)&limit=20" }
@@ -105,7 +106,7 @@ import Testing
     }
 }
 
-@Suite struct DetailTests {
+@Suite(.offPool) struct DetailTests {
     @Test func aLoanWithItsDescriptionAsPlainText() throws {
         let body = Array(
             #"{"data":{"lend":{"loan":{"id":42,"name":"Ana","loanAmount":"500.00","description":"Ana sells fruit.<br /><br />She &amp; her son."}}}}"#.utf8)

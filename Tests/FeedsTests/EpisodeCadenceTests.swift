@@ -1,9 +1,10 @@
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// Issue 58: how often a watched feed is read again follows its own cadence.
-@Suite struct EpisodeCadenceTests {
+@Suite(.offPool) struct EpisodeCadenceTests {
     static func data(gap: Int, count: Int, newest: Int) throws -> EpisodeFeedData {
         let episodes = (0..<count).map { (guid: "e\($0)", published: newest - $0 * gap) }
         let blob = try EpisodeFeedData.build(

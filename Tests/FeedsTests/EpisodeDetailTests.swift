@@ -1,12 +1,13 @@
 import FeedFormats
 import Foundation
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// Chapters and transcripts are written by strangers: each format is read from published
 /// examples, and nothing hostile in them comes out as a bad time, a bad URL or markup.
-@Suite struct EpisodeDetailTests {
+@Suite(.offPool) struct EpisodeDetailTests {
     static let base = "https://cdn.example/ep/"
 
     static func chapters(_ file: String, duration: Int? = 1800) throws -> [[String: Any]] {

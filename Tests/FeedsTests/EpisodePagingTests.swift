@@ -6,7 +6,7 @@ import Testing
 @testable import Feeds
 
 /// Issue 40: a podcast's episodes kept as data once, pages cut from it with a cursor and `since`.
-@Suite struct EpisodePagingTests {
+@Suite(.offPool) struct EpisodePagingTests {
     @Test func base64URLRoundTripsAndRefusesWhatNoEncodingGives() {
         var rng = SplitMix(seed: 7)
         for length in 0..<40 {

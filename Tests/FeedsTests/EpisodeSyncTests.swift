@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 55: a sync token, so an app never misses an episode whatever order feeds are
 /// refreshed in. Each feed's data stamps its episodes with when FeedProxy first saw them.
-@Suite struct EpisodeSyncTests {
+@Suite(.offPool) struct EpisodeSyncTests {
     /// A feed with `episodes` (guid, publication time), newest first as feeds list them.
     static func feed(_ title: String, _ episodes: [(guid: String, published: Int)], notes: [String: String] = [:]) -> [UInt8] {
         var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>\#(title)</title>"#

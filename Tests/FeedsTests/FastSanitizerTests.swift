@@ -8,7 +8,7 @@ import Testing
 /// Issue 57: show notes with only harmless markup take `HTMLFastSanitizer`, which must give
 /// byte for byte what the full path (libgumbo's HTML5 tree through the allow-list) gives, or
 /// decline. Every input here goes through both; `make fuzz` does the same on arbitrary bytes.
-@Suite struct FastSanitizerTests {
+@Suite(.offPool) struct FastSanitizerTests {
     static let base = "https://feeds.example/shows/rss.xml"
     static let proxy: @Sendable (String) -> String = { "/images?url=" + $0 }
 

@@ -1,10 +1,11 @@
 import FeedFormats
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// Feeds in the encodings publishers really use, from the recorded fixtures.
-@Suite struct FeedEncodingTests {
+@Suite(.offPool) struct FeedEncodingTests {
     @Test func isoLatin1FeedWithWindowsQuotes() throws {
         let feed = try RSSParser.parse(fixture("rss/1580000001.xml"), limit: 10)
         #expect(feed.title == "Historias del Sur")

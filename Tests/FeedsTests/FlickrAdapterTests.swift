@@ -1,9 +1,10 @@
 import FeedFormats
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct FlickrAdapterTests {
+@Suite(.offPool) struct FlickrAdapterTests {
     let adapter = FlickrAdapter(feedURL: "http://127.0.0.1:9/services/feeds/photos_public.gne")
 
     @Test func normalisesEveryFieldOfTheFirstItem() throws {

@@ -1,8 +1,9 @@
 import FeedFormats
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct HTMLEntityTests {
+@Suite(.offPool) struct HTMLEntityTests {
     @Test func everyHTML5NameIsKnown() {
         #expect(HTMLEntities.count == 2231)
         #expect(HTMLEntities.value(named: "CounterClockwiseContourIntegral;") == "\u{2233}")

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Numbers and dates from feeds anyone can publish (issue 19): out of range is null (or the
 /// item dropped where it has no identity), never a trap and never a failed answer.
-@Suite struct HostileInputTests {
+@Suite(.offPool) struct HostileInputTests {
     @Test func aFeedOfOutOfRangeValuesRendersWithNulls() throws {
         let json = try EpisodesAdapter.render(feed: fixture("rss/1580000007.xml"), contentType: nil, lookupTitle: nil, limit: 50).body
         let parsed = try RSSParser.parse(fixture("rss/1580000007.xml"), limit: 50)

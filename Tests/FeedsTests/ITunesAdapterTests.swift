@@ -1,8 +1,9 @@
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct ITunesAdapterTests {
+@Suite(.offPool) struct ITunesAdapterTests {
     let adapter = ITunesAdapter(searchURL: "http://127.0.0.1:9/search")
 
     @Test func normalisesFieldsWithLeadingNewlines() throws {

@@ -1,11 +1,12 @@
 import FeedFormats
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Feeds
 
 /// Issue 57: a file read up to a cap keeps what arrived whole.
-@Suite struct JSONCutTests {
+@Suite(.offPool) struct JSONCutTests {
     static let transcript = Array(
         #"{"version":"1.0.0","segments":[{"speaker":"Ada","startTime":0,"endTime":1.5,"body":"Hello, \"world\" {not a brace}"},{"startTime":1.5,"endTime":3,"body":"Second ] segment"},{"startTime":3,"endTime":4,"body":"Third"}]}"#
             .utf8)

@@ -1,9 +1,10 @@
 import FeedFormats
 import Foundation
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct JSONParserTests {
+@Suite(.offPool) struct JSONParserTests {
     struct Sample: Decodable, Equatable {
         let s: String
         let i: Int

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct JSONStreamEncoderTests {
+@Suite(.offPool) struct JSONStreamEncoderTests {
     struct Sample: Encodable {
         let text: String
         let missing: String?

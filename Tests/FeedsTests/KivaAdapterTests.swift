@@ -1,9 +1,10 @@
 import Foundation
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct KivaAdapterTests {
+@Suite(.offPool) struct KivaAdapterTests {
     @Test func graphQLFieldByField() throws {
         let env = try KivaGraphQL.normalise(fixture("kiva/graphql.json"), page: 2, limit: 20)
         #expect(env.source == "kiva")

@@ -1,11 +1,12 @@
 import FeedFormats
 import Foundation
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// Issue 59: podcasts named by feed URL (feed ids), OPML in and out, moves told.
-@Suite struct LibraryTests {
+@Suite(.offPool) struct LibraryTests {
     // MARK: feed ids
 
     @Test(arguments: [

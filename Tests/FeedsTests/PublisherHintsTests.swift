@@ -1,4 +1,5 @@
 import Primitives
+import TestSupport
 import Testing
 
 @testable import Feeds
@@ -6,7 +7,7 @@ import Testing
 /// Issue 58: what a publisher says about reading its feed again — its WebSub hub and topic,
 /// and how long it may be kept — read from the HTTP answer and the feed, kept with its data,
 /// and respected by the refresh cadence.
-@Suite struct PublisherHintsTests {
+@Suite(.offPool) struct PublisherHintsTests {
     static func data(_ channel: String, headers: [(String, String)] = [], gap: Int = 3600, now: Int = 1_800_000_000) throws -> EpisodeFeedData {
         var xml = #"<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" "#
         xml += #"xmlns:sy="http://purl.org/rss/1.0/modules/syndication/"><channel><title>Show</title>"# + channel

@@ -1,10 +1,11 @@
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// The shared value parsers every adapter reads its parameters with: each range-checked once,
 /// each refusal a 400 that names the parameter.
-@Suite struct QueryParametersTests {
+@Suite(.offPool) struct QueryParametersTests {
     @Test(arguments: [("4.5", 4.5), ("-2.25", -2.25), ("3", 3), ("+0.5", 0.5), ("10.", 10), (".5", 0.5), (" 7 ", 7)])
     func decimalsAreRead(_ text: String, _ expected: Double) throws {
         #expect(try QueryParameters([("minmag", text)]).decimal("minmag", in: -10...10) == expected)

@@ -1,10 +1,11 @@
 import FeedFormats
 import Foundation
 import Primitives
+import TestSupport
 import Testing
 @testable import Feeds
 
-@Suite struct RSSParserTests {
+@Suite(.offPool) struct RSSParserTests {
     @Test func rssVariantsFieldByField() throws {
         let feed = try RSSParser.parse(fixture("rss/1200361736.xml"), limit: 100, base: "http://127.0.0.1:8081/rss/1200361736.xml")
         #expect(feed.title == "Swift by Sundell")
@@ -129,7 +130,7 @@ import Testing
     }
 }
 
-@Suite struct HTMLTextTests {
+@Suite(.offPool) struct HTMLTextTests {
     @Test(arguments: [
         ("<p>Hello <b>world</b></p>", "Hello world"),
         ("a &amp; b &lt;c&gt; &#39;d&#39; &#x41; &nbsp;e", "a & b <c> 'd' A e"),
@@ -144,7 +145,7 @@ import Testing
     }
 }
 
-@Suite struct RSSParserRobustnessTests {
+@Suite(.offPool) struct RSSParserRobustnessTests {
     @Test func mismatchedEndTagsNeverTrap() {
         let xml = "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><summary>x</summry></entry></feed></feed></x>"
         #expect(throws: ClientError.self) { try RSSParser.parse(Array(xml.utf8), limit: 10) }

@@ -1,11 +1,12 @@
 import FeedFormats
 import Foundation
+import TestSupport
 import Testing
 @testable import Feeds
 
 /// A feed is written by a stranger: every URL it carries comes out absolute http(s) or not
 /// at all, and show notes come out as HTML rebuilt from a real HTML5 parse through an allow-list.
-@Suite struct ShowNotesTests {
+@Suite(.offPool) struct ShowNotesTests {
     static let base = "https://feeds.example/shows/rss.xml"
 
     static func feed(_ item: String, channel: String = "") -> [UInt8] {
@@ -126,7 +127,7 @@ import Testing
 
 /// The podcastindex.org namespace and Apple's episode tags, typed and validated
 /// (Fixtures/rss/1580000008.xml, served by `--fixtures` as podcast 1580000008).
-@Suite struct PodcastNamespaceTests {
+@Suite(.offPool) struct PodcastNamespaceTests {
     static let base = "https://feeds.example.com/shows/1580000008.rss"
 
     @Test func theSamplerFeedGivesExactlyTheNamespaceFields() throws {
@@ -178,7 +179,7 @@ import Testing
 }
 
 /// The same rule on the APIs' fields: iTunes, Flickr and Kiva URLs are absolute http(s) or null.
-@Suite struct APIURLFieldTests {
+@Suite(.offPool) struct APIURLFieldTests {
     static let hostile = "javascript:alert(1)"
 
     @Test func iTunesURLFieldsFollowTheRule() throws {

@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import HTTPServer
 
 /// The loop's fd-indexed table: what a dictionary did, for any descriptor the kernel hands out.
-@Suite struct ConnectionTableTests {
+@Suite(.offPool) struct ConnectionTableTests {
     static func connection(_ fd: Int32) -> Connection {
         Connection(fd: fd, id: UInt64(fd), limits: ParseLimits(), now: 0, headerTimeout: 10)
     }

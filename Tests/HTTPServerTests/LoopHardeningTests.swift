@@ -7,7 +7,7 @@ import TestSupport
 
 /// Clients that try to hold or spin an event loop: slow bodies, endless chunk extensions,
 /// the connection limit. Each answer is the uniform JSON error, then a close.
-@Suite(.serialized) struct LoopHardeningTests {
+@Suite(.serialized, .offPool) struct LoopHardeningTests {
     @Test func aBodyTrickledPastTheBodyTimeoutIsAnswered408AndClosed() async throws {
         try await offPool {
             let server = try startTestServer(ServerSocketTests.router()) {

@@ -9,7 +9,7 @@ import TestSupport
 /// `next` (changes the context before, answers instead, changes the answer after, deferred
 /// work included), sits on the router (every request) or on a group of routes (only those),
 /// and sees each request's end with the context its work left, a stream's end included.
-@Suite(.serialized) struct MiddlewareTests {
+@Suite(.serialized, .offPool) struct MiddlewareTests {
     /// The application's own state per request: the server knows nothing of these fields.
     struct TestContext: RequestContext {
         let core: CoreRequestContext

@@ -1,8 +1,9 @@
 import Glibc
+import TestSupport
 import Testing
 @testable import HTTPServer
 
-@Suite struct OutputQueueTests {
+@Suite(.offPool) struct OutputQueueTests {
     /// Heads copied, large bodies referenced, partial writes resumed: the peer reads
     /// exactly the bytes appended, in order.
     @Test func interleavedPiecesArriveInOrderAcrossPartialWrites() throws {

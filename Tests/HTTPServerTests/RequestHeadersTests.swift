@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 @testable import HTTPServer
 
 /// Header fields as the parser leaves them: looked up by name in any case, in order,
 /// repeated ones kept, values trimmed, as many as the limit allows.
-@Suite struct RequestHeadersTests {
+@Suite(.offPool) struct RequestHeadersTests {
     static func headers(_ raw: String, limits: ParseLimits = ParseLimits()) -> RequestHeaders? {
         var parser = RequestHeadParser(limits: limits)
         let bytes = Array(raw.utf8)

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 @testable import HTTPServer
 
 /// Valid requests: each must parse to the given method, target and body.
-@Suite struct ValidRequestTests {
+@Suite(.offPool) struct ValidRequestTests {
     static let cases: [(String, String, String, String)] = [
         ("GET / HTTP/1.1\r\nHost: a\r\n\r\n", "GET", "/", ""),
         ("GET /photos?tags=cat HTTP/1.1\r\nHost: a\r\n\r\n", "GET", "/photos?tags=cat", ""),
@@ -43,7 +44,7 @@ import Testing
 }
 
 /// Malformed requests: each must be refused with exactly this status.
-@Suite struct MalformedRequestTests {
+@Suite(.offPool) struct MalformedRequestTests {
     static let longTarget = "/" + String(repeating: "a", count: 9000)
     static let manyHeaders = (0..<101).map { "X-H\($0): v\r\n" }.joined()
     static let hugeHeader = "X-Big: " + String(repeating: "b", count: 33 * 1024) + "\r\n"
@@ -142,7 +143,7 @@ import Testing
     }
 }
 
-@Suite struct RequestSemanticsTests {
+@Suite(.offPool) struct RequestSemanticsTests {
     func head(_ raw: String) -> RequestHead? {
         var p = RequestHeadParser(limits: ParseLimits())
         if case .head(let h, _) = Array(raw.utf8).withUnsafeBufferPointer({ p.parse($0) }) { return h }

@@ -9,7 +9,7 @@ import TestSupport
 /// Long-lived answers (Server-Sent Events): a chunked body written from another thread, the
 /// application told when the client leaves, and a client that stops reading closed at the
 /// buffer's bound rather than growing it.
-@Suite(.serialized) struct ResponseStreamTests {
+@Suite(.serialized, .offPool) struct ResponseStreamTests {
     final class Opened: Sendable {
         let streams = Locked<[ResponseStream]>([])
         let closedCount = Atomic<Int>(0)

@@ -1,11 +1,12 @@
 import Glibc
 import Primitives
+import TestSupport
 import Testing
 @testable import HTTPServer
 
 /// A described representation is sent as it is: the variant the request accepts, with that
 /// variant's own validator and lines, after the keeper's lines.
-@Suite struct ResponseWriterTests {
+@Suite(.offPool) struct ResponseWriterTests {
     static let body = Array(String(repeating: #"{"title":"an episode"},"#, count: 80).utf8)
     static let representation = Representation(body, link: "</x?page=2>; rel=\"next\"", gzippedBody: Gzip.compress(body))
 

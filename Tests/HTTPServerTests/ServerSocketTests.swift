@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Socket-level behaviour of a real listening server.
-@Suite(.serialized) struct ServerSocketTests {
+@Suite(.serialized, .offPool) struct ServerSocketTests {
     static func router() -> Router<BasicRequestContext> {
         var r = Router<BasicRequestContext>()
         r.get("/hello") { _ in .response(.json(Array("{\"hello\":\"world\"}".utf8))) }

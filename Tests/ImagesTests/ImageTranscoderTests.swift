@@ -1,6 +1,7 @@
 import Foundation
 import Images
 import Primitives
+import TestSupport
 import Testing
 
 func artwork(_ name: String) -> [UInt8] {
@@ -8,7 +9,7 @@ func artwork(_ name: String) -> [UInt8] {
     return (try? Array(Data(contentsOf: root.appendingPathComponent("Fixtures/artwork").appendingPathComponent(name)))) ?? []
 }
 
-@Suite struct ImageTranscoderTests {
+@Suite(.offPool) struct ImageTranscoderTests {
     let limits = ImageLimits(maxPixels: 40_000_000, timeout: 30)
 
     @Test func aLargeJPEGBecomesASmallWebPOfTheAskedWidth() throws {
@@ -129,7 +130,7 @@ func artwork(_ name: String) -> [UInt8] {
     }
 }
 
-@Suite struct ImageTargetTests {
+@Suite(.offPool) struct ImageTargetTests {
     @Test(arguments: [
         ("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8", ImageTarget.webp),  // Chromium
         ("image/webp,*/*", .webp),
@@ -151,7 +152,7 @@ func artwork(_ name: String) -> [UInt8] {
     }
 }
 
-@Suite struct DecodePoolTests {
+@Suite(.offPool) struct DecodePoolTests {
     @Test func aFullPoolSaysBusyInsteadOfQueueingWithoutBound() async throws {
         let pool = DecodePool(threads: 1, maxQueued: 1)
         let gate = Gate()
@@ -160,7 +161,7 @@ func artwork(_ name: String) -> [UInt8] {
             pool.submit {
                 gate.wait(); ran.withLock { $0.append(1) }
             })
-        while pool.load.running == 0 { await Task.yield() }
+        while pool.load.running == 0 { try? await Task.sleep(for: .milliseconds(1)) }
         #expect(pool.submit { ran.withLock { $0.append(2) } }, "one may wait")
         #expect(!pool.submit { ran.withLock { $0.append(3) } }, "the next is refused, not queued")
         gate.open()

@@ -1,8 +1,9 @@
 import Primitives
+import TestSupport
 import Testing
 
 /// (`#expect` cannot take a non-copyable value apart, so each check reads into a local first.)
-@Suite struct ByteBufferTests {
+@Suite(.offPool) struct ByteBufferTests {
     @Test func anEmptyBufferOwnsNoMemory() {
         let buffer = ByteBuffer()
         let (capacity, empty, bytes) = (buffer.capacity, buffer.isEmpty, buffer.array)

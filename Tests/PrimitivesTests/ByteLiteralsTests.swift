@@ -1,8 +1,9 @@
 import Primitives
+import TestSupport
 import Testing
 
 /// The number renderers every access-log line and response head uses, against Swift's own formatting.
-@Suite struct ByteLiteralsTests {
+@Suite(.offPool) struct ByteLiteralsTests {
     static func render(_ body: (inout [UInt8]) -> Void) -> String {
         var out: [UInt8] = Array("x".utf8)  // appends after what is there
         body(&out)

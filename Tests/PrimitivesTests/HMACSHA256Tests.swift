@@ -1,7 +1,8 @@
 import Primitives
+import TestSupport
 import Testing
 
-@Suite struct HMACSHA256Tests {
+@Suite(.offPool) struct HMACSHA256Tests {
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
 
     /// FIPS 180-4's examples (libcrypto's SHA-256 through the Swift API).

@@ -1,9 +1,10 @@
 import Primitives
+import TestSupport
 import Testing
 
 /// WebSub's `X-Hub-Signature`: each algorithm hubs sign with, checked against RFC 2202's and
 /// RFC 4231's known answers; anything malformed or altered is not valid.
-@Suite struct HubSignatureTests {
+@Suite(.offPool) struct HubSignatureTests {
     let body = Array("what do ya want for nothing?".utf8)
     let key = Array("Jefe".utf8)
 

@@ -4,7 +4,7 @@ import Testing
 
 /// JSON string quoting against a plain byte-by-byte reference, with every byte value at
 /// every position of strings around the 8-byte steps of the fast check.
-@Suite struct JSONBytesTests {
+@Suite(.offPool) struct JSONBytesTests {
     static func reference(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x22]
         for b in bytes {

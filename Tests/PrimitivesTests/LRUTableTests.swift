@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 @testable import Primitives
 
-@Suite struct LRUTableTests {
+@Suite(.offPool) struct LRUTableTests {
     @Test func evictsInUseOrderAndReusesSlots() {
         var t = LRUTable<String, Int>()
         for i in 0..<5 { t.set("k\(i)", i) }

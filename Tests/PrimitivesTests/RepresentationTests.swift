@@ -1,7 +1,8 @@
 import Primitives
+import TestSupport
 import Testing
 
-@Suite struct RepresentationTests {
+@Suite(.offPool) struct RepresentationTests {
     static let body = Array(String(repeating: #"{"id":1,"title":"a"},"#, count: 40).utf8)
 
     /// The gzip variant is a representation of its own (its own tag and lines); the identity

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Primitives
 
 /// Validators kept for conditional refreshes come from upstreams and the shared tier:
 /// read back like network input.
-@Suite struct RevalidationTests {
+@Suite(.offPool) struct RevalidationTests {
     @Test func roundTripsThroughItsSharedTierForm() {
         let r = Revalidation(
             listedURL: "https://old.example/feed", url: "https://new.example/feed", etag: "\"abc\"", lastModified: "Mon, 03 Nov 2025 14:20:05 GMT")

@@ -4,7 +4,7 @@ import TestSupport
 
 @testable import Primitives
 
-@Suite struct StripedCountersTests {
+@Suite(.offPool) struct StripedCountersTests {
     /// Threads adding at once, on different CPUs and unpinned, lose nothing: every row is
     /// summed, every add is atomic.
     @Test func concurrentAddsSumExactly() {

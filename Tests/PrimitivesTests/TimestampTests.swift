@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 @testable import Primitives
 
-@Suite struct TimestampTests {
+@Suite(.offPool) struct TimestampTests {
     @Test(arguments: [
         ("2025-11-03T14:20:05Z", "2025-11-03T14:20:05Z"),
         ("2025-11-03T06:12:33-08:00", "2025-11-03T14:12:33Z"),

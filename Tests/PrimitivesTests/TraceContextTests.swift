@@ -1,8 +1,9 @@
 import Primitives
+import TestSupport
 import Testing
 
 /// W3C Trace Context rules (issue 24): what is continued, what starts a new trace.
-@Suite struct TraceContextTests {
+@Suite(.offPool) struct TraceContextTests {
     static let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
     static func continued(_ header: String?, state: String? = nil) -> TraceContext {

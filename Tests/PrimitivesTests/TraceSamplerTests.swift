@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 @testable import Primitives
 
-@Suite struct TraceSamplerTests {
+@Suite(.offPool) struct TraceSamplerTests {
     static func trace(_ low: UInt64, parent: UInt64 = 0, flags: UInt8 = 0) -> TraceContext {
         TraceContext(traceHigh: 1, traceLow: low, spanID: 2, parentID: parent, flags: flags)
     }

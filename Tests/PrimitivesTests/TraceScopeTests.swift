@@ -1,9 +1,10 @@
 import Primitives
+import TestSupport
 import Testing
 
 /// A span's attributes cost nothing when tracing is off (no scope, no sink, or a trace the
 /// sampler drops): they are built only for a span that is recorded, and then once.
-@Suite struct TraceScopeTests {
+@Suite(.offPool) struct TraceScopeTests {
     final class Sink: SpanSink {
         let sampled: Bool
         let spans = Locked<[Span]>([])

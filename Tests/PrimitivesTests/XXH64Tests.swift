@@ -1,7 +1,8 @@
 import Primitives
+import TestSupport
 import Testing
 
-@Suite struct XXH64Tests {
+@Suite(.offPool) struct XXH64Tests {
     /// The published algorithm's values (checked against the reference implementation, Python's
     /// `xxhash` package, when XXH64 was hand-written; libxxhash now gives the same): every
     /// replica, on any CPU, gives the same bytes the same ETag.

@@ -8,7 +8,7 @@ import TestSupport
 
 /// Issue 20: no convoys and bounded waits across replicas, with a real redis-server. Two
 /// caches stand for two replicas sharing one tier.
-@Suite(.serialized) struct ConvoyTests {
+@Suite(.serialized, .offPool) struct ConvoyTests {
     static let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 0, staleIfError: 0)
 
     static func replica(_ tier: RedisSharedCache, maxValueBytes: Int = 1 << 20, waitLimit: Double = 4, lockTTL: Double = 0.6) -> ResponseCache {
@@ -34,7 +34,7 @@ import TestSupport
     }
 
     static func setUp() async throws -> (RedisServerProcess, RedisConnection, RedisSharedCache) {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url, timeoutMs: 100)
         #expect(await eventually { c.isUp })
         return (redis, c, RedisSharedCache(connection: c, fingerprint: "f"))

@@ -6,9 +6,9 @@ import TestSupport
 
 /// Word between replicas that a feed changed, on a real Redis stream: what one announces the
 /// others read once, from where they started; an entry this code did not write is skipped.
-@Suite(.serialized) struct RedisChangeFeedTests {
+@Suite(.serialized, .offPool) struct RedisChangeFeedTests {
     @Test func announcementsAreReadOnceFromWhereAReaderStarted() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })

@@ -13,9 +13,9 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
     return RedisConnection(settings: settings)
 }
 
-@Suite(.serialized) struct RedisConnectionTests {
+@Suite(.serialized, .offPool) struct RedisConnectionTests {
     @Test func aRefusedHandshakeIsReportedWithRedisOwnWords() async throws {
-        let redis = try RedisServerProcess()  // no password configured: AUTH is refused
+        let redis = try await offPool { try RedisServerProcess() }  // no password configured: AUTH is refused
         let events = Locked<[String]>([])
         var settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: redis.url.replacingOccurrences(of: "redis://", with: "redis://:wrong@")))
         settings.scripts = RedisConnection.tierScripts
@@ -34,7 +34,7 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
     /// A command the connection thread never answers (as when hiredis fails to take it)
     /// still returns within the caller's own deadline, and the connection keeps working.
     @Test func anUnansweredCommandTimesOutOnTheCallersSide() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url, timeoutMs: 30)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -60,7 +60,7 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
     }
 
     @Test func binarySafeRoundTripAndPipelining() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -108,7 +108,7 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
     }
 
     @Test func aStoppedServerTimesOutWithinTheDeadlineThenRecovers() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url, timeoutMs: 25)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -134,13 +134,13 @@ func connection(_ url: String, timeoutMs: Int = 1000, scripts: [String] = RedisC
     }
 
     @Test func aRestartedEmptyServerIsReconnectedAndScriptsReloaded() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
         redis.kill9()
         #expect(await eventually { !c.isUp })
-        try redis.start()
+        try await offPool { try redis.start() }
         #expect(await eventually { c.isUp })
         let budget = RedisRateBudget(connection: c)
         #expect(await budget.take("itunes", perMinute: 60, burst: 2)?.granted == true)

@@ -7,7 +7,7 @@ import Upstream
 @testable import RedisTier
 
 /// Redis replies read like network input: a reply no script of ours would give is absent.
-@Suite struct RedisReplyValidationTests {
+@Suite(.offPool) struct RedisReplyValidationTests {
     private func budget(answering reply: String) async throws -> RateDecision? {
         let fake = try FakeRedis(.scripted { _ in reply })
         defer { fake.stop() }

@@ -15,9 +15,9 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     CachedResponse(status: status, body: Array(text.utf8), gzippedBody: gzip, storedAt: 0, policy: policy)
 }
 
-@Suite(.serialized) struct RedisSharedCacheTests {
+@Suite(.serialized, .offPool) struct RedisSharedCacheTests {
     @Test func entriesRoundTripWithTheirAgeOnRedisClockAndExpireThemselves() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -43,7 +43,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     }
 
     @Test func damagedEntriesReadAsAbsentInsteadOfTrapping() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -75,7 +75,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     /// An image's type travels with it (so another replica answers `image/webp`, with `Vary:
     /// Accept`, not JSON), and a type no replica writes reads as absent.
     @Test func anImageKeepsItsMediaType() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -93,7 +93,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     }
 
     @Test func newerWinsSoASlowOlderFillNeverOverwrites() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -116,7 +116,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     }
 
     @Test func fetchLockIsExclusiveReleasedOnlyByItsHolderAndExpires() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -132,7 +132,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     }
 
     @Test func rateBudgetIsOneForAllReplicas() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let a = try connection(redis.url), b = try connection(redis.url)
         defer {
             a.stop()
@@ -153,7 +153,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     }
 
     @Test func twoCachesShareOneFetchThroughRedis() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c1 = try connection(redis.url), c2 = try connection(redis.url)
         defer {
             c1.stop()
@@ -195,7 +195,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     }
 
     @Test func tooLargeValuesStayLocalAndRedisDownMeansFetchHere() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -223,7 +223,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
     /// Issue 20: a replica with no copy of its own serves the tier's stale answer at once
     /// (stale-while-revalidate across replicas) and refreshes once, in the background.
     @Test func aColdReplicaServesTheTiersStaleAnswerAndRefreshesOnce() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -252,7 +252,7 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
 
     /// Issue 20: when the fetch fails, the tier's stale copy answers inside stale-if-error.
     @Test func aFailedFetchFallsBackToTheTiersStaleCopy() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })
@@ -269,9 +269,9 @@ private func entry(_ text: String, status: Int = 200, gzip: [UInt8]? = gzipBytes
 /// Issue 40: a long feed's episode data (a large body kept without a compressed variant) is
 /// shared compressed, so one replica's download serves the others; what Redis holds is what
 /// counts against the limit, and a damaged compressed body reads as absent.
-@Suite(.serialized) struct CompressedSharedEntryTests {
+@Suite(.serialized, .offPool) struct CompressedSharedEntryTests {
     @Test func aLargeBodyWithoutAVariantIsStoredCompressedAndReadBackWhole() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url)
         defer { c.stop() }
         #expect(await eventually { c.isUp })

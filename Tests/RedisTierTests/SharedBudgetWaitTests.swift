@@ -7,7 +7,7 @@ import TestSupport
 
 /// Issue 20: the wait for the budget all replicas share, and its cancellation, against a
 /// real redis-server (the path the fair-queue tests do not reach: the token comes from Redis).
-@Suite(.serialized) struct SharedBudgetWaitTests {
+@Suite(.serialized, .offPool) struct SharedBudgetWaitTests {
     static func client(_ budget: RedisRateBudget, perMinute: Double, queueWaitMs: Int) throws -> UpstreamClient {
         var config = UpstreamConfiguration()
         config.ratePerMinute = ["t": perMinute]
@@ -23,7 +23,7 @@ import TestSupport
     }
 
     @Test func anEmptySharedBudgetIsWaitedForAndTheCancelledWaitTakesNoToken() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url, timeoutMs: 100)
         defer { c.stop() }
         #expect(await eventually { c.isUp })

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Issue 55: a storm of keys fetched by one replica while others wait costs the shared tier a
 /// few commands per interval, not a poll per key; the locks held are renewed together.
-@Suite(.serialized) struct SharedWaitTests {
+@Suite(.serialized, .offPool) struct SharedWaitTests {
     /// A connection whose commands are counted by operation.
     static func counted(_ url: String) throws -> (RedisConnection, Locked<[String: Int]>) {
         let counts = Locked<[String: Int]>([:])
@@ -31,7 +31,7 @@ import TestSupport
     }
 
     @Test func aHundredKeysFetchedElsewhereAreWaitedOnTogether() async throws {
-        let redis = try RedisServerProcess()
+        let redis = try await offPool { try RedisServerProcess() }
         let (ca, aCounts) = try Self.counted(redis.url)
         let (cb, bCounts) = try Self.counted(redis.url)
         defer {

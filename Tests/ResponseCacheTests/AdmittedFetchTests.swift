@@ -3,7 +3,7 @@ import TestSupport
 @testable import ResponseCache
 
 /// `fetch(admit:)`: only a caller that starts an upstream fetch is asked (and charged).
-@Suite struct AdmittedFetchTests {
+@Suite(.offPool) struct AdmittedFetchTests {
     let clock = ManualClock()
     let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 86_400)
 

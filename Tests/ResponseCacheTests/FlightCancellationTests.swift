@@ -6,7 +6,7 @@ import Primitives
 
 /// Issue 21: a flight whose every caller went away is cancelled (its loader sees it), one
 /// that still has a caller, or that nobody called for (a background refresh), is not.
-@Suite struct FlightCancellationTests {
+@Suite(.offPool) struct FlightCancellationTests {
     let clock = ManualClock()
     let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 0)
 

@@ -16,7 +16,7 @@ final class Counter: Sendable {
     var count: Int { value.load(ordering: .relaxed) }
 }
 
-@Suite struct ResponseCacheTests {
+@Suite(.offPool) struct ResponseCacheTests {
     let clock = ManualClock()
     let policy = FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 86_400)
 

@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 @testable import Upstream
 
-@Suite struct AddressPolicyTests {
+@Suite(.offPool) struct AddressPolicyTests {
     @Test(arguments: [
         "127.0.0.1", "127.9.9.9", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
         "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd12::1",

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Breakers keyed by what fails (issue 19): one publisher's broken feed must not block
 /// the other podcasts on its host, and publishers cannot grow the breaker map without bound.
-@Suite struct BreakerIsolationTests {
+@Suite(.offPool) struct BreakerIsolationTests {
     static func feed(_ url: String) -> UpstreamRequest {
         var r = UpstreamRequest(upstream: "episodes", url: url)
         r.urlChosenByThirdParty = true

@@ -28,7 +28,7 @@ final class ManualTokens: TokenSource {
 /// The pump runs on the cooperative pool, which blocking tests elsewhere in this process may
 /// hold for seconds on a 2-core machine: the checks are about order and state, with generous
 /// time limits.
-@Suite(.serialized) struct FairQueueTests {
+@Suite(.serialized, .offPool) struct FairQueueTests {
     static let epoch = ContinuousClock.now
     static let clock: @Sendable () -> Double = { (ContinuousClock.now - FairQueueTests.epoch) / .seconds(1) }
 
@@ -208,7 +208,7 @@ final class ManualTokens: TokenSource {
 }
 
 /// The client in front of its queue: who is asking comes from a task-local.
-@Suite(.serialized) struct UpstreamClientQueueTests {
+@Suite(.serialized, .offPool) struct UpstreamClientQueueTests {
     @Test func aClientsRequestWaitsForTheNextTokenAndBackgroundWorkDoesNot() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }

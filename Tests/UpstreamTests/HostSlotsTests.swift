@@ -5,7 +5,7 @@ import TestSupport
 
 /// Issue 55: connections to one host shared fairly, so one client's flood of feeds on a big
 /// hosting platform cannot push another client's one feed past its deadline.
-@Suite(.serialized) struct HostSlotsTests {
+@Suite(.serialized, .offPool) struct HostSlotsTests {
     static let epoch = ContinuousClock.now
     static let clock: @Sendable () -> Double = { (ContinuousClock.now - HostSlotsTests.epoch) / .seconds(1) }
     static func key(_ n: UInt64) -> ClientKey { ClientKey(high: 0, low: n) }

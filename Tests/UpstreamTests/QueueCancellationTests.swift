@@ -7,7 +7,7 @@ import TestSupport
 /// A client key is an address, and an address may be many people (NAT): nothing one
 /// request of a key does takes another's place. Only a waiter's own cancellation (its
 /// client disconnected) takes it out, and then nothing was sent.
-@Suite(.serialized) struct QueueCancellationTests {
+@Suite(.serialized, .offPool) struct QueueCancellationTests {
     static func acquire(_ queue: FairQueue, _ client: UInt64) async -> Task<FairQueue.Outcome, Never> {
         let before = queue.stats.depth
         let task = Task { await queue.acquire(client: FairQueueTests.key(client), maxWait: 5) }
@@ -49,7 +49,7 @@ import TestSupport
 }
 
 /// Issue 20: one budget for a whole answer: a call made past the caller's deadline fails at once.
-@Suite struct DeadlineTests {
+@Suite(.offPool) struct DeadlineTests {
     @Test func aCallPastTheDeadlineTimesOutAtOnceAndOneWithinItIsCut() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }

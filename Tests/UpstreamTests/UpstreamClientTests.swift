@@ -4,7 +4,7 @@ import Primitives
 import TestSupport
 @testable import Upstream
 
-@Suite(.serialized) struct UpstreamClientTests {
+@Suite(.serialized, .offPool) struct UpstreamClientTests {
     static func client(_ configure: (inout UpstreamConfiguration) -> Void = { _ in }) throws -> UpstreamClient {
         var c = UpstreamConfiguration()
         c.timeoutMs = 2000
@@ -248,7 +248,7 @@ final class TestClock: @unchecked Sendable {
     func advance(_ s: Double) { lock.withLock { value += s } }
 }
 
-@Suite struct RedirectAddressCheckTests {
+@Suite(.offPool) struct RedirectAddressCheckTests {
     @Test func redirectToAnotherPrivateAddressIsRefused() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }

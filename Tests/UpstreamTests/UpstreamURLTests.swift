@@ -4,7 +4,7 @@ import TestSupport
 
 /// The URL is parsed once, when the request is made: the breaker's host, the span's
 /// `server.address` and libcurl's scheme check all come from that one parse.
-@Suite struct UpstreamURLTests {
+@Suite(.offPool) struct UpstreamURLTests {
     @Test(arguments: [
         ("https://itunes.apple.com/search?term=swift", "itunes.apple.com"),
         ("http://127.0.0.1:8080/ok", "127.0.0.1"),

@@ -1,11 +1,12 @@
 import HTTPServer
+import TestSupport
 import Testing
 @testable import Service
 
 /// Which middleware each route runs under: client identity and the miss quota only on the
 /// routes an upstream declares (the only ones that can cost one); a health probe, the
 /// document, the demo page or a 404 never meet them.
-@Suite struct AppRouterTests {
+@Suite(.offPool) struct AppRouterTests {
     @Test func identityAndQuotaRunOnlyOnTheRoutesThatCanCostAnUpstream() throws {
         let services = try UpstreamCatalogTests.services()
         let router = try App.router(services)

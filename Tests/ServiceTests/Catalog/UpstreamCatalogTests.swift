@@ -1,5 +1,6 @@
 import Feeds
 import Foundation
+import TestSupport
 import Testing
 import Upstream
 @testable import HTTPServer
@@ -7,7 +8,7 @@ import Upstream
 
 /// What is derived from the upstream declarations, checked for every declaration: a new
 /// upstream is covered by these tests the moment it is added to `UpstreamCatalog.all`.
-@Suite struct UpstreamCatalogTests {
+@Suite(.offPool) struct UpstreamCatalogTests {
     static func parse(_ environment: [String: String]) throws -> Configuration {
         guard case .run(let c) = try ConfigurationParser.parse(arguments: [], environment: environment) else {
             throw ConfigurationError(description: "not a run")

@@ -1,10 +1,11 @@
 import Primitives
 import HTTPServer
+import TestSupport
 import Testing
 import Upstream
 @testable import Service
 
-@Suite struct ClientIdentityTests {
+@Suite(.offPool) struct ClientIdentityTests {
     static func ip(_ text: String) -> IPAddress {
         guard let ip = IPAddress(text) else {
             Issue.record("could not parse \(text)")

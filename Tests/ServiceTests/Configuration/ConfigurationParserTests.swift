@@ -1,10 +1,11 @@
 import HTTPServer
 import RedisTier
+import TestSupport
 import Testing
 @testable import Service
 
 /// Settings parsed once into typed values, by parsers named for what they parse.
-@Suite struct ConfigurationParserTests {
+@Suite(.offPool) struct ConfigurationParserTests {
     static func parse(_ arguments: [String] = [], _ environment: [String: String] = [:]) throws -> Configuration {
         guard case .run(let c) = try ConfigurationParser.parse(arguments: arguments, environment: environment) else {
             throw ConfigurationError(description: "not a run")

@@ -3,9 +3,10 @@ import Foundation
 import Glibc
 import HTTPServer
 import Testing
+import TestSupport
 @testable import Service
 
-@Suite struct LogSinkTests {
+@Suite(.offPool) struct LogSinkTests {
     @Test func aStalledStdoutNeverBlocksTheCallerAndDropsAreCounted() throws {
         signal(SIGPIPE, SIG_IGN)  // as feedproxy's main does
         var fds: [Int32] = [0, 0]
@@ -52,61 +53,65 @@ import Testing
         }
     }
 
-    @Test func eachLoopWritesItsOwnLaneAndNothingIsLostOrTorn() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[0]) }
-        // Large enough that the reader below must drain while writers run.
-        let sink = LogSink(fd: fds[1], lanes: 3)
-        let received = LockedBox(Data())
-        let readerDone = DispatchSemaphore(value: 0)
-        let readFD = fds[0]
-        DispatchQueue.global().async {
-            received.set(FileHandle(fileDescriptor: readFD).readDataToEndOfFile())
-            readerDone.signal()
-        }
-        DispatchQueue.concurrentPerform(iterations: 3) { lane in
-            for n in 0..<5_000 {
-                sink.write(lane: lane, level: .info) { out in
-                    LogLine.appendString("request", into: &out)
-                    LogLine.appendKey("lane", into: &out)
-                    out.append(decimal: lane)
-                    LogLine.appendKey("n", into: &out)
-                    out.append(decimal: n)
+    @Test func eachLoopWritesItsOwnLaneAndNothingIsLostOrTorn() async throws {
+        try await offPool {
+            var fds: [Int32] = [0, 0]
+            #expect(pipe(&fds) == 0)
+            defer { close(fds[0]) }
+            // Large enough that the reader below must drain while writers run.
+            let sink = LogSink(fd: fds[1], lanes: 3)
+            let received = LockedBox(Data())
+            let readerDone = DispatchSemaphore(value: 0)
+            let readFD = fds[0]
+            DispatchQueue.global().async {
+                received.set(FileHandle(fileDescriptor: readFD).readDataToEndOfFile())
+                readerDone.signal()
+            }
+            DispatchQueue.concurrentPerform(iterations: 3) { lane in
+                for n in 0..<5_000 {
+                    sink.write(lane: lane, level: .info) { out in
+                        LogLine.appendString("request", into: &out)
+                        LogLine.appendKey("lane", into: &out)
+                        out.append(decimal: lane)
+                        LogLine.appendKey("n", into: &out)
+                        out.append(decimal: n)
+                    }
                 }
             }
+            sink.flush()
+            close(fds[1])
+            readerDone.wait()
+            let text = String(decoding: received.get(), as: UTF8.self)
+            var next = [0, 0, 0]
+            for line in text.split(separator: "\n") {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let lane = try #require(object["lane"] as? Int)
+                // Per lane the order is kept; lanes interleave in batches.
+                #expect(object["n"] as? Int == next[lane])
+                next[lane] += 1
+            }
+            #expect(next == [5_000, 5_000, 5_000])
+            #expect(sink.droppedLines == 0)
         }
-        sink.flush()
-        close(fds[1])
-        readerDone.wait()
-        let text = String(decoding: received.get(), as: UTF8.self)
-        var next = [0, 0, 0]
-        for line in text.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let lane = try #require(object["lane"] as? Int)
-            // Per lane the order is kept; lanes interleave in batches.
-            #expect(object["n"] as? Int == next[lane])
-            next[lane] += 1
-        }
-        #expect(next == [5_000, 5_000, 5_000])
-        #expect(sink.droppedLines == 0)
     }
 
-    @Test func aQuietLaneIsWrittenWithinTheFlushInterval() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        defer {
-            close(fds[0])
-            close(fds[1])
+    @Test func aQuietLaneIsWrittenWithinTheFlushInterval() async throws {
+        try await offPool {
+            var fds: [Int32] = [0, 0]
+            #expect(pipe(&fds) == 0)
+            defer {
+                close(fds[0])
+                close(fds[1])
+            }
+            let sink = LogSink(fd: fds[1], lanes: 2)
+            sink.write(lane: 0, level: .warn) { LogLine.appendString("one line, no flush", into: &$0) }
+            var poll = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+            // No size trigger and no explicit flush: the timer (100 ms) writes it.
+            #expect(Glibc.poll(&poll, 1, 1000) == 1)
+            var buf = [UInt8](repeating: 0, count: 512)
+            let n = read(fds[0], &buf, buf.count)
+            #expect(String(decoding: buf.prefix(max(n, 0)), as: UTF8.self).hasSuffix("\"level\":\"warn\",\"msg\":\"one line, no flush\"}\n"))
         }
-        let sink = LogSink(fd: fds[1], lanes: 2)
-        sink.write(lane: 0, level: .warn) { LogLine.appendString("one line, no flush", into: &$0) }
-        var poll = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
-        // No size trigger and no explicit flush: the timer (100 ms) writes it.
-        #expect(Glibc.poll(&poll, 1, 1000) == 1)
-        var buf = [UInt8](repeating: 0, count: 512)
-        let n = read(fds[0], &buf, buf.count)
-        #expect(String(decoding: buf.prefix(max(n, 0)), as: UTF8.self).hasSuffix("\"level\":\"warn\",\"msg\":\"one line, no flush\"}\n"))
     }
 
     @Test func numbersAndEscapesRenderExactly() {

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 import Upstream
 @testable import Service
 
-@Suite struct MetricsTests {
+@Suite(.offPool) struct MetricsTests {
     static func render(_ configure: (inout Metrics.Gauges) -> Void = { _ in }) -> String {
         let m = Metrics(routes: RouteDeclaration.all.map(\.name.path), sources: ["flickr"])
         m.recordRequest(route: "/photos", status: 200, seconds: 0.002)

@@ -1,9 +1,10 @@
 import Glibc
+import TestSupport
 import Testing
 @testable import Service
 
 /// Process metrics against what the kernel says (issue 24).
-@Suite struct ProcessMetricsTests {
+@Suite(.offPool) struct ProcessMetricsTests {
     @Test func figuresMatchProc() throws {
         let m = ProcessMetrics.read()
         #expect(try #require(m.residentBytes) > 0)

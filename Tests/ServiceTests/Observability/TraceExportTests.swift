@@ -1,10 +1,11 @@
 import Primitives
+import TestSupport
 import Testing
 @testable import Service
 @testable import Upstream
 
 /// Trace export reads OpenTelemetry's own variables, as its SDKs do.
-@Suite struct TraceExportTests {
+@Suite(.offPool) struct TraceExportTests {
     static func settings(_ environment: [String: String]) throws -> SpanExporter.Settings? {
         TraceExport.settings(try ConfigurationParserTests.parse([], environment))
     }

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Service
 
 /// The document's text is what Python's `json.dumps(sort_keys=True)` writes (the document the
 /// service published before it was built in Swift, and so the shared-cache fingerprint).
-@Suite struct OpenAPITextTests {
+@Suite(.offPool) struct OpenAPITextTests {
     @Test func keysAreSortedAndEveryCharacterOutsideASCIIIsEscaped() {
         let value: OpenAPIValue = ["b": ["é\u{1F600}\n\"\\\u{01}", nil, true, -3], "a": [:], "A": []]
         #expect(value.text(indented: false) == #"{"A":[],"a":{},"b":["\u00e9\ud83d\ude00\n\"\\\u0001",null,true,-3]}"#)

@@ -1,5 +1,6 @@
 import Primitives
 import ResponseCache
+import TestSupport
 import Testing
 
 @testable import Service
@@ -7,7 +8,7 @@ import Testing
 /// Issue 58: a feed's pings are read at most once per interval, but one that comes within the
 /// interval is not lost: a publisher that updates twice in ten seconds (or a hub that notifies
 /// twice) is heard twice, the second time when the interval has passed; a flood still once more.
-@Suite struct DeferredPingTests {
+@Suite(.offPool) struct DeferredPingTests {
     @Test func aPingWithinTheIntervalIsReadWhenItHasPassed() {
         let now = Locked(1000.0)
         let clock: @Sendable () -> Double = { now.withLock { $0 } }

@@ -1,6 +1,7 @@
 import Feeds
 import Primitives
 import ResponseCache
+import TestSupport
 import Testing
 
 @testable import Service
@@ -8,7 +9,7 @@ import Testing
 /// Issue 58: the feeds of recent library refreshes are kept warm — read again at their own
 /// cadence, never before one interval has passed since the refresh that read them, within the
 /// refresh ceiling, never when evicted, and no longer once the library's warmth has passed.
-@Suite struct LibraryWarmthTests {
+@Suite(.offPool) struct LibraryWarmthTests {
     static func hourlyShow() throws -> [UInt8] {
         let newest = Timestamp.now() - 600
         var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>Hourly</title>"#

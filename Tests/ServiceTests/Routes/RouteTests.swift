@@ -2,13 +2,14 @@ import Feeds
 import Foundation
 import Primitives
 import ResponseCache
+import TestSupport
 import Testing
 import Upstream
 @testable import HTTPServer
 @testable import Service
 
 /// The feed route and the rendering of cached entries, as units: no socket, no binary.
-@Suite struct FeedRouteTests {
+@Suite(.offPool) struct FeedRouteTests {
     static func request(_ target: String, headers: [(String, String)] = []) -> AppRequestContext {
         .make(target: target, headers: headers)
     }
@@ -114,7 +115,7 @@ import Upstream
     }
 }
 
-@Suite struct CachedRenderingTests {
+@Suite(.offPool) struct CachedRenderingTests {
     static let body = Array(#"{"items":[]}"#.utf8)
     static let entry = CachedResponse(
         body: body, gzippedBody: Gzip.compress(body), storedAt: 100, policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 0, staleIfError: 0))
@@ -142,7 +143,7 @@ import Upstream
     }
 }
 
-@Suite struct RouteTableTests {
+@Suite(.offPool) struct RouteTableTests {
     @Test func theIndexListsEveryPublicRouteOnceInOrder() {
         #expect(
             RouteDeclaration.listed(RouteDeclaration.all) == [

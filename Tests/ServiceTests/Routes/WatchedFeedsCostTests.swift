@@ -1,6 +1,7 @@
 import Feeds
 import Primitives
 import ResponseCache
+import TestSupport
 import Testing
 
 @testable import Service
@@ -9,7 +10,7 @@ import Testing
 /// simulated hour of the refresher's own scheduling (the clock moved two seconds a turn, each
 /// read answered as a 304 would be: the entry renewed). A quarter each: an hourly show, a
 /// daily one, a weekly one, and a dormant one (nothing for months).
-@Suite struct WatchedFeedsCostTests {
+@Suite(.offPool) struct WatchedFeedsCostTests {
     static func feed(gap: Int, newestAgo: Int) throws -> [UInt8] {
         let newest = Timestamp.now() - newestAgo
         var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>Show</title>"#

@@ -13,7 +13,7 @@ import Upstream
 /// moves: asked once, renewed at four fifths of the lease, asked again after a refusal only
 /// once the retry time passed, moved when the feed names another hub, ended a grace period
 /// after nobody watches.
-@Suite struct WebSubSubscriberTests {
+@Suite(.offPool) struct WebSubSubscriberTests {
     final class Hub: Sendable {
         let server: Server
         let forms = Locked<[(path: String, form: [String: String])]>([])
