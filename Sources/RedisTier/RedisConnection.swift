@@ -100,6 +100,12 @@ public final class RedisConnection: Sendable {
         return !(timeout > reply && Self.now() - timeout < Double(settings.commandTimeoutMs) / 1000)
     }
 
+    /// Whether a reply was read since the last command (a request's) timed out: the sign that a
+    /// server past a deadline is busy, not stopped. `isAnswering` without its one-deadline window.
+    public var hasRepliedSinceTimeout: Bool {
+        Double(bitPattern: lastReply.load(ordering: .relaxed)) >= Double(bitPattern: lastTimeout.load(ordering: .relaxed))
+    }
+
     private var stallMs: Int { settings.stallTimeoutMs ?? max(500, 20 * settings.commandTimeoutMs) }
 
     public func stop() {

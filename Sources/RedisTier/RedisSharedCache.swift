@@ -164,7 +164,8 @@ public final class RedisSharedCache: SharedCacheTier {
         }
     }
 
-    public var health: SharedTierHealth { redis.isAnswering ? .answering : redis.isUp ? .silent : .down }
+    /// Silent until a reply comes (not only for a deadline): a stopped Redis never looks answering.
+    public var health: SharedTierHealth { !redis.isUp ? .down : redis.hasRepliedSinceTimeout ? .answering : .silent }
 
     /// A failure marker as `markFailed` wrote it; anything else reads as none.
     static func failure(_ bytes: [UInt8], codes: Set<String>) -> SharedFailure? {

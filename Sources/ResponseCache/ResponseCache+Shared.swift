@@ -173,15 +173,31 @@ extension ResponseCache {
         _ key: String, _ loader: @escaping RefreshingLoader, stale: CachedResponse?, previous: CachedResponse?, shared: any SharedCacheTier
     ) async -> Outcome {
         let deadline = clock() + sharedPolicy.waitLimit
+        let ttl = sharedPolicy.lockTTL
         var unanswered = 0
+        // Once the tier has answered late (busy, not stopped), this flight's calls wait for its
+        // replies (up to the stall timeout) rather than fetch what another replica is fetching.
+        var patient = SharedTierCall.isPatient
+        func ask<R: Sendable>(_ call: @Sendable () async -> R, timedOut: (R) -> Bool = { _ in false }) async -> R {
+            if patient { return await SharedTierCall.patiently(call) }
+            let answer = await call()
+            guard timedOut(answer), await answersLate(shared) else { return answer }
+            patient = true
+            return await SharedTierCall.patiently(call)
+        }
         while true {
-            switch await shared.lock(key, ttl: sharedPolicy.lockTTL) {
+            // (With a usable stale copy, an unanswered lock is not waited for: the copy is served.)
+            switch await ask({ await shared.lock(key, ttl: ttl) }, timedOut: { (lock: SharedLock) in lock == .unavailable && stale == nil }) {
             case .acquired(let token):
                 // The previous holder may have stored its answer (or failed) and let go between
                 // our lookup and this lock: look once more before spending an upstream request.
-                switch await shared.probe(key) {
+                switch await ask({ await shared.probe(key) }, timedOut: { (probe: SharedProbe) in probe == .unavailable }) {
                 case .fresh:
-                    if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                    let found = await ask({ await shared.get(key) }) { (lookup: SharedLookup) -> Bool in
+                        if case .unavailable = lookup { return true }
+                        return false
+                    }
+                    if case .found(let entry, let age) = found, age < entry.policy.ttl {
                         await shared.unlock(key, token: token)
                         sharedObserver?(.wait)
                         return .loaded(entry.restamped(storedAt: clock() - age), .sharedWait)
@@ -208,7 +224,8 @@ extension ResponseCache {
             case .unavailable:
                 // No answer about the lock. Connected, with a usable stale copy: serve it (the next
                 // request refreshes). Slow (a busy Redis, a busy replica): ask again a few times.
-                // Down, or silent: on our own at once, counted; another replica may fetch it too.
+                // Down, or silent even after `lateAnswerWait` (`ask`): on our own, counted; another
+                // replica may fetch it too.
                 unanswered += 1
                 let health = shared.health
                 if health != .down, let stale {
@@ -229,7 +246,7 @@ extension ResponseCache {
                 guard let room = waitRoom else { return await fetchHere(key, loader, previous: previous) }
                 switch await room.wait(key, until: deadline) {
                 case .settled(.fresh):
-                    if case .found(let entry, let age) = await shared.get(key), age < entry.policy.ttl {
+                    if case .found(let entry, let age) = await ask({ await shared.get(key) }), age < entry.policy.ttl {
                         sharedObserver?(.wait)
                         return .loaded(entry.restamped(storedAt: clock() - age), .sharedWait)
                     }
@@ -256,6 +273,17 @@ extension ResponseCache {
     /// Lock attempts the tier may leave unanswered in a row (reachable, but slow) before this
     /// replica fetches without it.
     static let unansweredLocksBeforeFetching = 5
+
+    /// After a call the tier did not answer in time: whether it answers anything within
+    /// `lateAnswerWait`. A busy Redis's late reply comes; a stopped Redis stays silent (the wait
+    /// is shorter than a deadline, so it costs a miss under two), a down one costs nothing.
+    private func answersLate(_ shared: any SharedCacheTier) async -> Bool {
+        let until = clock() + sharedPolicy.lateAnswerWait
+        while shared.health == .silent, clock() < until, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return shared.health == .answering
+    }
 
     /// Left while another replica fetched: nothing was asked of the upstream, and this says
     /// nothing about it to anyone else waiting.

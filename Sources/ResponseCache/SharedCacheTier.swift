@@ -52,10 +52,10 @@ public enum SharedTierCall {
 }
 
 public enum SharedTierHealth: Sendable, Equatable {
-    /// Connected and answering (late answers included).
+    /// Connected, and answered since its last missed deadline (late answers included).
     case answering
-    /// Connected, but silent since a command's deadline passed (a stopped server, or one too
-    /// busy to answer): asking again now is pointless.
+    /// Connected, but nothing answered since a command's deadline passed: a stopped server, or
+    /// one busy enough to answer later still (`SharedTierPolicy.lateAnswerWait` tells them apart).
     case silent
     /// Not connected.
     case down
@@ -127,6 +127,12 @@ public struct SharedTierPolicy: Sendable {
     public var failureTTL = 2.0
     /// How often the keys a replica waits on are asked about (all of them in one round trip).
     public var watchInterval = 0.02
+    /// How long a request's flight whose lock (or lookup) was not answered in time waits for the
+    /// tier to answer anything: a busy Redis answers late, and the lock is asked again patiently;
+    /// a stopped one stays silent, and the flight fetches without it. The service sets one
+    /// command deadline (`REDIS_TIMEOUT_MS`): a stopped Redis costs a miss at most three
+    /// (make scaleout-test [4]).
+    public var lateAnswerWait = 0.025
     /// Keys whose new entries (fetched here, stored in the tier, another ETag than before) are
     /// announced on the change feed, whatever fetched them: a request's load, a refresh, a ping.
     public var announcedKeyPrefix: String?

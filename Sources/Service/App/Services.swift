@@ -61,6 +61,9 @@ struct Services: Sendable {
         var sharedPolicy = SharedTierPolicy(waitLimit: 6 * Double(c.upstreamTimeoutMs) / 1000 + 2, maxValueBytes: c.l2MaxValueBytes)
         // New episode data, whoever read it, is word for other replicas' event streams.
         sharedPolicy.announcedKeyPrefix = String(EpisodesAdapter.dataKey(0).dropLast())
+        // A Redis late by up to one more deadline is waited for (no second download); a stopped
+        // one costs a miss at most three deadlines.
+        sharedPolicy.lateAnswerWait = Double(c.redisTimeoutMs) / 1000
         let changes = redis.map { RedisChangeFeed(connection: $0, prefix: c.redisKeyPrefix) }
         cache = ResponseCache(
             maxBytes: c.cacheMaxBytes, clock: { NativeThread.monotonicSeconds() },
