@@ -23,6 +23,9 @@ import TestSupport
             #expect(try h.get("/demo/app.js").header("Content-Type") == "text/javascript; charset=utf-8")
             #expect(try h.get("/demo/app.css").header("Content-Type") == "text/css; charset=utf-8")
             #expect(try h.get("/demo/other.js").status == 404)
+            // Issue 69: with a trailing slash the page's relative links would miss: sent to /demo.
+            let slashed = try h.get("/demo/")
+            #expect(slashed.status == 301 && slashed.header("Location") == "/demo")
             #expect(try h.get("/").text.contains(#""/demo""#))
             // The page costs no upstream request and no quota.
             #expect(h.upstream.requestCount(for: "flickr") == 0)

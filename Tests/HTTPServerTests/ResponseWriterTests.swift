@@ -29,6 +29,20 @@ import Testing
 
     static func head(_ text: String) -> String { String(text.prefix { $0 != "{" && $0 != "\u{1f}" }) }
 
+    /// Issue 69: every status the service sends has its reason phrase (a 202 read `202 Status`);
+    /// one nobody named is written with an empty phrase, as RFC 9112 allows.
+    @Test func everyStatusHasItsReasonPhrase() throws {
+        let expected = [
+            202: "Accepted", 403: "Forbidden", 410: "Gone", 415: "Unsupported Media Type", 422: "Unprocessable Content", 308: "Permanent Redirect",
+            200: "OK", 304: "Not Modified", 429: "Too Many Requests", 503: "Service Unavailable",
+        ]
+        for (status, phrase) in expected {
+            let text = try Self.written(Response(status: status, body: []), gzip: false)
+            #expect(text.hasPrefix("HTTP/1.1 \(status) \(phrase)\r\n"), "\(text.prefix(40))")
+        }
+        #expect(try Self.written(Response(status: 599, body: []), gzip: false).hasPrefix("HTTP/1.1 599 \r\n"))
+    }
+
     @Test func eachVariantIsSentWithItsOwnValidatorAndLines() throws {
         let response = Response(sending: Self.representation, status: 200, renderedHeaders: Array("Cache-Control: public, max-age=60\r\n".utf8))
         let plain = Self.head(try Self.written(response, gzip: false))

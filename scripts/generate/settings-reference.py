@@ -10,20 +10,24 @@ help_text = subprocess.run([binary, "--help"], check=True, capture_output=True, 
 rows = []
 unbudgeted = help_text.split("Upstreams without a shared rate budget", 1)[1].splitlines()[1:] if "Upstreams without a shared rate budget" in help_text else []
 unlimited = [f"- `{m.group(1)}`: {m.group(2)}" for m in (re.match(r"^  (\S+): (.*)$", line) for line in unbudgeted) if m]
-for line in help_text.splitlines():
+flag_only = []
+for line in help_text.split("Upstreams without a shared rate budget", 1)[0].splitlines():
     m = re.match(r"^\s+(--\S+) \((\S+)\)\s+(.*) \[default: (.*)\]$", line)
     if m:
         flag, env, text, default = m.groups()
         rows.append(f"| `{env}` | `{flag}` | `{default}` | {text.strip()} |")
+        continue
+    # Flags without a variable (--fixtures, --healthcheck, --help, --openapi …), in the same table.
+    m = re.match(r"^  (--\S+(?:, --\S+)*(?: [A-Z\[][A-Z\]]*)?)\s{2,}(.*)$", line)
+    if m:
+        flags = ", ".join(f"`{f}`" for f in m.group(1).split(", "))
+        flag_only.append(f"| — | {flags} | — | {m.group(2).strip()} |")
 (root / "docs" / "configuration.md").write_text(
     "# Configuration reference\n\n"
     "Every setting: an environment variable with a matching flag (flags win). `feedproxy --help` prints the same list;\n"
-    "invalid values stop startup with a message naming the setting, and exit code 2. Generated from `--help` by\n"
+    "invalid values stop startup with a message naming the setting, and exit code 2. Generated whole from `--help` by\n"
     "`scripts/generate/settings-reference.py` (a test keeps the two identical); the README lists the ones a newcomer needs.\n\n"
-    "| Environment variable | Flag | Default | Meaning |\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
-    "| — | `--fixtures [DIR]` | off | offline mode: serve `Fixtures/` through a loopback upstream |\n"
-    "| — | `--fixtures-upstream URL` | off | every upstream at the fixture upstream another process serves at URL (a `--fixtures` replica logs it as `fixtures_upstream`): replicas beside it |\n"
-    "| — | `--healthcheck` | — | exit 0 if the server on `PORT` answers `/healthz` (container `HEALTHCHECK`) |\n\n"
+    "| Environment variable | Flag | Default | Meaning |\n|---|---|---|---|\n" + "\n".join(rows + flag_only) + "\n\n"
     "## Upstreams without a shared rate budget\n\n"
     "Each upstream either publishes a limit (its `RATE_LIMIT_*_PER_MIN` above, one budget for all replicas) or spends nobody's budget, for a reason its declaration gives:\n\n"
     + "\n".join(unlimited) + "\n")

@@ -35,7 +35,7 @@ struct ResponseWriter {
         } else {
             out.append(literal: "HTTP/1.1 ")
             out.append(decimal: status)
-            out.append(literal: " Status\r\n")
+            out.append(literal: " \r\n")  // RFC 9112 §4: the reason phrase may be empty, its space not
         }
         out.append(literal: "Date: ")
         out.append(contentsOf: date)

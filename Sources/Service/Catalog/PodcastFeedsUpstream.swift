@@ -148,10 +148,10 @@ extension RouteName {
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
     static let episodeEvents = RouteName("/episodes/events", listedAs: "/episodes/events?podcasts=")
     static let hubNotify = RouteName("/hub/notify", listedAs: "/hub/notify?url=")
-    static let hubWebSub = RouteName("/hub/websub", listedAs: nil)
+    static let hubWebSub = RouteName("/hub/websub")
     static let podcastByFeedURL = RouteName("/podcasts/byfeedurl", listedAs: "/podcasts/byfeedurl?url=")
     static let library = RouteName("/library/opml")
-    static let libraryExport = RouteName("/library/opml/export", listedAs: nil)
+    static let libraryExport = RouteName("/library/opml/export")
 }
 
 extension OperationTag {

@@ -42,7 +42,14 @@ enum OperationalRoutes {
             return { _ in .response(openAPI) }
         },
         RouteDeclaration(.demo, operation: "getDemoPage", tag: .operations, described: OperationalRoutesAPI.demo, when: { $0.demoPage }) { _ in
-            { context in .response(DemoAssets.page.answer(context.request)) }
+            // `/demo/` is sent to `/demo`: its relative links (demo/app.js) would resolve under /demo/demo/.
+            let moved = {
+                var r = Response(status: 301, body: [])
+                r.headers.add("Location", "/demo")
+                r.headers.add("Cache-Control", "public, max-age=86400")
+                return r
+            }()
+            return { context in .response(context.request.rawPath.utf8.last == UInt8(ascii: "/") ? moved : DemoAssets.page.answer(context.request)) }
         },
         RouteDeclaration(undocumented: .demoFile, when: { $0.demoPage }) { _ in
             let missing = Response.error(status: 404, code: "not_found", message: "no such file in the demo page")
