@@ -72,8 +72,10 @@ public struct EpisodeFeedData: Sendable {
     }
 
     /// Parses `body` and encodes the channel and each episode once. A feed whose episodes pass
-    /// `maxBytes` is kept in compressed blocks; episodes that still do not fit (the oldest, in
-    /// feed order) are left out, and the data is `truncated`.
+    /// `maxBytes` is kept in compressed blocks; episodes that still do not fit (the oldest by
+    /// date, whatever order the feed lists them in) are left out, and the data is `truncated`.
+    /// Past `maxEpisodes`, too, the oldest by date are left out (`NewestEpisodes`). The episodes
+    /// kept are in the feed's order.
     /// `images`: with the image proxy on, every image gets its proxied sizes and show notes'
     /// images are proxied. `previous`: the data this refresh replaces (nil: none known), whose
     /// episodes keep the stamps of when they were first seen; `seenAt`: now, in Unix seconds.
@@ -132,7 +134,7 @@ public struct EpisodeFeedData: Sendable {
                 encoded.append(
                     encoder.withBytes { area in
                         Encoded(
-                            published: episode.published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? undated,
+                            published: NewestEpisodes.date(episode.published),
                             anchor: EpisodeCursor.anchor(
                                 id: episode.id, json: episode.id == nil ? ArraySlice<UInt8>(area[start..<jsonEnd]) : ArraySlice<UInt8>()), start: start,
                             jsonEnd: jsonEnd, end: end,
@@ -159,27 +161,38 @@ public struct EpisodeFeedData: Sendable {
             plain = true
             stored = area.count
         } else {
-            var start = 0
-            while start < encoded.count {
-                var end = start
-                var offsets: [(block: Int, offset: Int)] = []
-                let first = encoded[start].start
-                while end < encoded.count, end == start || encoded[end].end - first <= blockBytes {
-                    offsets.append((blocks.count, encoded[end].start - first))
-                    end += 1
+            // The blocks are filled newest first by date (undated last, equal dates in feed
+            // order), so what the budget leaves out is the oldest whatever order the feed lists
+            // them in (a serial show lists its first episode first). The entries stay in the
+            // feed's order: each names its block and offset, wherever that block is. (A feed
+            // listed newest first makes the same blocks as its order would.)
+            let byDate = encoded.indices.sorted { a, b in
+                encoded[a].published != encoded[b].published ? encoded[a].published > encoded[b].published : a < b
+            }
+            var slots: [(block: Int, offset: Int)?] = Array(repeating: nil, count: encoded.count)
+            var next = 0
+            while next < byDate.count {
+                var raw: [UInt8] = []
+                raw.reserveCapacity(blockBytes)
+                var offsets: [(entry: Int, offset: Int)] = []
+                while next < byDate.count, offsets.isEmpty || raw.count + (encoded[byDate[next]].end - encoded[byDate[next]].start) <= blockBytes {
+                    let e = encoded[byDate[next]]
+                    offsets.append((byDate[next], raw.count))
+                    raw += area[e.start..<e.end]
+                    next += 1
                 }
-                let raw = area[first..<encoded[end - 1].end]
-                let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? Array(raw)
+                let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? raw
                 guard stored + packed.count <= budget else {
                     truncated = true
                     break
                 }
                 stored += packed.count
+                for o in offsets { slots[o.entry] = (blocks.count, o.offset) }
                 blocks.append((packed, raw.count))
-                placed += offsets
-                start = end
             }
-            encoded.removeLast(encoded.count - placed.count)
+            // The episodes kept, in the feed's order.
+            encoded = encoded.indices.filter { slots[$0] != nil }.map { encoded[$0] }
+            placed = slots.compactMap { $0 }
         }
         channel.truncated = truncated
         let whole = try FeedJSON.encode(channel)

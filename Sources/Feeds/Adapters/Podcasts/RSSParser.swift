@@ -26,7 +26,7 @@ final class RSSParser: XMLStreamHandler {
         var ttlSeconds: Int?
         var updatePeriodSeconds: Int?
         var updateFrequency = 1
-        /// The feed lists more items than `limit`: the rest were not read.
+        /// The feed lists more items than `limit`: the oldest by date were left out.
         var reachedLimit = false
     }
 
@@ -54,7 +54,6 @@ final class RSSParser: XMLStreamHandler {
     /// RSS 1.0's syndication module (`sy:updatePeriod`), which many feed generators write.
     private static let syndication = Array("http://purl.org/rss/1.0/modules/syndication/".utf8)
 
-    private let limit: Int
     /// The feed's final URL (after redirects): the base of every relative reference in it.
     private let documentBase: String?
     private var kind = Kind.unknown
@@ -72,20 +71,23 @@ final class RSSParser: XMLStreamHandler {
     private var pendingPerson: (role: String, group: String, href: String?, img: String?)?
     private var pendingSoundbite: (start: Double, duration: Double)?
     private var pendingFunding: String?
-    private var reachedLimit = false
+    /// The items kept so far: at most `limit`, the newest by date.
+    private var kept: NewestEpisodes
     private var notAFeed = false
 
     /// Where show notes' images are sent instead (the image proxy); nil: left as they are.
     private let imageSource: (@Sendable (String) -> String)?
 
     private init(limit: Int, base: String?, imageSource: (@Sendable (String) -> String)?) {
-        self.limit = limit
+        kept = NewestEpisodes(capacity: limit)
         self.imageSource = imageSource
         documentBase = base.flatMap { URLReference.absolute($0) }
         text.reserveCapacity(4096)
     }
 
-    /// Parses up to `limit` items; throws for anything that is not a well-formed RSS or Atom feed.
+    /// Parses every item and keeps at most `limit`: the newest by date, whatever order the feed
+    /// lists them in (`NewestEpisodes`), in the feed's order; throws for anything that is not a
+    /// well-formed RSS or Atom feed.
     /// `contentType` is the HTTP header, whose charset applies when the document declares none;
     /// `base` the feed's final URL, against which relative links resolve (none: they are dropped).
     static func parse(
@@ -97,12 +99,13 @@ final class RSSParser: XMLStreamHandler {
             throw ClientError(status: 500, code: "internal_error", message: "the XML parser could not be created")
         }
         let failure = parser.parse(data)
-        if let failure, !(failure == .stopped && handler.reachedLimit) {
+        if let failure {
             throw FeedParseFailure.error(failure, encoding: encoding, bytes: data)
         }
         guard !handler.notAFeed, handler.kind != .unknown else { throw .badUpstreamResponse("the podcast feed") }
         var result = handler.result
-        result.reachedLimit = handler.reachedLimit
+        result.episodes = handler.kept.inFeedOrder()
+        result.reachedLimit = handler.kept.leftOut
         if result.description == nil { result.description = handler.channelSummary }
         // The channel image may come after the first items: fill it in at the end.
         for i in result.episodes.indices where result.episodes[i].imageUrl == nil { result.episodes[i].imageUrl = result.imageUrl }
@@ -142,11 +145,7 @@ final class RSSParser: XMLStreamHandler {
         let inItem = current != nil
         switch (kind, element.name, element.namespace) {
         case (.rss, "item", _), (.atom, "entry", _):
-            // One more than the limit: the feed has more than is read.
-            if result.episodes.count >= limit {
-                reachedLimit = true
-                return false
-            }
+            // Every item is read: past the limit, the feed's order says nothing of which are the oldest.
             current = Episode()
             itemBase = base
             itemDescription = nil
@@ -372,6 +371,12 @@ final class RSSParser: XMLStreamHandler {
     private func finishItem() -> Bool {
         guard var episode = current else { return true }
         current = nil
+        // Past the limit, an item older than every one kept is left out before its notes are sanitized.
+        let date = NewestEpisodes.date(episode.published)
+        guard kept.admits(date) else {
+            kept.leaveOut()
+            return true
+        }
         if episode.id == nil { episode.id = episode.audioUrl }
         // description and content:encoded carry HTML; itunes:summary is plain text by its spec.
         let plain =
@@ -384,7 +389,85 @@ final class RSSParser: XMLStreamHandler {
         if !episode.inlineChapters.isEmpty {
             episode.inlineChapters = ChapterList.normalised(episode.inlineChapters, duration: episode.duration.map(Double.init))
         }
-        result.episodes.append(episode)
+        kept.offer(episode, date: date)
         return true
+    }
+}
+
+/// The items a feed's cap keeps, read as a stream: at most `capacity`, the newest by date
+/// whatever order the feed lists them in, so a feed listed oldest first (a serial show) loses
+/// its oldest items, not its newest. Undated items count as the oldest (nothing says they are
+/// recent; `since` leaves them out and `/episodes` lists them last); among equal dates (all
+/// undated, say) the earlier in the feed is kept, as the cut by feed order did for a feed
+/// listed newest first. A min-heap whose root is the item to leave out next: never more than
+/// `capacity` held, whatever the feed's length.
+struct NewestEpisodes {
+    private struct Kept {
+        let date: Int64
+        let order: Int
+        let episode: Episode
+
+        /// Left out before `other`: older, or as old and later in the feed.
+        func goesBefore(_ other: Kept) -> Bool { date != other.date ? date < other.date : order > other.order }
+    }
+
+    let capacity: Int
+    private var heap: [Kept] = []
+    private var offered = 0
+    /// Some item was left out.
+    private(set) var leftOut = false
+
+    init(capacity: Int) { self.capacity = max(0, capacity) }
+
+    /// An episode's date as the cap ranks it (and `EpisodeFeedData` stores it): Unix seconds,
+    /// `EpisodeFeedData.undated` (the lowest) when it has none.
+    static func date(_ published: String?) -> Int64 {
+        published.flatMap(Timestamp.parseISO8601).map(Int64.init) ?? EpisodeFeedData.undated
+    }
+
+    /// Whether the feed's next item, of this date, would be kept.
+    func admits(_ date: Int64) -> Bool {
+        heap.count < capacity || (capacity > 0 && date > heap[0].date)
+    }
+
+    /// The feed's next item is left out without being offered (`admits` said no).
+    mutating func leaveOut() {
+        offered += 1
+        leftOut = true
+    }
+
+    /// The feed's next item: kept (leaving out the oldest kept when full), or left out.
+    mutating func offer(_ episode: Episode, date: Int64) {
+        guard admits(date) else { return leaveOut() }
+        let item = Kept(date: date, order: offered, episode: episode)
+        offered += 1
+        if heap.count < capacity {
+            heap.append(item)
+            var i = heap.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard heap[i].goesBefore(heap[parent]) else { break }
+                heap.swapAt(i, parent)
+                i = parent
+            }
+            return
+        }
+        leftOut = true
+        heap[0] = item
+        var i = 0
+        while true {
+            let left = 2 * i + 1, right = left + 1
+            var first = i
+            if left < heap.count, heap[left].goesBefore(heap[first]) { first = left }
+            if right < heap.count, heap[right].goesBefore(heap[first]) { first = right }
+            guard first != i else { break }
+            heap.swapAt(i, first)
+            i = first
+        }
+    }
+
+    /// The kept items, in the feed's order.
+    func inFeedOrder() -> [Episode] {
+        heap.sorted { $0.order < $1.order }.map(\.episode)
     }
 }
