@@ -63,7 +63,7 @@ import TestSupport
 
     /// A stream starts with the newest episodes and their token; a publisher's ping brings
     /// the new episode to it, and only that; reconnecting from an id misses nothing and repeats
-    /// nothing; an id not ours starts afresh.
+    /// nothing; an id not ours starts afresh and says so (resync).
     @Test func aPingedEpisodeReachesTheStreamAndAReconnectResumes() async throws {
         try await offPool {
             let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
@@ -99,7 +99,11 @@ import TestSupport
             #expect(Self.items(try current.episodes().json).isEmpty, "nothing twice")
             let forged = try EventStream(h, library, headers: ["Last-Event-ID: not-a-token-of-ours"])
             #expect(forged.head.status == 200)
-            #expect(Self.items(try forged.episodes().json).count == Self.items(first.json).count + 1, "an id not ours starts afresh")
+            // Issue 67: an id not ours is no silent restart: each podcast is sent whole and says resync.
+            let told = try forged.episodes().json
+            let podcasts = told["podcasts"] as? [[String: Any]] ?? []
+            #expect(podcasts.count == 2 && podcasts.allSatisfy { $0["resync"] as? Bool == true }, "\(podcasts)")
+            #expect(Self.items(told).count >= Self.items(first.json).count + 1, "an id not ours starts afresh")
 
             let metrics = try h.get("/metrics").text
             #expect(metrics.contains("feedproxy_event_streams 4"), "\(metrics.split(separator: "\n").filter { $0.contains("event") })")

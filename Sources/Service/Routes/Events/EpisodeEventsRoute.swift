@@ -59,10 +59,16 @@ struct EpisodeEventsRoute: Sendable {
         } catch {
             return .response(.error(error))
         }
-        // A reconnect's own position wins; one not ours (forged, or of an older format) is as
-        // none, and the query's `sync=` (if any) stands.
-        if let last = context.request.headers["last-event-id"], !last.isEmpty, let position = try? SyncToken.decode(last) {
-            token = position
+        // A reconnect's own position wins. One this service cannot read (forged, or of a format
+        // an upgrade retired) leaves the query's `sync=` standing; without one, the stream starts
+        // from no position at all: every podcast is sent whole, page by page, with `resync: true`,
+        // so the app knows to reconcile instead of taking the newest episodes for all it missed.
+        if let last = context.request.headers["last-event-id"], !last.isEmpty {
+            if let position = try? SyncToken.decode(last) {
+                token = position
+            } else if token == nil {
+                token = SyncToken()
+            }
         }
         context.identifyClient()
         let client = context.client.map(ClientResolver.key)
