@@ -5,7 +5,8 @@
 # libxxhash0 (xxHash64: ETags, cursors, fingerprints), libexpat1 for podcast RSS/Atom
 # (FoundationXML, and with it libxml2 and ICU, is gone),
 # libgumbo1 (the HTML5 parser) for sanitized show notes,
-# libhiredis0.14 for the optional Redis tier, libvips42 for the image proxy (slimmed:
+# libhiredis0.14 for the optional Redis tier, libsqlite3-0 for the records a single node
+# keeps in DATA_DIR (a volume), libvips42 for the image proxy (slimmed:
 # see below and docs/container.md). `make image` builds this file with podman
 # (--format docker keeps the HEALTHCHECK); `make container-check` runs the image, checks
 # it and prints its size (README, "Container").
@@ -13,7 +14,7 @@
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev \
+ && apt-get install -y --no-install-recommends libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libsqlite3-dev libvips-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -36,12 +37,12 @@ LABEL org.opencontainers.image.title="FeedProxy" \
 # sources are 415 and AVIF is never chosen. The ldd checks below fail the build if anything
 # the binary or libvips links against was taken.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libcurl4 ca-certificates libssl3 libxxhash0 libexpat1 libgumbo1 libhiredis0.14 libvips42 libglib2.0-0 \
+ && apt-get install -y --no-install-recommends libcurl4 ca-certificates libssl3 libxxhash0 libexpat1 libgumbo1 libhiredis0.14 libsqlite3-0 libvips42 libglib2.0-0 \
  && rm -f /usr/lib/*-linux-gnu/vips-modules-8.14/vips-magick.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-poppler.so \
           /usr/lib/*-linux-gnu/vips-modules-8.14/vips-openslide.so /usr/lib/*-linux-gnu/vips-modules-8.14/vips-jxl.so \
           /usr/lib/*-linux-gnu/vips-modules-8.14/vips-heif.so \
  && dpkg --purge --force-depends imagemagick-6-common libmagickcore-6.q16-6 liblqr-1-0 libltdl7 libpoppler-glib8 libpoppler126 \
-          libnss3 libnspr4 libopenslide0 libsqlite3-0 libjxl0.7 libhwy1 libheif1 libx265-199 libaom3 libdav1d6 libde265-0 libnuma1 \
+          libnss3 libnspr4 libopenslide0 libjxl0.7 libhwy1 libheif1 libx265-199 libaom3 libdav1d6 libde265-0 libnuma1 \
           shared-mime-info fonts-dejavu-core libx11-data libgdk-pixbuf2.0-common libthai-data \
  && rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/locale /usr/share/man \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin feedproxy
@@ -50,9 +51,13 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN ! ldd /usr/local/bin/feedproxy | grep "not found" \
  && ! ldd /usr/lib/*-linux-gnu/libvips.so.42 | grep "not found"
 COPY Fixtures /usr/share/feedproxy/Fixtures
+# Records kept across restarts on a single node (the feed ids given out): a volume, so a
+# read-only root still has it; with REDIS_URL they are kept in Redis instead.
+RUN mkdir -p /var/lib/feedproxy && chown 10001 /var/lib/feedproxy
+VOLUME /var/lib/feedproxy
 USER 10001
 EXPOSE 8080
-ENV PORT=8080 LOG_LEVEL=info
+ENV PORT=8080 LOG_LEVEL=info DATA_DIR=/var/lib/feedproxy
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["/usr/local/bin/feedproxy", "--healthcheck"]

@@ -1,7 +1,7 @@
 # FeedProxy — every command a developer or CI needs.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
-APT_PACKAGES = libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libvips-dev redis-server curl
+APT_PACKAGES = libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libsqlite3-dev libvips-dev redis-server curl
 
 .PHONY: run build release test soak test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench events-bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
 

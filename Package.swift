@@ -22,7 +22,8 @@ let package = Package(
     targets: [
         // System shims: epoll/eventfd/zlib (CSystem), variadic setopt for libcurl (CCurl), libexpat and
         // libgumbo for feeds (CExpat, CGumbo), hiredis with a reply-size cap (CHiredis), OpenSSL's
-        // libcrypto for SHA-256, HMAC-SHA256 and constant-time comparison (CCrypto), libxxhash (CXXHash).
+        // libcrypto for SHA-256, HMAC-SHA256 and constant-time comparison (CCrypto), libxxhash (CXXHash),
+        // SQLite for records kept across restarts (CSQLite).
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
@@ -30,6 +31,7 @@ let package = Package(
         .target(name: "CExpat", linkerSettings: [.linkedLibrary("expat")]),
         .target(name: "CGumbo", linkerSettings: [.linkedLibrary("gumbo")]),
         .target(name: "CHiredis", linkerSettings: [.linkedLibrary("hiredis")]),
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "CVips",
             cSettings: [
@@ -53,10 +55,12 @@ let package = Package(
         .target(name: "Images", dependencies: ["CVips", "Primitives"], swiftSettings: strictImports),
         .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Images", "Primitives"], swiftSettings: strictImports),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Primitives"], swiftSettings: strictImports),
+        // Records that outlive a restart on one node (the feed ids given out): SQLite in DATA_DIR.
+        .target(name: "Records", dependencies: ["CSQLite", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.
         .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
         .target(
-            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Primitives"],
+            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Primitives"],
             swiftSettings: strictImports),
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
         .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
@@ -73,6 +77,7 @@ let package = Package(
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives", "TestSupport"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
+        .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Service", "Primitives"]),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import Service
 import Testing
 import TestSupport
 
@@ -69,6 +70,37 @@ import TestSupport
             #expect(exported.header("Content-Type")?.hasPrefix("text/x-opml") == true)
             let again = try Self.importOPML(h, exported.body)
             #expect(Set(h.json(again)["podcasts"] as? [Int] ?? []) == Set(library), "\(exported.text)")
+        }
+    }
+
+    /// Issue 67: the single-node default keeps the feed ids it gave out across a restart
+    /// (records in DATA_DIR, not in the cache): an imported library's ids still answer.
+    @Test func feedIDsOutliveARestartOfASingleNode() async throws {
+        try await offPool {
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("feedproxy-restart-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true", "DATA_DIR": data])
+            let url = "http://127.0.0.1:\(h.upstream.baseURL.split(separator: ":").last ?? "")/rss/indie.xml"
+            let byURL = try h.get("/podcasts/byfeedurl?url=" + (url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            let id = try #require((h.json(byURL)["item"] as? [String: Any])?["id"] as? Int, "\(byURL.text.prefix(500))")
+            h.proxy.stop()
+            var env = Harness.upstreamEnvironment(h.upstream)
+            for variable in UpstreamCatalog.rateLimitVariables { env[variable] = "6000" }
+            env["CLIENT_MISS_RATE_PER_MIN"] = "0"
+            env["ALLOW_PRIVATE_FEED_HOSTS"] = "true"
+            func restarted(dataDir: String) throws -> (podcast: RawClient.Response, episodes: RawClient.Response) {
+                env["DATA_DIR"] = dataDir
+                let p = try FeedProxyProcess(environment: env)
+                defer { p.stop() }
+                return (try RawClient.get(port: p.port, "/podcasts/\(id)"), try RawClient.get(port: p.port, "/podcasts/\(id)/episodes", timeout: 10))
+            }
+            let kept = try restarted(dataDir: data)
+            #expect(kept.podcast.status == 200, "\(kept.podcast.text.prefix(500))")
+            #expect(kept.episodes.status == 200, "\(kept.episodes.text.prefix(500))")
+            // The same restart without the records forgets the id (what the records are for).
+            let forgotten = try restarted(dataDir: data + "-empty")
+            #expect(forgotten.podcast.status == 404 && forgotten.podcast.text.contains("feed_id_unknown"), "\(forgotten.podcast.text.prefix(300))")
+            try? FileManager.default.removeItem(atPath: data + "-empty")
         }
     }
 

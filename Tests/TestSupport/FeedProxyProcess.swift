@@ -21,6 +21,8 @@ public final class FeedProxyProcess: @unchecked Sendable {
     /// Starts the binary on a free port and waits for its "listening" line.
     public init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         var env = Spawned.currentEnvironment.filter { !$0.key.hasPrefix("CACHE_") && !$0.key.hasSuffix("_URL") }
+        // Each process its own records (feed ids), unless the test shares them on purpose (a restart).
+        env["DATA_DIR"] = FileManager.default.temporaryDirectory.appendingPathComponent("feedproxy-test-\(UUID().uuidString)").path
         for (k, v) in environment { env[k] = v }
         let ready = DispatchSemaphore(value: 0)
         let portBox = Locked(0)

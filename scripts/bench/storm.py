@@ -311,7 +311,7 @@ class Cluster:
     def start_redis(self):
         self.procs.spawn("redis", [REDIS_SERVER, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                                    "--dir", self.tmp, "--protected-mode", "yes", "--maxclients", "1000",
-                                   "--maxmemory", "1gb", "--maxmemory-policy", "allkeys-lru"])
+                                   "--maxmemory", "1gb", "--maxmemory-policy", "volatile-lru"])
         if not wait_until(lambda: self.redis("PING") == "PONG", 10):
             raise RuntimeError("redis-server did not start")
         if self.args.redis_monitor:

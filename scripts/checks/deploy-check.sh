@@ -13,11 +13,11 @@
 #     copy tested has them replaced by 127.0.0.1 (and pid moved to a scratch directory);
 #     everything else is tested as written;
 #  5. redis-server (Debian's, 7.x) loads the Kubernetes redis.conf and, separately, the
-#     compose command's arguments, and must report allkeys-lru, a maxmemory, no save,
+#     compose command's arguments, and must report volatile-lru, a maxmemory, no save,
 #     no appendonly (on a unix socket in a scratch directory; no TCP port, no daemon);
 #  6. scripts/checks/deploy-policy.py: what no schema knows (settings named as in docs/configuration.md,
 #     the ConfigMap's RATE_LIMIT_*_PER_MIN exactly those --help lists (docs/configuration.md is
-#     --help word for word), allkeys-lru and no persistence, probes, grace periods, selectors, image version,
+#     --help word for word), volatile-lru and no persistence, probes, grace periods, selectors, image version,
 #     who the client is: TRUSTED_PROXIES against nginx's address and the Service type,
 #     REDIS_URL in a Secret, the fallback share against the HPA maximum + surge, the
 #     Sentinel component's REDIS_SENTINELS/REDIS_SENTINEL_MASTER and passwords in the Secret…);
@@ -136,7 +136,7 @@ redis_test() {  # redis-server arguments (a config file first, if any) → 0 if 
   got="$got maxmemory>0=$(redis-cli -s "$dir/redis.sock" --raw config get maxmemory 2>/dev/null | sed -n 2p | awk '{print ($1 > 0) ? "yes" : "no"}')"
   redis-cli -s "$dir/redis.sock" shutdown nosave >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  [ "$got" = "maxmemory-policy=allkeys-lru save= appendonly=no maxmemory>0=yes" ] && return
+  [ "$got" = "maxmemory-policy=volatile-lru save= appendonly=no maxmemory>0=yes" ] && return
   if grep -q FATAL "$dir/log"; then
     echo "redis-server reports: it refused the configuration, $(grep -A3 FATAL "$dir/log" | tail -2 | paste -sd' ' -)"
   else
@@ -148,7 +148,7 @@ redis_test() {  # redis-server arguments (a config file first, if any) → 0 if 
 redis_test "$SCRATCH/redis.conf"
 mapfile -d '' COMPOSE_REDIS < <("$BIN/python" -c 'import sys, yaml; sys.stdout.write("".join(a + "\0" for a in yaml.safe_load(open("deploy/compose.yaml"))["services"]["redis"]["command"][1:]))')
 redis_test "${COMPOSE_REDIS[@]}"
-echo "redis-server: the Kubernetes redis.conf and the compose command both give allkeys-lru, a maxmemory, no save, no appendonly (Redis $(redis-cli --version | awk '{print $2}'))"
+echo "redis-server: the Kubernetes redis.conf and the compose command both give volatile-lru, a maxmemory, no save, no appendonly (Redis $(redis-cli --version | awk '{print $2}'))"
 
 SENTINEL_RENDER="$SENTINEL_RENDER" "$BIN/python" scripts/checks/deploy-policy.py
 
@@ -184,8 +184,8 @@ must_fail "a mistyped value (kubernetes-validate)" "$BIN/kubernetes-validate" --
 must_fail "an unknown service key (check-jsonschema)" "$BIN/check-jsonschema" --builtin-schema vendor.compose-spec "$(broken deploy/compose.yaml 's/^  read_only: true/  readonly: true/')"
 must_fail "a bad directive argument (nginx -t)" nginx_test "$(broken deploy/nginx/nginx.conf 's/keepalive 64;/keepalive sixty-four;/')"
 must_fail "an unresolvable upstream host (nginx -t)" nginx -t -q -p "$SCRATCH" -e stderr -c "$(broken deploy/nginx/nginx.conf "s/feedproxy-1:8080/feedproxy-1.invalid:8080/; s#^pid .*#pid $SCRATCH/nginx.pid;#")"
-must_fail "an unknown eviction policy (redis-server)" redis_test "$(broken "$SCRATCH/redis.conf" 's/allkeys-lru/allkeys-lruu/')"
-must_fail "noeviction (redis-server)" redis_test "${COMPOSE_REDIS[@]/allkeys-lru/noeviction}"
+must_fail "an unknown eviction policy (redis-server)" redis_test "$(broken "$SCRATCH/redis.conf" 's/volatile-lru/volatile-lruu/')"
+must_fail "noeviction (redis-server)" redis_test "${COMPOSE_REDIS[@]/volatile-lru/noeviction}"
 policy_broken() {  # file-under-deploy/ sed-expression → a copy of deploy/ with that one edit
   local dir
   dir=$(mktemp -d "$SCRATCH/policy.XXXX")
@@ -198,7 +198,7 @@ policy_broken() {  # file-under-deploy/ sed-expression → a copy of deploy/ wit
   echo "$dir"
 }
 must_fail "noeviction in redis.conf (deploy-policy.py)" "$BIN/python" scripts/checks/deploy-policy.py \
-  "$(policy_broken kubernetes/redis-configmap.yaml 's/maxmemory-policy allkeys-lru/maxmemory-policy noeviction/')"
+  "$(policy_broken kubernetes/redis-configmap.yaml 's/maxmemory-policy volatile-lru/maxmemory-policy noeviction/')"
 # Issue 19: compose trusting more than nginx (here Docker's whole 172.16.0.0/12).
 must_fail "TRUSTED_PROXIES wider than the compose subnet (deploy-policy.py)" "$BIN/python" scripts/checks/deploy-policy.py \
   "$(policy_broken compose.yaml 's#TRUSTED_PROXIES: 172\.16\.238\.10/32#TRUSTED_PROXIES: 172.16.0.0/12#')"

@@ -63,7 +63,7 @@ def check_settings(where: str, env: dict) -> None:
 
 
 def check_redis_args(where: str, settings: dict) -> None:
-    check(settings.get("maxmemory-policy") == "allkeys-lru", f"{where}: maxmemory-policy must be allkeys-lru (noeviction turns a full cache into write errors)")
+    check(settings.get("maxmemory-policy") == "volatile-lru", f"{where}: maxmemory-policy must be volatile-lru (noeviction turns a full cache into write errors)")
     check(bool(settings.get("maxmemory")) and settings.get("maxmemory") != "0", f"{where}: maxmemory must be set (0 is unbounded)")
     check(settings.get("save") in ('""', ""), f'{where}: save must be "" (no RDB snapshots)')
     check(settings.get("appendonly") == "no", f"{where}: appendonly must be no")

@@ -14,7 +14,7 @@ an expectation is not met:
   5 Redis down the whole run: each replica keeps to limit / RATE_LIMIT_FALLBACK_REPLICAS;
   6 the replica holding a fetch lock killed mid-fetch: another replica answers within
     UPSTREAM_TIMEOUT_MS + 0.5 s;
-  7 a Redis at maxmemory 1mb with allkeys-lru evicts, and clients only see 200s;
+  7 a Redis at maxmemory 1mb with volatile-lru evicts, and clients only see 200s;
   8 Sentinel: a primary, its replica and three `redis-server --sentinel` (quorum 2,
     down-after 1 s); the replicas find the primary through REDIS_SENTINELS (no REDIS_URL);
     the primary killed (-9) under mixed load: each replica on the promoted one within the
@@ -424,7 +424,7 @@ http {{
 
 SENTINEL_MASTER = "mymaster"
 # A cache, as deploy/ configures it (docs/scaling.md): bounded, LRU, no persistence.
-REDIS_CACHE_ARGS = ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru", "--save", "", "--appendonly", "no"]
+REDIS_CACHE_ARGS = ["--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru", "--save", "", "--appendonly", "no"]
 
 
 class RedisReplyError(Exception):
@@ -939,7 +939,7 @@ def s7_eviction(c, s):
     baseline = int(c.redis_info("memory").get("used_memory", "0"))
     maxmemory = max(1 << 20, baseline + (512 << 10))
     c.redis("CONFIG", "SET", "maxmemory", str(maxmemory))
-    c.redis("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+    c.redis("CONFIG", "SET", "maxmemory-policy", "volatile-lru")
     tag = int(time.time())
     paths = [f"/podcasts?term=ab&limit={n}&country={cc}" for cc in ("us", "gb") for n in range(1, 151)]
     paths += [f"/photos?tags=ev{tag}x{n}" for n in range(150)]
@@ -948,7 +948,7 @@ def s7_eviction(c, s):
     stats = c.redis_info("stats")
     mem = c.redis_info("memory")
     evicted = int(stats.get("evicted_keys", "0"))
-    s.note(f"Redis used_memory at start {baseline} B; maxmemory {maxmemory} B (allkeys-lru); used_memory after {mem.get('used_memory')} B; "
+    s.note(f"Redis used_memory at start {baseline} B; maxmemory {maxmemory} B (volatile-lru); used_memory after {mem.get('used_memory')} B; "
            f"keys {c.redis('DBSIZE')}")
     s.check(f"Redis evicted_keys after {len(paths)} distinct requests", evicted, evicted > 0, "> 0")
     s.check("client answers", fmt_statuses(replies), all(r.status == 200 for r in replies), "all 200")
@@ -1531,7 +1531,7 @@ SCENARIOS = [
     (4, "Redis stopped (SIGSTOP) for 3 s", s4_redis_stopped),
     (5, "Redis down from the start: fallback budget per replica", s5_redis_absent),
     (6, "fetch-lock holder killed mid-fetch", s6_lock_holder_killed),
-    (7, "Redis at maxmemory evicts (allkeys-lru)", s7_eviction),
+    (7, "Redis at maxmemory evicts (volatile-lru)", s7_eviction),
     (8, "Sentinel failover: primary killed under load", s8_sentinel_failover),
     (9, "a 4xx from the upstream while L2 holds a good answer", s9_4xx_keeps_good),
     (10, "a cold replica and a stale L2 entry", s10_cold_replica_stale_l2),

@@ -74,8 +74,9 @@ struct Services: Sendable {
             },
             sharedPolicy: sharedPolicy, sharedObserver: { metrics.shared.l2($0.metricName) }, changes: changes)
         // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
-        podcastLookups = PodcastLookups(c, sharingIn: cache)
-        feedRegistry = FeedRegistry(c, sharingIn: cache)
+        let records = FeedIDRecordStore.open(c, redis: redis, logger: logger)
+        podcastLookups = PodcastLookups(c, sharingIn: cache, records: records)
+        feedRegistry = FeedRegistry(c, sharingIn: cache, records: records)
         var websub: WebSubSubscriber?
         if let key = c[Setting.websubKey], let base = c[Setting.publicBaseURL] {
             websub = WebSubSubscriber(
@@ -136,10 +137,12 @@ struct Services: Sendable {
                 metrics.shared.redisFailover()
                 logger.warn("redis primary moved", [("from", .string(from)), ("to", .string(to))])
             case .evictionPolicy(let policy):
-                metrics.shared.redisEvictionPolicy(ok: policy.map { $0.hasPrefix("allkeys-") })
-                if let policy, !policy.hasPrefix("allkeys-") {
+                // volatile-*: the cache (every entry has a TTL) is evicted, the records (none) are
+                // kept. allkeys-* would evict an app's feed ids; noeviction refuses writes when full.
+                metrics.shared.redisEvictionPolicy(ok: policy.map { $0.hasPrefix("volatile-") })
+                if let policy, !policy.hasPrefix("volatile-") {
                     logger.warn(
-                        "redis maxmemory-policy is not allkeys-*: a full Redis refuses new cache entries instead of evicting old ones",
+                        "redis maxmemory-policy is not volatile-*: a full Redis either evicts the records (feed ids given out) or refuses new cache entries",
                         [("maxmemory_policy", .string(policy))])
                 }
             }

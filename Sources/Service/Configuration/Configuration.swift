@@ -35,6 +35,10 @@ public struct Configuration: Sendable {
     public var redisSentinelPassword: String?
     /// Overrides the URL's password (`REDIS_PASSWORD`, or the content of `REDIS_PASSWORD_FILE`).
     public var redisPassword: String?
+    /// Where a single node keeps its records across restarts (the feed ids given out):
+    /// `records.sqlite` in it. Empty: records last as long as the process (with Redis they
+    /// are kept there instead).
+    public var dataDirectory: String? = "data"
     /// Prefix of every key FeedProxy writes (two deployments on one Redis keep apart).
     public var redisKeyPrefix = "feedproxy"
     public var redisTimeoutMs = 25

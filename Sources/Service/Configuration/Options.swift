@@ -65,6 +65,10 @@ extension ConfigurationParser {
         Option(
             "--redis-password-file", "REDIS_PASSWORD_FILE", \.redisPassword, .secretFile,
             "file holding the Redis password (a mounted Secret; trailing newline ignored)"),
+        Option(
+            "--data-dir", "DATA_DIR", \.dataDirectory, .optionalPath,
+            "directory of records.sqlite, where a single node keeps the feed ids it gave out across restarts (with REDIS_URL they are kept in Redis; empty: in memory)"
+        ),
         Option("--redis-key-prefix", "REDIS_KEY_PREFIX", \.redisKeyPrefix, .keyPrefix, "prefix of every Redis key (cache, locks, rate budget)"),
         Option(
             "--redis-timeout-ms", "REDIS_TIMEOUT_MS", \.redisTimeoutMs, .integer(1...10_000),

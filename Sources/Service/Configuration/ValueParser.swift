@@ -189,6 +189,16 @@ extension ValueParser where Value == String? {
             return text
         }, show: { $0 ?? "unset" })
 
+    /// A file system path (one line); empty for unset.
+    static let optionalPath = Self(
+        parse: { name, text throws(ConfigurationError) in
+            guard !text.isEmpty else { return nil }
+            guard text.utf8.count <= 1024, !text.utf8.contains(where: { $0 < 0x20 }) else {
+                throw ConfigurationError(description: "\(name) must be a path of at most 1024 printable characters")
+            }
+            return text
+        }, show: { $0 ?? "unset" })
+
     /// A secret given directly; never shown (help prints "unset").
     static let optionalSecret = Self(
         parse: { name, text throws(ConfigurationError) in

@@ -22,6 +22,7 @@ import Upstream
     /// Every route on: the image proxy needs its key, WebSub its key and public address, the demo page is on by default.
     static func services() throws -> Services {
         var c = Configuration()
+        c.dataDirectory = nil  // no records file written by a unit test
         c[Setting.imageProxyKey] = "catalog-test"
         c[Setting.websubKey] = "catalog-test"
         c[Setting.publicBaseURL] = "https://feeds.example"
@@ -36,6 +37,7 @@ import Upstream
         let served = try App.handlers(try Self.services()).map { "\($0.method) \($0.route.path)" }
         #expect(served == declared, "every route is on with the image proxy key, WebSub's settings and the demo page")
         var c = Configuration()
+        c.dataDirectory = nil  // no records file written by a unit test
         c.demoPage = false
         let bare = try App.handlers(try Services(c, logLanes: 1)).map { "\($0.method) \($0.route.path)" }
         #expect(bare == declared.filter { !["GET /images", "GET /hub/websub", "POST /hub/websub", "GET /demo", "GET /demo/:file"].contains($0) })
@@ -270,6 +272,7 @@ import Upstream
     /// own), and the names its handler reads are listened to.
     @Test func everyParameterARouteReadsIsInItsAPIDescription() throws {
         var c = Configuration()
+        c.dataDirectory = nil  // no records file written by a unit test
         c[Setting.imageProxyKey] = "catalog-test"
         c.pointUpstreams(atFixtures: "http://127.0.0.1:9")
         let handlers = try App.handlers(try Services(c, logLanes: 1))

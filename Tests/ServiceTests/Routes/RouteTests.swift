@@ -28,6 +28,7 @@ import Upstream
 
     static func route() throws -> (FeedRoute, ResponseCache) {
         var c = Configuration()
+        c.dataDirectory = nil  // no records file written by a unit test
         c[Setting.flickrFeedURL] = "http://127.0.0.1:9/feed"  // never reached: these tests stop before the upstream
         let services = try Services(c, logLanes: 1)
         return (services.feedRoute(FlickrAdapter(feedURL: c[Setting.flickrFeedURL]), ttl: 60), services.cache)

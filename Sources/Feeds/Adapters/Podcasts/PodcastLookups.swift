@@ -41,15 +41,18 @@ public final class PodcastLookups: Sendable {
     /// Told each podcast a lookup found (its id and `/podcasts/{id}` answer), whatever becomes
     /// of the load that asked: kept, a retry on any replica finds it instead of a lookup.
     let keep: (@Sendable (Int, [UInt8]) -> Void)?
+    /// Where feed ids' URLs are kept for good: a feed id the cache forgot is answered from them.
+    let records: (any FeedIDRecords)?
     private let state = Locked(State())
     /// Lookup requests sent, and ids asked in them (for tests and metrics).
     private let sent = Locked((lookups: 0, ids: 0))
 
     public init(
         lookupURL: String, window: Double = 0.025, maxWait: Double = 0.1, maxIDs: Int = 200,
-        imageLinks: ImageProxyLinks? = nil, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
+        imageLinks: ImageProxyLinks? = nil, records: (any FeedIDRecords)? = nil, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
     ) {
         self.imageLinks = imageLinks
+        self.records = records
         self.lookupURL = lookupURL
         self.window = window
         self.maxWait = max(window, maxWait)
@@ -63,8 +66,15 @@ public final class PodcastLookups: Sendable {
     /// one already carrying `id`). The lookup is sent under the context of whoever's id opened
     /// its window (its fair-queue turn, deadline and trace).
     public func answer(for id: Int, with client: UpstreamClient) async -> Answer {
-        // A feed id names a URL this replica and the shared tier forgot: iTunes cannot know it.
-        if FeedID.isFeedID(id) { return .failure(.unknownFeedID) }
+        // A feed id the cache forgot (a restart, an eviction): its record says its URL, and its
+        // answer is made again from it (the feed's read fills the channel in). iTunes cannot know it.
+        if FeedID.isFeedID(id) {
+            guard let url = await records?.url(of: id), FeedID.id(ofNormalised: url) == id,
+                let answer = FeedRegistry.answer(id: id, url: url, channel: nil, images: imageLinks)
+            else { return .failure(.unknownFeedID) }
+            keep?(id, answer)
+            return .success(answer)
+        }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
             let (full, schedule) = state.withLock { s -> ([Int]?, Bool) in
                 if s.waiting[id] != nil {

@@ -7,7 +7,7 @@ final class SharedTierMetrics: Sendable {
     private let redisUp = Atomic<Int>(-1)  // -1: no Redis configured
     private let reconnects = Counter()
     private let failovers = Counter()
-    /// 1 when `maxmemory-policy` is allkeys-*, 0 when it is not, -1 when unknown (CONFIG refused).
+    /// 1 when `maxmemory-policy` is volatile-*, 0 when it is not, -1 when unknown (CONFIG refused).
     private let evictionPolicyOK = Atomic<Int>(-1)
     /// Round trips of the Redis operations FeedProxy sends (others are not timed).
     static let timedOperations = ["get", "probe", "watch", "put", "lock", "unlock", "rate", "ping"]
@@ -46,7 +46,7 @@ final class SharedTierMetrics: Sendable {
             out += "# TYPE feedproxy_redis_failovers_total counter\nfeedproxy_redis_failovers_total \(failovers.current)\n"
             let policy = evictionPolicyOK.load(ordering: .relaxed)
             if policy >= 0 {
-                out += "# HELP feedproxy_redis_eviction_policy_ok 1 when Redis evicts like a cache (maxmemory-policy allkeys-*), 0 when not.\n"
+                out += "# HELP feedproxy_redis_eviction_policy_ok 1 when Redis evicts the cache and keeps the records (volatile-*), 0 when not.\n"
                 out += "# TYPE feedproxy_redis_eviction_policy_ok gauge\nfeedproxy_redis_eviction_policy_ok \(policy)\n"
             }
             out += "# HELP feedproxy_redis_command_duration_seconds Redis round trips by operation, as the caller waited.\n"

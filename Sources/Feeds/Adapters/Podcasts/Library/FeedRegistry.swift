@@ -13,11 +13,15 @@ public final class FeedRegistry: Sendable {
     let holds: @Sendable (Int) -> Bool
     /// With the image proxy on, artwork is served through it.
     public let imageLinks: ImageProxyLinks?
+    /// Where each id given out is kept for good (nil: only as long as the cache keeps its answer).
+    let records: (any FeedIDRecords)?
 
     public init(
-        imageLinks: ImageProxyLinks? = nil, keep: @escaping @Sendable (Int, [UInt8]) -> Void, holds: @escaping @Sendable (Int) -> Bool = { _ in false }
+        imageLinks: ImageProxyLinks? = nil, records: (any FeedIDRecords)? = nil, keep: @escaping @Sendable (Int, [UInt8]) -> Void,
+        holds: @escaping @Sendable (Int) -> Bool = { _ in false }
     ) {
         self.imageLinks = imageLinks
+        self.records = records
         self.keep = keep
         self.holds = holds
     }
@@ -29,6 +33,7 @@ public final class FeedRegistry: Sendable {
     @discardableResult
     public func remember(normalised url: String, channel: FeedChannel?, unlessKnown: Bool = false) -> Int {
         let id = FeedID.id(ofNormalised: url)
+        records?.keep(id, url: url)
         if unlessKnown, holds(id) { return id }
         if let answer = Self.answer(id: id, url: url, channel: channel, images: imageLinks) { keep(id, answer) }
         return id

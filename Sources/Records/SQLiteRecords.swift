@@ -1,0 +1,118 @@
+import CSQLite
+import Primitives
+
+/// Records that must outlive a restart on a single node (the feed ids apps were given), kept
+/// apart from the cache, which may lose anything: one SQLite file in the data directory, in
+/// WAL mode with `synchronous=NORMAL` (a commit is durable once the WAL is checkpointed or the
+/// OS flushes it; a crash of the process loses nothing, a power cut at most the last moments).
+/// One connection behind a lock: records are written rarely (a feed named for the first time)
+/// and read on a cache miss, microseconds each.
+public final class SQLiteRecords: Sendable {
+    public struct OpenError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private final class Connection: @unchecked Sendable {
+        // Used only under `SQLiteRecords.connection`'s lock.
+        let db: OpaquePointer
+        let select: OpaquePointer
+        let upsert: OpaquePointer
+        let count: OpaquePointer
+
+        init(db: OpaquePointer, select: OpaquePointer, upsert: OpaquePointer, count: OpaquePointer) {
+            self.db = db
+            self.select = select
+            self.upsert = upsert
+            self.count = count
+        }
+
+        deinit {
+            for statement in [select, upsert, count] { sqlite3_finalize(statement) }
+            sqlite3_close_v2(db)
+        }
+    }
+
+    private let connection: Locked<Connection>
+    public let path: String
+
+    /// Opens (creating) the store at `path`; its directory must exist and be writable.
+    public init(path: String) throws(OpenError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let db = handle else {
+            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw OpenError(description: "cannot open \(path): \(reason)")
+        }
+        // Another process holding the file (a second replica on the same directory) waits, bounded.
+        sqlite3_busy_timeout(db, 2000)
+        let setup = """
+            PRAGMA journal_mode=WAL;
+            PRAGMA synchronous=NORMAL;
+            CREATE TABLE IF NOT EXISTS records (
+                kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, updated INTEGER NOT NULL,
+                PRIMARY KEY (kind, key)) WITHOUT ROWID;
+            """
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, setup, nil, nil, &message) == SQLITE_OK else {
+            let reason = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            sqlite3_close_v2(db)
+            throw OpenError(description: "cannot set up \(path): \(reason)")
+        }
+        func prepare(_ sql: String) throws(OpenError) -> OpaquePointer {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                let reason = String(cString: sqlite3_errmsg(db))
+                sqlite3_close_v2(db)
+                throw OpenError(description: "cannot prepare a statement on \(path): \(reason)")
+            }
+            return statement
+        }
+        let select = try prepare("SELECT value FROM records WHERE kind = ?1 AND key = ?2")
+        let upsert = try prepare(
+            "INSERT INTO records (kind, key, value, updated) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (kind, key) DO UPDATE SET value = ?3, updated = ?4")
+        let count = try prepare("SELECT count(*) FROM records WHERE kind = ?1")
+        connection = Locked(Connection(db: db, select: select, upsert: upsert, count: count))
+    }
+
+    /// The value kept under (`kind`, `key`); nil when there is none (or the file cannot be read).
+    public func value(_ kind: String, _ key: String) -> [UInt8]? {
+        connection.withLock { c in
+            defer { sqlite3_reset(c.select) }
+            guard Self.bind(kind, 1, c.select), Self.bind(key, 2, c.select), sqlite3_step(c.select) == SQLITE_ROW else { return nil }
+            let length = Int(sqlite3_column_bytes(c.select, 0))
+            guard length > 0, let bytes = sqlite3_column_blob(c.select, 0) else { return length == 0 ? [] : nil }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+        }
+    }
+
+    /// Keeps `value` under (`kind`, `key`), replacing what was there; false when it could not be written.
+    @discardableResult
+    public func put(_ kind: String, _ key: String, _ value: [UInt8], at seconds: Int64) -> Bool {
+        connection.withLock { c in
+            defer { sqlite3_reset(c.upsert) }
+            let bound =
+                value.isEmpty
+                ? sqlite3_bind_zeroblob(c.upsert, 3, 0) : value.withUnsafeBytes { csqlite_bind_blob(c.upsert, 3, $0.baseAddress, Int32($0.count)) }
+            guard Self.bind(kind, 1, c.upsert), Self.bind(key, 2, c.upsert), bound == SQLITE_OK,
+                sqlite3_bind_int64(c.upsert, 4, seconds) == SQLITE_OK
+            else { return false }
+            return sqlite3_step(c.upsert) == SQLITE_DONE
+        }
+    }
+
+    /// Records of `kind` kept.
+    public func count(_ kind: String) -> Int {
+        connection.withLock { c in
+            defer { sqlite3_reset(c.count) }
+            guard Self.bind(kind, 1, c.count), sqlite3_step(c.count) == SQLITE_ROW else { return 0 }
+            return Int(sqlite3_column_int64(c.count, 0))
+        }
+    }
+
+    private static func bind(_ text: String, _ index: Int32, _ statement: OpaquePointer) -> Bool {
+        text.withCString { csqlite_bind_text(statement, index, $0, Int32(text.utf8.count)) } == SQLITE_OK
+    }
+}

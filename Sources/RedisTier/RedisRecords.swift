@@ -1,0 +1,32 @@
+import Primitives
+
+/// Records shared by the replicas that must outlive the cache (the feed ids given out): plain
+/// keys `{prefix}:rec:{kind}:{key}` written without a TTL. With `maxmemory-policy
+/// volatile-lru` (deploy/kubernetes/redis-configmap.yaml) Redis evicts only keys that have a
+/// TTL, every cache entry, lock and announcement, and never these. No schema fingerprint in
+/// the key: a release reads what the last one kept.
+public final class RedisRecords: Sendable {
+    private let redis: RedisConnection
+    private let prefix: String
+
+    public init(connection: RedisConnection, prefix: String = "feedproxy") {
+        redis = connection
+        self.prefix = prefix
+    }
+
+    func key(_ kind: String, _ key: String) -> [UInt8] { Array("\(prefix):rec:\(kind):\(key)".utf8) }
+
+    /// The value kept, nil when there is none or Redis did not answer (patiently: this is no
+    /// request's hot path, a miss that found no cache entry).
+    public func value(_ kind: String, _ key: String) async -> [UInt8]? {
+        guard case .success(.bulk(let bytes)) = await redis.command([Array("GET".utf8), self.key(kind, key)], operation: "record_get", patient: true)
+        else { return nil }
+        return bytes
+    }
+
+    /// Keeps `value` (no TTL); false when Redis did not take it.
+    @discardableResult
+    public func put(_ kind: String, _ key: String, _ value: [UInt8]) async -> Bool {
+        await redis.command([Array("SET".utf8), self.key(kind, key), value], operation: "record_set", patient: true) == .success(.status("OK"))
+    }
+}
