@@ -6,8 +6,9 @@ public enum ETag {
         "\"" + XXH64.hex(XXH64.hash(body)) + "-" + String(body.count, radix: 16) + "\""
     }
 
-    /// A strong validator from a hash that names the representation's state (a sync answer's:
-    /// the state it brings its client to) rather than its bytes.
+    /// A strong validator from a hash that names the representation's state (an episode list
+    /// that gives a sync token: the state it brings its client to, and the data it shows)
+    /// rather than its bytes. Strong still: for one URL the state changes whenever the bytes do.
     public static func strong(named hash: UInt64) -> String {
         let digits = String(hash, radix: 16)
         return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "-s\""

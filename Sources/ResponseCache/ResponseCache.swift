@@ -56,6 +56,11 @@ public final class ResponseCache: Sendable {
         var flightNumbers: [String: UInt64] = [:]
         var nextFlight: UInt64 = 0
         var bytes = 0
+        /// Answers cut from each key's entry (`store(_:for:cutFrom:source:)`), dropped all at
+        /// once when that entry gives way to another representation (`insert`).
+        var cuts: [String: Set<String>] = [:]
+        /// Names in `cuts`, some perhaps evicted since (forgotten by `pruneCuts`).
+        var cutNames = 0
     }
 
     private struct Alias {
@@ -381,7 +386,52 @@ public final class ResponseCache: Sendable {
         state.withLock { insert(response, for: key, into: &$0) }
     }
 
+    /// Keeps `answer` under `key` as an answer cut from `source`, the entry `dataKey` held when
+    /// it was cut. It lives no longer than that entry: when `dataKey`'s entry gives way to
+    /// another representation (a refresh brought new data, here or from another replica),
+    /// every answer cut from it goes at once, so the next request cuts it from the new data. A
+    /// cut of data replaced meanwhile (or no longer held) is not kept at all.
+    public func store(_ answer: CachedResponse, for key: String, cutFrom dataKey: String, source: CachedResponse) {
+        state.withLock { s in
+            guard key != dataKey, let current = s.slots.peek(dataKey), current.etag == source.etag else { return }
+            insert(answer, for: key, into: &s)
+            guard s.slots.slot(of: key) != nil else { return }  // too large to keep
+            if s.cuts[dataKey, default: []].insert(key).inserted { s.cutNames += 1 }
+            if s.cutNames > 2 * s.slots.count + Self.minCutNames { Self.pruneCuts(&s) }
+        }
+    }
+
+    /// Names of cut answers remembered before evicted ones are forgotten (past twice the entries).
+    static let minCutNames = 4096
+
+    /// Forgets cut answers no longer held (evicted), and data keys with none left: after it, no
+    /// more names than entries, so its cost is spread over the stores that come before the next.
+    private static func pruneCuts(_ s: inout State) {
+        var cuts: [String: Set<String>] = [:]
+        var count = 0
+        for (dataKey, names) in s.cuts {
+            let held = names.filter { s.slots.slot(of: $0) != nil }
+            guard !held.isEmpty else { continue }
+            cuts[dataKey] = held
+            count += held.count
+        }
+        s.cuts = cuts
+        s.cutNames = count
+    }
+
+    /// Every answer cut from `key`'s entry, gone: that entry is giving way to another.
+    private static func dropCuts(of key: String, in s: inout State) {
+        guard let names = s.cuts.removeValue(forKey: key) else { return }
+        s.cutNames -= names.count
+        for name in names {
+            if let gone = s.slots.removeValue(forKey: name) { s.bytes -= gone.cost + name.utf8.count }
+        }
+    }
+
     private func insert(_ response: CachedResponse, for key: String, into s: inout State) {
+        // Data answers were cut from, replaced by another representation (not the same one
+        // renewed by a 304 or read back from the shared tier): those answers go with it.
+        if s.cuts[key] != nil, s.slots.peek(key)?.etag != response.etag { Self.dropCuts(of: key, in: &s) }
         let cost = response.cost + key.utf8.count
         // One oversized entry (past a quarter of the budget) must not flush everything else:
         // it is simply not kept.

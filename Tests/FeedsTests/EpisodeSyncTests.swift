@@ -228,6 +228,17 @@ import Testing
         #expect((Self.json(nothing.body)["items"] as? [Any])?.isEmpty == true)
         #expect(nothing.etag == changed.etag)
         #expect(nothing.body != changed.body)
+        // Issue 69: the answer without sync that gave a token is one such answer too. The first
+        // refresh with its token and its ETag is a 304, whatever the limit of either.
+        let refreshed = try #require(v1.page(podcastID: 5, limit: 10, since: nil, cursor: nil, sync: token))
+        #expect((Self.json(refreshed.body)["items"] as? [Any])?.isEmpty == true)
+        #expect(refreshed.etag == first.etag && refreshed.body != first.body)
+        #expect(v1.page(podcastID: 5, limit: 1, since: nil, cursor: nil)?.etag == first.etag)
+        #expect(v2.page(podcastID: 5, limit: 10, since: nil, cursor: nil)?.etag == changed.etag)
+        // A refresh that changed the channel only: the same token, another validator (the answer shows it).
+        let retitled = try Self.data(Self.feed("Renamed", [("a1", 1000), ("a2", 2000)]), after: v1)
+        let renamed = try #require(retitled.page(podcastID: 5, limit: 10, since: nil, cursor: nil, sync: token))
+        #expect(Self.json(renamed.body)["syncToken"] as? String == token.encoded && renamed.etag != first.etag)
         // Asked again once the feed changed: another validator.
         let v3 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000), ("a4", 4000)]), after: v2)
         #expect(v3.page(podcastID: 5, limit: 10, since: nil, cursor: nil, sync: moved)?.etag != nothing.etag)
@@ -236,6 +247,7 @@ import Testing
         let cursorText = try #require((Self.json(paged.body)["page"] as? [String: Any])?["nextCursor"] as? String)
         let second = try #require(v2.page(podcastID: 5, limit: 1, since: nil, cursor: try EpisodeCursor.decode(cursorText, scope: "5")))
         #expect(Self.json(second.body)["syncToken"] is NSNull)
+        #expect(second.etag == ETag.strong(for: second.body))  // no state to name: its bytes
     }
 
     /// Data whose stamps name a version its log does not hold is damage: not read.

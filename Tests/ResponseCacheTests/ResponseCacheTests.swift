@@ -340,4 +340,42 @@ final class Counter: Sendable {
         }
         #expect(aliased(c, "/page") == "p" && calls.count == 0)
     }
+
+    /// Issue 67: an answer cut from data lives no longer than that data. A refresh that brings
+    /// other data drops every answer cut from the old at once (its alias finds nothing); the
+    /// same data renewed keeps them; a cut of data replaced while it was cut is not kept.
+    @Test func answersCutFromDataGoWhenTheDataIsReplaced() async throws {
+        let c = cache()
+        let old = entry("d1")
+        c.store(old, for: "data")
+        c.store(entry("p1"), for: "page", cutFrom: "data", source: old)
+        c.store(entry("q1"), for: "other", cutFrom: "data", source: old)
+        #expect(body(c.lookup("page", alias: "/page")) == "p1" && body(c.lookup("other")) == "q1")
+        #expect(aliased(c, "/page") == "p1")
+        // Renewed (an upstream 304, or read back from the shared tier): the same representation.
+        c.store(old.restamped(storedAt: clock.now), for: "data")
+        #expect(body(c.lookup("page")) == "p1")
+        // Refreshed with new data: both cuts gone at once, before any TTL.
+        guard case .loaded = await c.fetch("data", revalidate: true, loader: loader("d2", calls: Counter())) else {
+            Issue.record("expected the refresh to load")
+            return
+        }
+        #expect(aliased(c, "/page") == nil)
+        guard case .miss = c.lookup("page"), case .miss = c.lookup("other") else {
+            Issue.record("an answer cut from replaced data still answers")
+            return
+        }
+        // A cut of the old data that finished after the refresh: not kept.
+        c.store(entry("p1"), for: "page", cutFrom: "data", source: old)
+        guard case .miss = c.lookup("page") else {
+            Issue.record("a cut of replaced data was kept")
+            return
+        }
+        // A cut of the new data: kept, until the data gives way in turn.
+        let new = try #require(c.peek("data"))
+        c.store(entry("p2"), for: "page", cutFrom: "data", source: new)
+        #expect(body(c.lookup("page")) == "p2" && aliased(c, "/page") == "p2")
+        c.store(entry("d3"), for: "data")
+        #expect(aliased(c, "/page") == nil)
+    }
 }

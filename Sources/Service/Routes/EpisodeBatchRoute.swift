@@ -86,10 +86,10 @@ struct EpisodeBatchRoute: Sendable {
     }
 
     /// The answer, or a 304 when the client has it already. Its ETag is a hash of what the
-    /// answer is made of (the query, and each podcast's data by its own ETag, or its error),
-    /// so an unchanged library is recognised without merging or encoding anything. A sync
-    /// answer's also names the token it brings the client to: asking again with that token
-    /// and this ETag is a 304 until something new comes.
+    /// answer is made of (each podcast's data by its own ETag, or its error), so an unchanged
+    /// library is recognised without merging or encoding anything, and of the token it brings
+    /// the client to (`etag`): asking with the token and the ETag of the answer that gave it
+    /// (with `sync` or without) is a 304 until something new comes.
     static func answer(
         _ batch: EpisodeBatch, _ slots: [Slot], for context: inout AppRequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
     ) -> Response {
@@ -98,7 +98,7 @@ struct EpisodeBatchRoute: Sendable {
         // A podcast still loading (or refused a fetch for now) is asked again after Retry-After.
         let retryAfter = retryAfter ?? (statuses.contains { if case .pending = $0 { true } else { false } } ? 1 : nil)
         let selection = batch.sync == nil ? nil : batch.select(statuses)
-        let tag = etag(batch, slots, selection)
+        let tag = etag(batch, slots, reached: batch.sync == nil ? batch.currentToken(statuses) : selection?.token)
         let gzip = context.request.acceptsGzip
         var headers = HTTPHeaders()
         headers.add("Cache-Control", context.request.method == "POST" ? "no-store" : "public, max-age=0")
@@ -118,18 +118,27 @@ struct EpisodeBatchRoute: Sendable {
             constantHeaders: status.headerLine, age: 0)
     }
 
-    /// 16 hex digits over the query and every podcast's part of the answer (and, for a sync
-    /// answer, the token and how many episodes remain).
-    static func etag(_ batch: EpisodeBatch, _ slots: [Slot], _ selection: EpisodeBatch.Selection?) -> String {
+    /// 16 hex digits over every podcast's part of the answer and, for an answer that gives a
+    /// token (`reached`: every one but a page reached by a cursor), that token: the state it
+    /// brings the client to, not the query nor how many episodes it held. So the answer that
+    /// gave a token (with `sync` or without, whatever its `limit` or `since`) and the empty
+    /// answer to `sync=` with that token, once nothing changed, share it. Still a strong
+    /// validator (RFC 9110 §8.8.1): for one URL (one query, one token asked with) the answer is
+    /// a function of the podcasts' data, so the tag changes whenever its bytes would. A page
+    /// reached by a cursor: the query too.
+    static func etag(_ batch: EpisodeBatch, _ slots: [Slot], reached: SyncToken?) -> String {
         var h = XXH64.Hasher()
-        h.add("v2|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
-        // What is left after it, not the total: the answer that brings a client to a token and
-        // the empty one asked with that token name the same state.
-        if let selection { h.add("|sync|\(selection.total - selection.items.count)|\(selection.token?.encoded ?? "-")|\(selection.resync)".utf8) }
+        if let reached {
+            h.add("v3|state|\(reached.encoded)".utf8)
+        } else {
+            h.add("v3|\(batch.limit)|\(batch.since.map(String.init) ?? "-")|\(batch.cursor.map { "\($0.index).\($0.anchor)" } ?? "-")".utf8)
+        }
         for (id, slot) in zip(batch.ids, slots) {
             h.add("|\(id):".utf8)
             switch slot {
             case .pending: h.add("pending".utf8)
+            // Refused here before anything was sent: pending in the answer too (`status`).
+            case .loaded(.some(.failed(let error))) where error.refusedBeforeSending: h.add("pending".utf8)
             case .loaded(nil): h.add("refused".utf8)
             case .cached(let entry), .loaded(.some(.loaded(let entry, _))), .loaded(.some(.staleAfterError(let entry, _))),
                 .loaded(.some(.answered(let entry))), .loaded(.some(.fresh(let entry))), .loaded(.some(.stale(let entry))):

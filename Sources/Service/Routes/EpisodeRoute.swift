@@ -103,9 +103,10 @@ struct EpisodeRoute: Sendable {
             if query.chapters, chapters == nil, !detail.inlineChapters.isEmpty { chapters = Array(detail.inlineChapters) }
             let transcript = transcriptEntry?.body
             let body = EpisodeAnswer.render(podcastID: id, item: detail.json, chapters: chapters, transcript: transcript, problems: problems)
-            // Kept until its first part expires, when complete (a problem may pass).
+            // Kept until its first part expires, when complete (a problem may pass), and no longer
+            // than the episode data it was cut from (a refresh that brings other data drops it).
             let answer = CachedResponse(Representation(body).compressed(), storedAt: expiresFirst.storedAt, policy: expiresFirst.policy)
-            if problems.isEmpty { cache.store(answer, for: query.answerKey) }
+            if problems.isEmpty { cache.store(answer, for: query.answerKey, cutFrom: prepared.loadKey, source: data) }
             return CachedRendering.response(answer, for: &context, cacheStatus: status, now: cache.now)
         }
 

@@ -67,9 +67,11 @@ struct FeedRoute: Sendable {
     typealias Cutter = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout AppRequestContext, Double) -> Response
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
-    /// data's time and policy (so it ages, and expires, with what it was cut from). A negative
-    /// entry (no such podcast) is the answer of every page, and data whose key is the request's
-    /// (a whole feed) is its own answer.
+    /// data's time and policy (so it ages, and expires, with what it was cut from), for as long
+    /// as `data` is what the cache holds: a refresh that brings other data drops every answer
+    /// cut from the old at once (`store(_:for:cutFrom:source:)`). A negative entry (no such
+    /// podcast) is the answer of every page, and data whose key is the request's (a whole feed)
+    /// is its own answer.
     func cutter(_ prepared: PreparedFeed, _ view: FeedView) -> Cutter {
         let cache = self.cache, logger = self.logger
         return { data, status, context, now in
@@ -82,7 +84,7 @@ struct FeedRoute: Sendable {
                 return .error(.unreadableCachedData(prepared.source))
             }
             let page = CachedResponse(output.compressed(), storedAt: data.storedAt, policy: data.policy)
-            cache.store(page, for: prepared.cacheKey)
+            cache.store(page, for: prepared.cacheKey, cutFrom: view.dataKey, source: data)
             return CachedRendering.response(page, for: &context, cacheStatus: status, now: now)
         }
     }

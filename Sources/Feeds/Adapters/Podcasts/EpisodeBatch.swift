@@ -90,10 +90,8 @@ public struct EpisodeBatch: Sendable {
             let anchor: UInt64
         }
         var refs: [Ref] = []
-        var token = SyncToken()
         for (p, status) in statuses.enumerated() {
             guard case .ok(let data) = status else { continue }
-            if data.changes.current.seq > 0 { token[ids[p]] = SyncToken.Position(through: data.changes.current) }
             for (i, e) in data.entries.enumerated() {
                 var h = XXH64.Hasher()
                 h.add(String(ids[p]).utf8)
@@ -117,8 +115,21 @@ public struct EpisodeBatch: Sendable {
             return (path + (since.map { "&since=" + Timestamp.format($0) } ?? "") + "&cursor=\(cursor)", cursor)
         }
         return Selection(
-            items: cut.picked.map { (refs[$0].podcast, refs[$0].entry) }, total: cut.total, next: next, token: cursor == nil ? token : nil,
+            items: cut.picked.map { (refs[$0].podcast, refs[$0].entry) }, total: cut.total, next: next, token: currentToken(statuses),
             resync: Array(repeating: false, count: ids.count))
+    }
+
+    /// The token an answer without `sync` gives: each podcast loaded, through its current
+    /// version. nil on a page reached by a cursor (the first page's stands). Known without
+    /// merging anything (what the answer's validator names).
+    public func currentToken(_ statuses: [Status]) -> SyncToken? {
+        guard cursor == nil else { return nil }
+        var token = SyncToken()
+        for (p, status) in statuses.enumerated() {
+            guard case .ok(let data) = status, data.changes.current.seq > 0 else { continue }
+            token[ids[p]] = SyncToken.Position(through: data.changes.current)
+        }
+        return token
     }
 
     /// With `sync`: from each podcast, the episodes the token says the client has not seen, in

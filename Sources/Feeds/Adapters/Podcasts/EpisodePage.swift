@@ -57,8 +57,9 @@ extension EpisodeFeedData {
     /// The page of this podcast's episodes a request asks for: the channel, `count`, the
     /// episodes, `page` and the sync token, with a `Link: rel="next"` when there is more.
     /// With `sync`: only the episodes the token says the client has not seen (`EpisodeUnseen`),
-    /// in feed order, and a validator that names the state the answer brings the client to, so
-    /// asking again with the answer's token and its ETag is a 304 until something changes.
+    /// in feed order. Every answer that gives a token (all but a page reached by a cursor) is
+    /// validated by the state it brings the client to (`stateETag`), not by its bytes, so asking
+    /// with the token and the ETag of the answer that gave it is a 304 until something changes.
     /// nil when an episode's block cannot be read (damaged data).
     public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?, sync: SyncToken? = nil) -> Representation? {
         let scope = String(podcastID)
@@ -112,11 +113,44 @@ extension EpisodeFeedData {
         if let encodedToken { JSONBytes.appendQuoted(encodedToken, to: &out) } else { out += "null".utf8 }
         out += resync ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
         let link = next.map { "<\($0.url)>; rel=\"next\"" }
-        guard sync != nil, let encodedToken else { return Representation(out, link: link) }
-        // The state the answer brings the client to: its token, how much is left after it, the
-        // channel (the items are those between the URL's token and this one).
-        var state = Array("sync|\(limit)|\(total - picked.count)|\(resync)|\(encodedToken)|".utf8)
-        state += head
-        return Representation(out, link: link, etag: ETag.strong(named: XXH64.hash(state)))
+        // A page reached by a cursor gives no token: its validator is its bytes.
+        guard let encodedToken else { return Representation(out, link: link) }
+        return Representation(out, link: link, etag: stateETag(podcastID: podcastID, reached: encodedToken))
+    }
+
+    /// The validator of an answer that gives the token `reached` (encoded): the state it brings
+    /// its client to (the token) and what the data shows (`shownHash`), not the answer's bytes.
+    /// The answer that gave a token (with or without `sync`, whatever its `limit`) and the empty
+    /// answer to `sync=` with that token, once nothing changed, share it: asked with that ETag,
+    /// the refresh is a 304. Strong (RFC 9110 §8.8.1): for one URL (one query, one token asked
+    /// with) the answer is a function of the data, so the tag changes whenever its bytes would.
+    func stateETag(podcastID: Int, reached: String) -> String {
+        var state = Array("episodes|\(podcastID)|\(reached)|".utf8)
+        Self.append(shownHash, 8, to: &state)
+        return ETag.strong(named: XXH64.hash(state))
+    }
+
+    /// A hash of all that answers cut from this data can show: the channel (with `truncated`
+    /// and `movedTo`), each episode's content and stamp in feed order, and the history tokens
+    /// are read against. Not the publisher's hints nor how the episodes lie in blocks, so a
+    /// refresh that changes nothing an answer shows leaves it as it was, on every replica.
+    public var shownHash: UInt64 {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8 + 12 * changes.versions.count + 16 * entries.count + head.count)
+        Self.append(UInt64(changes.versions.count), 4, to: &bytes)
+        for v in changes.versions {
+            Self.append(UInt64(v.seq), 4, to: &bytes)
+            Self.append(UInt64(v.id), 4, to: &bytes)
+            Self.append(UInt64(v.changes), 4, to: &bytes)
+        }
+        Self.append(UInt64(entries.count), 4, to: &bytes)
+        for e in entries {
+            // The hash of its JSON and chapters: its date, id and anchor are read from them.
+            Self.append(e.contentHash, 8, to: &bytes)
+            Self.append(UInt64(e.stamp.seq), 4, to: &bytes)
+            Self.append(UInt64(e.stamp.ordinal), 4, to: &bytes)
+        }
+        bytes += head
+        return XXH64.hash(bytes)
     }
 }
