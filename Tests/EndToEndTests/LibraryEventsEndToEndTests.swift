@@ -22,6 +22,15 @@ import TestSupport
             head = try client.readResponse()
         }
 
+        /// A stream opened by a POST of its parameters as a form (a library too big for a URL).
+        init(port: Int, form: String, timeout: Double = 30) throws {
+            client = try RawClient(port: port, timeout: timeout)
+            try client.send(
+                "POST /episodes/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)")
+            head = try client.readResponse()
+        }
+
         /// The next event (its fields; comments and `retry:` skipped). Heartbeats keep a stream
         /// alive for ever: an event that does not come within `within` seconds is a failure.
         func next(within: Double = 60) throws -> [String: String] {
@@ -306,7 +315,7 @@ import TestSupport
 
             let bad = try h.get("/episodes/events?podcasts=abc")
             #expect(bad.status == 400 && bad.header("Content-Type")?.hasPrefix("application/json") == true)
-            let tooMany = (1_590_000_001...1_590_000_201).map(String.init).joined(separator: ",")
+            let tooMany = (1_590_000_001...1_590_000_501).map(String.init).joined(separator: ",")
             #expect(try h.get("/episodes/events?podcasts=\(tooMany)").status == 400)
         }
     }

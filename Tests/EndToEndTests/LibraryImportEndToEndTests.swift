@@ -127,6 +127,17 @@ import TestSupport
             #expect(statuses.count == 500 && statuses.allSatisfy { $0 == "ok" })
             #expect(h.upstream.requestCount(for: "rss") == 500)
 
+            // Issue 67: the whole library listens from its token, by a form (the token alone is 7 KB).
+            let token = try #require(h.json(refreshed)["syncToken"] as? String)
+            #expect(token.utf8.count > 4096)
+            let stream = try LibraryEventsEndToEndTests.EventStream(
+                port: h.port, form: "podcasts=" + library.map(String.init).joined(separator: "%2C") + "&limit=1&sync=" + token)
+            #expect(stream.head.status == 200 && stream.head.header("Content-Type")?.hasPrefix("text/event-stream") == true)
+            let first = try stream.episodes()
+            #expect(LibraryEventsEndToEndTests.items(first.json).isEmpty, "nothing new since the token")
+            #expect((first.json["podcasts"] as? [[String: Any]] ?? []).count == 500)
+            #expect(h.upstream.requestCount(for: "rss") == 500, "listening read nothing again")
+
             // Exported by a form too (500 feed ids do not fit a URL), and read back as the same library.
             let exported = try h.post("/library/opml/export", body: form, type: "application/x-www-form-urlencoded", timeout: 30)
             #expect(exported.status == 200, "\(exported.text.prefix(300))")

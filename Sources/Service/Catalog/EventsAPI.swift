@@ -17,7 +17,7 @@ enum EventsAPI {
                     + "falls 256 KiB behind is closed (it resumes from its last id)."),
             "parameters": [
                 .required(
-                    "podcasts", "comma-separated podcast ids (iTunes collection ids, feed ids), 1-200 (repeats ignored)",
+                    "podcasts", "comma-separated podcast ids (iTunes collection ids, feed ids), 1-500, as /episodes takes (repeats ignored)",
                     ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,199}$")],
                     example: "1200361736,1437212345"),
                 PodcastFeedsAPI.limit, PodcastFeedsAPI.sync,
@@ -31,7 +31,7 @@ enum EventsAPI {
                     "description": "the stream: events until the client leaves (or falls behind, or the replica drains)",
                     "content": ["text/event-stream": ["schema": ["type": "string"]]],
                 ],
-                "400": .error("podcasts missing (missing_parameter), an entry that is not an id, more than 200 ids, a bad limit or sync (invalid_parameter)"),
+                "400": .error("podcasts missing (missing_parameter), an entry that is not an id, more than 500 ids, a bad limit or sync (invalid_parameter)"),
                 "410": .error("a sync token of a format this version no longer reads (sync_token_expired): connect without sync"),
                 "429": .limited("too_many_streams: the replica holds EVENT_STREAMS_MAX streams, or half of them and this address EVENT_STREAMS_PER_CLIENT"),
             ],

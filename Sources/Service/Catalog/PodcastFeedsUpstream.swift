@@ -88,6 +88,17 @@ extension UpstreamDeclaration {
                 s.episodeEvents.setRefresher(EpisodeEventsRoute.refresher(adapter: adapter, feeds: feeds, hub: s.episodeEvents))
                 return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
             },
+            RouteDeclaration(
+                .episodeEvents, method: "POST", operation: "postStreamLibraryEpisodes", tag: .podcasts,
+                described: LibraryAPI.formOf(
+                    EventsAPI.events, path: "/episodes/events",
+                    note: " For a library whose ids and token pass no URL: a fetch-based event-stream client POSTs them (EventSource cannot).")
+            ) { s in
+                let c = s.configuration
+                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
+                let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
+                return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
+            },
             RouteDeclaration(.hubNotify, operation: "notifyFeedChanged", tag: .podcasts, described: EventsAPI.notify) { s in
                 HubNotifyRoute(hub: s.episodeEvents).handle
             },

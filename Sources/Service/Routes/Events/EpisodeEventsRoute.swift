@@ -15,8 +15,8 @@ struct EpisodeEventsRoute: Sendable {
     let hub: EpisodeEventHub
     let deadline: Double
 
-    /// Podcasts one stream watches.
-    static let maxPodcasts = 200
+    /// Podcasts one stream watches: a whole library, as `/episodes` takes.
+    static let maxPodcasts = EpisodeBatch.maxPodcasts
     /// How long a client waits before reconnecting (the `retry:` field).
     static let retryMilliseconds = 3000
 
@@ -49,7 +49,9 @@ struct EpisodeEventsRoute: Sendable {
         let ids: [Int], limit: Int
         var token: SyncToken?
         do throws(ClientError) {
-            let p = QueryParameters(context.request.queryItems)
+            // A GET's query, or a POST's form: a 500-podcast library and its token (7 KB and
+            // more) pass no proxy's request line; fetch-based event-stream clients can POST.
+            let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
             ids = try EpisodeBatch.podcastIDs(p)
             guard ids.count <= Self.maxPodcasts else {
                 throw ClientError.invalidParameter("podcasts takes at most \(Self.maxPodcasts) ids on a stream (\(ids.count) given)")
