@@ -18,16 +18,18 @@ public final class SQLiteRecords: Sendable {
         let select: OpaquePointer
         let upsert: OpaquePointer
         let count: OpaquePointer
+        let keys: OpaquePointer
 
-        init(db: OpaquePointer, select: OpaquePointer, upsert: OpaquePointer, count: OpaquePointer) {
+        init(db: OpaquePointer, select: OpaquePointer, upsert: OpaquePointer, count: OpaquePointer, keys: OpaquePointer) {
             self.db = db
             self.select = select
             self.upsert = upsert
             self.count = count
+            self.keys = keys
         }
 
         deinit {
-            for statement in [select, upsert, count] { sqlite3_finalize(statement) }
+            for statement in [select, upsert, count, keys] { sqlite3_finalize(statement) }
             sqlite3_close_v2(db)
         }
     }
@@ -74,7 +76,9 @@ public final class SQLiteRecords: Sendable {
         let upsert = try prepare(
             "INSERT INTO records (kind, key, value, updated) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (kind, key) DO UPDATE SET value = ?3, updated = ?4")
         let count = try prepare("SELECT count(*) FROM records WHERE kind = ?1")
-        connection = Locked(Connection(db: db, select: select, upsert: upsert, count: count))
+        // The primary key's order: a prefix is a range scan.
+        let keys = try prepare("SELECT key FROM records WHERE kind = ?1 AND key >= ?2 AND key < ?3 ORDER BY key LIMIT ?4")
+        connection = Locked(Connection(db: db, select: select, upsert: upsert, count: count, keys: keys))
     }
 
     /// The value kept under (`kind`, `key`); nil when there is none (or the file cannot be read).
@@ -100,6 +104,20 @@ public final class SQLiteRecords: Sendable {
                 sqlite3_bind_int64(c.upsert, 4, seconds) == SQLITE_OK
             else { return false }
             return sqlite3_step(c.upsert) == SQLITE_DONE
+        }
+    }
+
+    /// The keys of `kind` that start with `prefix`, in order, at most `limit`.
+    public func keys(_ kind: String, prefix: String, limit: Int) -> [String] {
+        connection.withLock { c in
+            defer { sqlite3_reset(c.keys) }
+            // Every key with the prefix sorts below the prefix followed by the highest byte.
+            guard Self.bind(kind, 1, c.keys), Self.bind(prefix, 2, c.keys), Self.bind(prefix + "\u{10FFFF}", 3, c.keys),
+                sqlite3_bind_int64(c.keys, 4, Int64(max(0, limit))) == SQLITE_OK
+            else { return [] }
+            var out: [String] = []
+            while sqlite3_step(c.keys) == SQLITE_ROW, let text = sqlite3_column_text(c.keys, 0) { out.append(String(cString: text)) }
+            return out
         }
     }
 

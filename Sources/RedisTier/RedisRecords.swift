@@ -24,6 +24,21 @@ public final class RedisRecords: Sendable {
         return bytes
     }
 
+    /// Adds `member` to the set kept under (`kind`, `key`) (no TTL).
+    @discardableResult
+    public func add(_ kind: String, _ key: String, member: [UInt8]) async -> Bool {
+        guard case .success(.integer) = await redis.command([Array("SADD".utf8), self.key(kind, key), member], operation: "record_add", patient: true)
+        else { return false }
+        return true
+    }
+
+    /// The set kept under (`kind`, `key`), at most `limit` members (a hostile or damaged set is cut).
+    public func members(_ kind: String, _ key: String, limit: Int) async -> [[UInt8]] {
+        guard case .success(.array(let values)) = await redis.command([Array("SMEMBERS".utf8), self.key(kind, key)], operation: "record_get", patient: true)
+        else { return [] }
+        return values.prefix(limit).compactMap(\.bytes)
+    }
+
     /// Keeps `value` (no TTL); false when Redis did not take it.
     @discardableResult
     public func put(_ kind: String, _ key: String, _ value: [UInt8]) async -> Bool {

@@ -188,6 +188,32 @@ import TestSupport
         }
     }
 
+    /// Issue 67: a publisher pings by URL (as pubnotify and podping do) a replica that never
+    /// read the feed of a directory podcast: its record (kept in Redis by the replica that read
+    /// it) names the podcast, the ping is a 202, and the stream on the other replica hears of
+    /// the new episode. Before, only feed ids and feeds a stream there watched were found (404).
+    @Test func aPingByURLFindsADirectoryPodcastReadOnAnotherReplica() async throws {
+        try await offPool {
+            let replicas = try Self.twoReplicas(streamOnBFor: 1590000044)
+            defer { _ = replicas.b.stop() }
+            let (a, b, stream, first) = (replicas.a, replicas.b, replicas.stream, replicas.first)
+            // A third replica that has read nothing takes the ping.
+            let c = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(a.upstream).merging([
+                    "REDIS_URL": replicas.redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true", "CLIENT_MISS_RATE_PER_MIN": "0",
+                ]) { $1 })
+            defer { _ = c.stop() }
+            _ = b
+            #expect(a.upstream.publish(podcast: 1_590_000_044, at: Int(Date().timeIntervalSince1970)))
+            let feed = "http://127.0.0.1:\(a.upstream.baseURL.split(separator: ":").last ?? "")/rss/library-1590000044.xml"
+            let ping = try RawClient.get(port: c.port, "/hub/notify?url=" + (feed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            #expect(ping.status == 202, "\(ping.text)")
+            #expect(ping.text.contains("1590000044"), "\(ping.text)")
+            let second = try stream.episodes()
+            #expect(Self.items(second.json).count == 1 && second.id != first.id, "\(second.json)")
+        }
+    }
+
     /// Any read that finds new episodes is word for every replica's streams, not only a ping's
     /// or the refresher's: an app's `/episodes` with `no-cache` on replica A reads the feed,
     /// and a stream on replica B hears of the new episode long before B's own cadence.

@@ -74,7 +74,7 @@ struct Services: Sendable {
             },
             sharedPolicy: sharedPolicy, sharedObserver: { metrics.shared.l2($0.metricName) }, changes: changes)
         // Declared with the lookup endpoint (Catalog/): every podcast looked up is shared as its answer.
-        let records = FeedIDRecordStore.open(c, redis: redis, logger: logger)
+        let records = FeedRecordStore.open(c, redis: redis, logger: logger)
         podcastLookups = PodcastLookups(c, sharingIn: cache, records: records)
         feedRegistry = FeedRegistry(c, sharingIn: cache, records: records)
         var websub: WebSubSubscriber?
@@ -89,7 +89,7 @@ struct Services: Sendable {
                 streams: c[Setting.eventStreamsMax], streamsPerClient: c[Setting.eventStreamsPerClient],
                 refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],
                 refreshesPerMinute: Double(c[Setting.watchRefreshesPerMinute])),
-            websub: websub)
+            websub: websub, records: records)
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

@@ -92,6 +92,8 @@ public struct EpisodesAdapter: FeedAdapter {
         let lookups = self.lookups
         let maxFeedBytes = self.maxFeedBytes, publicOnly = !allowPrivateHosts, maxDataBytes = self.maxDataBytes, imageLinks = self.imageLinks
         let registry = FeedID.isFeedID(number) ? self.registry : nil
+        // Every podcast read is recorded with its feed: a ping by URL finds it on any replica.
+        let records = self.registry?.records
         return { client, replaced in
             let previous = replaced?.validators
             let found: (feedURL: String, title: String?)
@@ -122,6 +124,7 @@ public struct EpisodesAdapter: FeedAdapter {
                 if previous.etag != nil || previous.lastModified != nil { feed.revalidation = previous }
             }
             let response = try await client.send(feed)
+            if let url = FeedID.normalised(found.feedURL) { records?.keep(number, url: url) }
             let validators = Revalidation(
                 listedURL: found.feedURL, url: response.permanentRedirect ?? feed.url, etag: response.header("ETag"),
                 lastModified: response.header("Last-Modified"))

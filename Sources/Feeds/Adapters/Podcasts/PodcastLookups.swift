@@ -42,14 +42,14 @@ public final class PodcastLookups: Sendable {
     /// of the load that asked: kept, a retry on any replica finds it instead of a lookup.
     let keep: (@Sendable (Int, [UInt8]) -> Void)?
     /// Where feed ids' URLs are kept for good: a feed id the cache forgot is answered from them.
-    let records: (any FeedIDRecords)?
+    let records: (any FeedRecords)?
     private let state = Locked(State())
     /// Lookup requests sent, and ids asked in them (for tests and metrics).
     private let sent = Locked((lookups: 0, ids: 0))
 
     public init(
         lookupURL: String, window: Double = 0.025, maxWait: Double = 0.1, maxIDs: Int = 200,
-        imageLinks: ImageProxyLinks? = nil, records: (any FeedIDRecords)? = nil, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
+        imageLinks: ImageProxyLinks? = nil, records: (any FeedRecords)? = nil, keep: (@Sendable (Int, [UInt8]) -> Void)? = nil
     ) {
         self.imageLinks = imageLinks
         self.records = records

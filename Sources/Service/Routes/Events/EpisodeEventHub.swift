@@ -93,10 +93,15 @@ final class EpisodeEventHub: Sendable {
     private let refresher = Locked<(@Sendable (Int, Bool) -> Void)?>(nil)
     let counters = EventCounters()
 
+    /// Which feed each podcast reads, kept for good: a ping finds its podcasts here when no
+    /// cache (this replica's, or a shared tier restarted empty) holds them.
+    let records: (any FeedRecords)?
+
     init(
         cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits, websub: WebSubSubscriber? = nil,
-        clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
+        records: (any FeedRecords)? = nil, clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
     ) {
+        self.records = records
         self.cache = cache
         self.changes = changes
         self.limits = limits
@@ -258,10 +263,12 @@ final class EpisodeEventHub: Sendable {
         }
     }
 
-    /// The podcasts a feed URL names here: its feed id, and any watched podcast whose feed it is.
-    func podcasts(namedBy url: String) -> [Int] {
+    /// The podcasts a feed URL names: its feed id, any watched podcast whose feed it is, and
+    /// every podcast recorded as reading it (directory ids too, read on any replica).
+    func podcasts(namedBy url: String) async -> [Int] {
         let watched = state.withLock { $0.byURL[url] ?? [] }
-        return Array(watched.union([FeedID.id(ofNormalised: url)])).sorted()
+        let recorded = await records?.podcasts(reading: url) ?? []
+        return Array(watched.union(recorded).union([FeedID.id(ofNormalised: url)])).sorted()
     }
 
     /// A library was refreshed (`/episodes`): its feeds are kept warm like watched ones (after
@@ -284,12 +291,15 @@ final class EpisodeEventHub: Sendable {
     enum Ping { case refreshing, tooSoon(Double) }
 
     /// Whether this replica, or another through the shared tier, reads podcast `id`'s feed
-    /// (an error answer cached for it is not a feed to read).
+    /// (an error answer cached for it is not a feed to read), or a record says one did: a
+    /// ping's promise holds after a restart or a shared tier that came back empty.
     func knows(_ id: Int) async -> Bool {
         let key = EpisodesAdapter.dataKey(id)
         switch cache.lookup(key) {
         case .fresh(let entry), .stale(let entry): return entry.status == 200
-        case .miss: return await cache.newestAnywhere(key)?.status == 200
+        case .miss:
+            if await cache.newestAnywhere(key)?.status == 200 { return true }
+            return await records?.url(of: id) != nil
         }
     }
 

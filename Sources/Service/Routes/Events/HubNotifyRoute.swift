@@ -12,6 +12,7 @@ struct HubNotifyRoute: Sendable {
 
     func handle(_ context: inout AppRequestContext) -> AppResult {
         var ids = Set<Int>()
+        var feedURL: String?
         do throws(ClientError) {
             let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
             let id = p.value("id"), url = p.value("url")
@@ -26,20 +27,22 @@ struct HubNotifyRoute: Sendable {
             }
             if let text = url {
                 guard let normalised = FeedID.normalised(text) else { throw ClientError.invalidParameter("url is not an absolute http(s) feed URL") }
-                ids.formUnion(hub.podcasts(namedBy: normalised))
+                feedURL = normalised
             }
         } catch {
             return .response(.error(error))
         }
-        let hub = self.hub, named = ids.sorted()
+        let hub = self.hub, byID = ids, byURL = feedURL
         // A ping that reads a feed costs its sender as a miss does (many known feeds, one flood).
         context.identifyClient()
         let admission = RequestAdmission(identity: context.identity, client: context.client)
         return .deferred { _ in
             var refreshing: [Int] = []
             var wait: Double?
+            var named = byID
+            if let byURL { named.formUnion(await hub.podcasts(namedBy: byURL)) }
             var known: [Int] = []
-            for id in named where await hub.knows(id) { known.append(id) }
+            for id in named.sorted() where await hub.knows(id) { known.append(id) }
             if !known.isEmpty, !admission.admit() {
                 return .error(ClientError.clientRateLimited(retryAfter: admission.refusedFor ?? 1))
             }

@@ -14,10 +14,10 @@ public final class FeedRegistry: Sendable {
     /// With the image proxy on, artwork is served through it.
     public let imageLinks: ImageProxyLinks?
     /// Where each id given out is kept for good (nil: only as long as the cache keeps its answer).
-    let records: (any FeedIDRecords)?
+    let records: (any FeedRecords)?
 
     public init(
-        imageLinks: ImageProxyLinks? = nil, records: (any FeedIDRecords)? = nil, keep: @escaping @Sendable (Int, [UInt8]) -> Void,
+        imageLinks: ImageProxyLinks? = nil, records: (any FeedRecords)? = nil, keep: @escaping @Sendable (Int, [UInt8]) -> Void,
         holds: @escaping @Sendable (Int) -> Bool = { _ in false }
     ) {
         self.imageLinks = imageLinks

@@ -1,0 +1,14 @@
+/// Which feed each podcast reads, kept for good: what an app was given must keep working
+/// after a restart, a release or the cache's eviction. A feed id's URL is how the id is
+/// answered at all (an OPML import is all feed ids); the URL → podcasts index is how a
+/// publisher's ping by URL finds every podcast that reads the feed, on any replica, for
+/// directory (iTunes) ids too. Records, not cache entries: the service keeps them in Redis with
+/// replicas (no TTL, apart from the evictable entries) or in SQLite on one node.
+public protocol FeedRecords: Sendable {
+    /// The normalised feed URL podcast `id` reads, when it was ever read (or named) here.
+    func url(of id: Int) async -> String?
+    /// The podcasts recorded as reading the feed at `url` (normalised); at most a few dozen.
+    func podcasts(reading url: String) async -> [Int]
+    /// Records that podcast `id` reads `url` (normalised); returns at once (the write may follow).
+    func keep(_ id: Int, url: String)
+}

@@ -1,0 +1,85 @@
+import Feeds
+import FoundationEssentials
+import Primitives
+import RedisTier
+import Records
+
+/// Which feed each podcast reads, in the store this deployment has: Redis when replicas
+/// share one (no TTL, kept apart from the evictable entries), else SQLite in DATA_DIR on a
+/// single node. Two kinds: `podcast` (id → feed URL) and `feed` (feed URL → the ids reading
+/// it: a Redis set, or SQLite keys `url|id`). Each id is written once per process (every read
+/// of a feed names it again).
+struct FeedRecordStore: FeedRecords {
+    enum Backend: Sendable {
+        case redis(RedisRecords)
+        case sqlite(SQLiteRecords)
+    }
+
+    static let podcastKind = "podcast", feedKind = "feed"
+    /// Podcasts one feed URL names at most (directory entries and feed ids of one show).
+    static let maxPodcastsPerFeed = 32
+    let backend: Backend
+    /// (id, url) pairs written by this process; cleared past 65,536 (a rewrite costs one write).
+    private let written = Locked(Set<String>())
+
+    init(_ backend: Backend) { self.backend = backend }
+
+    func url(of id: Int) async -> String? {
+        let bytes: [UInt8]?
+        switch backend {
+        case .redis(let redis): bytes = await redis.value(Self.podcastKind, String(id))
+        case .sqlite(let sqlite): bytes = sqlite.value(Self.podcastKind, String(id))
+        }
+        return bytes.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func podcasts(reading url: String) async -> [Int] {
+        switch backend {
+        case .redis(let redis):
+            return await redis.members(Self.feedKind, url, limit: Self.maxPodcastsPerFeed).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
+        case .sqlite(let sqlite):
+            return sqlite.keys(Self.feedKind, prefix: url + "|", limit: Self.maxPodcastsPerFeed).compactMap { Int($0.split(separator: "|").last ?? "") }
+        }
+    }
+
+    func keep(_ id: Int, url: String) {
+        let first = written.withLock { w -> Bool in
+            if w.count >= 65_536 { w.removeAll(keepingCapacity: true) }
+            return w.insert("\(id) \(url)").inserted
+        }
+        guard first else { return }
+        let value = Array(url.utf8), key = String(id)
+        switch backend {
+        case .redis(let redis):
+            Task.detached {
+                await redis.put(Self.podcastKind, key, value)
+                await redis.add(Self.feedKind, url, member: Array(key.utf8))
+            }
+        case .sqlite(let sqlite):
+            let now = Int64(Timestamp.now())
+            sqlite.put(Self.podcastKind, key, value, at: now)
+            sqlite.put(Self.feedKind, url + "|" + key, [], at: now)
+        }
+    }
+}
+
+extension FeedRecordStore {
+    /// The store for this configuration: Redis when it has one, else SQLite in `DATA_DIR`
+    /// (created when missing). A directory that cannot be used is no reason not to serve: the
+    /// records then last as long as the process, and the log says why.
+    static func open(_ c: Configuration, redis: RedisConnection?, logger: Logger) -> FeedRecordStore? {
+        if let redis { return FeedRecordStore(.redis(RedisRecords(connection: redis, prefix: c.redisKeyPrefix))) }
+        guard let directory = c.dataDirectory else { return nil }
+        let path = directory + "/records.sqlite"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let store = try SQLiteRecords(path: path)
+            logger.info("records kept", [("path", .string(path)), ("podcasts", .int(store.count(podcastKind)))])
+            return FeedRecordStore(.sqlite(store))
+        } catch {
+            logger.warn(
+                "records not kept across restarts: DATA_DIR is not usable", [("path", .string(path)), ("error", .string(String(describing: error)))])
+            return nil
+        }
+    }
+}
