@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libsqlite3-dev libvips-dev redis-server curl
 
-.PHONY: run build release test soak test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench events-bench fuzz base-images image container-check api-check add-upstream-check deploy-check lint format ci clean
+.PHONY: run build release test soak test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench events-bench fuzz base-images image container-check api-check docs-check add-upstream-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -103,6 +103,14 @@ container-check:
 api-check: deps
 	scripts/checks/api-check.sh
 
+# Every example request in README.md and docs/API.md (```console commands with their shown
+# output, curl lines in ```sh blocks, `GET /…` → `200 …` lines) run against the debug binary in
+# --fixtures mode on loopback, each answer compared with the one shown: status, headers, JSON
+# shape and literals, `…` for what is left out (scripts/checks/docs-check.py says the rules).
+docs-check: deps
+	$(SWIFT) build --product feedproxy
+	python3 scripts/checks/docs-check.py $$($(SWIFT) build --show-bin-path)/feedproxy
+
 # docs/adding-an-upstream.md done on a copy of the tree for the upstream in EXAMPLE (default
 # docs/examples/news/, a /news route): built, tested and served, then each part left out in
 # turn must fail the generator, the build or a test (scripts/checks/add-upstream-check.py).
@@ -128,7 +136,7 @@ format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 
 # Everything CI runs (.ci/run, in its order): tests, the suite again with the cores busy, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
-ci: lint test test-under-load soak scaleout-test storm-test prometheus-check deploy-check test-tsan api-check add-upstream-check container-check
+ci: lint test test-under-load soak scaleout-test storm-test prometheus-check deploy-check test-tsan api-check docs-check add-upstream-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

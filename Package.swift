@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives", "TestSupport"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "Feeds", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Service", "Primitives"]),

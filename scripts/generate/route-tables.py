@@ -133,9 +133,18 @@ def api_operations() -> str:
     return "\n".join(rows)
 
 
+def api_errors() -> str:
+    """docs/API.md's errors table: every code of the error schema (ErrorCodes.swift), by status."""
+    codes = document["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]["x-codes"]
+    rows = ["| status | code | when |", "|---|---|---|"]
+    for c in sorted(codes, key=lambda c: (c["status"], c["code"])):
+        rows.append(f"| {c['status']} | `{c['code']}` | {c['when']} |")
+    return "\n".join(rows)
+
+
 BLOCKS = {
     "README.md": {"routes": readme_routes},
-    "docs/API.md": {"operations": api_operations},
+    "docs/API.md": {"operations": api_operations, "errors": api_errors},
 }
 END = "<!-- end of generated block -->"
 

@@ -84,7 +84,15 @@ enum OpenAPIDocument {
             "properties": [
                 "error": [
                     "type": "object", "required": ["status", "code", "message"],
-                    "properties": ["status": ["type": "integer"], "code": ["type": "string"], "message": ["type": "string"]],
+                    "properties": [
+                        "status": ["type": "integer"],
+                        // Every code (ErrorCodes), with its status and when: docs/API.md's errors table.
+                        "code": [
+                            "type": "string", "enum": .array(ErrorCodes.all.map { .string($0.code) }),
+                            "x-codes": .array(ErrorCodes.all.map { ["code": .string($0.code), "status": .int($0.status), "when": .string($0.when)] }),
+                        ],
+                        "message": ["type": "string"],
+                    ],
                 ]
             ],
         ],
