@@ -7,7 +7,7 @@ import Records
 /// Which feed each podcast reads, in the store this deployment has: Redis when replicas
 /// share one (no TTL, kept apart from the evictable entries), else SQLite in DATA_DIR on a
 /// single node. Two kinds: `podcast` (id → feed URL) and `feed` (feed URL → the ids reading
-/// it: a Redis set, or SQLite keys `url|id`). Each id is written once per process (every read
+/// it: a Redis set, or SQLite keys `url|id`). Each pair is written once in ten minutes (every read
 /// of a feed names it again).
 struct FeedRecordStore: FeedRecords {
     enum Backend: Sendable {
@@ -19,8 +19,9 @@ struct FeedRecordStore: FeedRecords {
     /// Podcasts one feed URL names at most (directory entries and feed ids of one show).
     static let maxPodcastsPerFeed = 32
     let backend: Backend
-    /// (id, url) pairs written by this process; cleared past 65,536 (a rewrite costs one write).
-    private let written = Locked(Set<String>())
+    /// (id, url) pairs written by this process: forgotten past 65,536 or after 10 minutes, so
+    /// a store that lost them (a Redis restarted empty) has them again from the next reads.
+    private let written = Locked((pairs: Set<String>(), since: NativeThread.monotonicSeconds()))
 
     init(_ backend: Backend) { self.backend = backend }
 
@@ -43,9 +44,13 @@ struct FeedRecordStore: FeedRecords {
     }
 
     func keep(_ id: Int, url: String) {
+        let now = NativeThread.monotonicSeconds()
         let first = written.withLock { w -> Bool in
-            if w.count >= 65_536 { w.removeAll(keepingCapacity: true) }
-            return w.insert("\(id) \(url)").inserted
+            if w.pairs.count >= 65_536 || now - w.since > 600 {
+                w.pairs.removeAll(keepingCapacity: true)
+                w.since = now
+            }
+            return w.pairs.insert("\(id) \(url)").inserted
         }
         guard first else { return }
         let value = Array(url.utf8), key = String(id)
