@@ -24,6 +24,8 @@ import TestSupport
             let refresh = try h.get(library + "&sync=\(token)", headers: ["If-None-Match: \(etag)"])
             #expect(refresh.status == 304 && refresh.body.isEmpty, "\(refresh.text)")
             #expect(refresh.header("ETag") == etag)
+            // As the 200 would carry them (docs/API.md): Age included.
+            #expect(refresh.header("Age") == "0" && refresh.header("Cache-Control") == first.header("Cache-Control"), "\(refresh.headers)")
             // Whatever the limit of either: the tag names the state, not the page.
             #expect(try h.get(library + "&limit=5&sync=\(token)", headers: ["If-None-Match: \(etag)"]).status == 304)
             // The gzip variant by its own tag, the same way.

@@ -13,7 +13,8 @@ enum ErrorCodes {
         Code(
             code: "invalid_parameter", status: 400,
             when:
-                "a parameter is present but malformed or out of range (an empty value counts as present, except for the list parameters `sector` and `country`); "
+                "a parameter is present but malformed or out of range (an empty value counts as present, except for `term`, `podcasts`, "
+                + "`url` and `id`, where it is missing, and the list parameters `sector`, `country` and `tags`, where it is none); "
                 + "a `{id}` that is not a valid id; a `/podcasts` `term` shorter than `PODCAST_MIN_TERM_CHARS`; "
                 + "a `sync` token this service did not write. For a fixed set of values the message lists them"
         ),

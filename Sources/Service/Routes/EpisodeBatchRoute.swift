@@ -108,7 +108,8 @@ struct EpisodeBatchRoute: Sendable {
         if context.request.method != "POST", let condition = context.request.headers["if-none-match"],
             CachedRendering.matches(condition, selectedTag: gzip ? "\"\(tag)-gz\"" : "\"\(tag)\"")
         {
-            return Response(status: 304, headers: headers, compressible: true, constantHeaders: status.headerLine)
+            // Exactly the headers the 200 would carry, Age included (RFC 9110 §15.4.5).
+            return Response(status: 304, headers: headers, compressible: true, constantHeaders: status.headerLine, age: 0)
         }
         let output = batch.render(statuses, selection ?? batch.select(statuses))
         headers.add("Content-Type", MediaType.json)

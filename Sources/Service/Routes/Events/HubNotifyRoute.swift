@@ -15,7 +15,8 @@ struct HubNotifyRoute: Sendable {
         var feedURL: String?
         do throws(ClientError) {
             let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
-            let id = p.value("id"), url = p.value("url")
+            // An empty value is no value here, as for `/podcasts/byfeedurl`'s url: missing, not invalid.
+            let id = p.value("id").flatMap { $0.isEmpty ? nil : $0 }, url = p.value("url").flatMap { $0.isEmpty ? nil : $0 }
             guard id != nil || url != nil else {
                 throw ClientError(status: 400, code: "missing_parameter", message: "url (the feed's URL) or id (its podcast id) is required")
             }
