@@ -76,10 +76,11 @@ test-tsan: deps
 bench: deps
 	scripts/bench/bench.sh
 
-# Event fan-out alone (also part of make bench): STREAMS idle streams (default 10,000) beside nginx + nchan.
+# Event fan-out alone (also part of make bench): STREAMS idle streams (default 10,000) beside nginx + nchan;
+# SHAPE=same (every stream one podcast), libraries (each an app's Zipf-drawn library) or both (default).
 events-bench: deps
 	$(SWIFT) build -c release --product feedproxy >/dev/null
-	python3 scripts/bench/events-bench.py "$$($(SWIFT) build -c release --show-bin-path)/feedproxy" $(or $(STREAMS),10000)
+	python3 scripts/bench/events-bench.py "$$($(SWIFT) build -c release --show-bin-path)/feedproxy" $(or $(STREAMS),10000) --shape $(or $(SHAPE),both)
 
 # FUZZ_SECONDS bounds the run (default 60).
 fuzz: deps
