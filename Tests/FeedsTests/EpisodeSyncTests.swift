@@ -140,6 +140,31 @@ import Testing
         #expect(Self.answer(done, [.ok(a), .ok(b)]).ids.isEmpty)
     }
 
+    /// Issue 67: an event stream's pages are bounded in bytes, not only in episodes: 60
+    /// episodes of 8 KB notes come 64 KiB of JSON at a time (a slow reader always takes a whole
+    /// page within its 256 KiB bound), each once, none missed, whatever `limit` says.
+    @Test func anEventsPagesAreBoundedInBytesAndMissNothing() throws {
+        let note = String(repeating: "Long show notes. ", count: 480)  // about 8 KB
+        let episodes = (1...60).map { (guid: "e\($0)", published: 1_000 + $0) }
+        let a = try Self.data(Self.feed("A", episodes, notes: Dictionary(uniqueKeysWithValues: episodes.map { ($0.guid, note) })))
+        var token = SyncToken()
+        var got: [String] = []
+        var pages = 0
+        while pages < 100 {
+            let batch = EpisodeBatch(ids: [11], limit: 500, sync: token, maxItemBytes: 64 << 10)
+            let selection = batch.select([.ok(a)])
+            let body = batch.render([.ok(a)], selection).body
+            let page = Self.read(body)
+            guard !page.ids.isEmpty else { break }
+            pages += 1
+            #expect(body.count < 96 << 10, "page \(pages): \(body.count) bytes")
+            got += page.ids
+            token = try #require(selection.token)
+        }
+        #expect(pages >= 7, "\(pages) pages for ~480 KB of episodes")
+        #expect(got.count == 60 && Set(got).count == 60)
+    }
+
     /// A token this data's history cannot follow (data rebuilt from nothing after a change)
     /// sends the podcast's whole list again, flagged; a token ahead of this replica's data
     /// (another replica refreshed later) sends nothing and keeps the client's position.

@@ -15,6 +15,8 @@ public struct EpisodeBatch: Sendable {
     public let cursor: EpisodeCursor?
     /// The client's sync token: the answer holds only what it has not seen.
     public let sync: SyncToken?
+    /// Most bytes of episode JSON one answer holds (an event stream's page); nil: `limit` alone.
+    public let maxItemBytes: Int?
 
     public init(_ p: QueryParameters) throws(ClientError) {
         ids = try Self.podcastIDs(p)
@@ -23,15 +25,18 @@ public struct EpisodeBatch: Sendable {
         let scope = Self.scope(ids)
         cursor = try p.value("cursor").map { text throws(ClientError) in try EpisodeCursor.decode(text, scope: scope) }
         sync = try EpisodeSyncRequest.parse(p, since: since, cursor: cursor)
+        maxItemBytes = nil
     }
 
-    /// A batch the server makes itself (an event stream's next event): the episodes after `sync`.
-    public init(ids: [Int], limit: Int, sync: SyncToken?) {
+    /// A batch the server makes itself (an event stream's next event): the episodes after `sync`,
+    /// at most `maxItemBytes` of episode JSON (at least one episode) when given.
+    public init(ids: [Int], limit: Int, sync: SyncToken?, maxItemBytes: Int? = nil) {
         self.ids = ids
         self.limit = max(1, limit)
         since = nil
         cursor = nil
         self.sync = sync
+        self.maxItemBytes = maxItemBytes
     }
 
     /// `podcasts`: 1 to `maxPodcasts` podcast ids (iTunes collection ids or feed ids), comma
@@ -151,6 +156,7 @@ public struct EpisodeBatch: Sendable {
         // Per podcast, how far into its unseen episodes the answer goes; the newest head next.
         var taken = [Int](repeating: 0, count: ids.count)
         var picked: [(podcast: Int, entry: Int)] = []
+        var bytes = 0
         while picked.count < limit {
             var best: (podcast: Int, published: Int64)?
             for (p, u) in unseen.enumerated() {
@@ -158,7 +164,12 @@ public struct EpisodeBatch: Sendable {
                 let published = data.entries[u.indices[taken[p]]].published
                 if best == nil || published > (best?.published ?? .min) { best = (p, published) }
             }
-            guard let p = best?.podcast, let u = unseen[p] else { break }
+            guard let p = best?.podcast, let u = unseen[p], case .ok(let data) = statuses[p] else { break }
+            // A page that fits a stream's bound, so a slow reader always gets through one (the
+            // rest follows, resumed from the token); its first episode goes whatever its size.
+            let size = data.entries[u.indices[taken[p]]].jsonBytes
+            if let maxItemBytes, !picked.isEmpty, bytes + size > maxItemBytes { break }
+            bytes += size
             picked.append((p, u.indices[taken[p]]))
             taken[p] += 1
         }

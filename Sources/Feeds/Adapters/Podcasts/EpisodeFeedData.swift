@@ -35,6 +35,9 @@ public struct EpisodeFeedData: Sendable {
         let offset: Int
         let length: Int
         let chaptersLength: Int
+
+        /// The bytes of its JSON in an answer.
+        public var jsonBytes: Int { length }
     }
 
     public let title: String?

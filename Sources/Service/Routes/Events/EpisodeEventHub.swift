@@ -226,6 +226,12 @@ final class EpisodeEventHub: Sendable {
         }
     }
 
+    /// Episode JSON one event holds at most: a quarter of the stream's bound (256 KiB), so a
+    /// reader on a slow network always takes a whole event before it falls a bound behind (a
+    /// page of 100 episodes with long notes passed it, and the reader was closed inside it on
+    /// every reconnect). The rest follows page by page, resumed from the token.
+    static let eventItemBytes = 64 << 10
+
     /// The event that brings a stream from `token` on (nil: nothing new, unless `first`).
     private func makeEvent(_ s: Subscriber, after token: SyncToken?, first: Bool) -> EventMemo.Event? {
         let statuses = s.ids.map { id -> EpisodeBatch.Status in
@@ -234,7 +240,7 @@ final class EpisodeEventHub: Sendable {
             case .miss: .pending
             }
         }
-        let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token)
+        let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token, maxItemBytes: Self.eventItemBytes)
         let selection = batch.select(statuses)
         let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token
         guard news || first else { return nil }
