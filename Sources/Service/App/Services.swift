@@ -89,7 +89,7 @@ struct Services: Sendable {
                 streams: c[Setting.eventStreamsMax], streamsPerClient: c[Setting.eventStreamsPerClient],
                 refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],
                 refreshesPerMinute: Double(c[Setting.watchRefreshesPerMinute])),
-            websub: websub, records: records)
+            websub: websub, records: records, pings: redis.map { RedisPingQueue(connection: $0, prefix: c.redisKeyPrefix) })
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0

@@ -89,8 +89,12 @@ final class EpisodeEventHub: Sendable {
     let websub: WebSubSubscriber?
     let clock: @Sendable () -> Double
     private let state = Locked(State())
-    /// Starts a background read of a podcast's feed (set by the route that owns the loader).
-    private let refresher = Locked<(@Sendable (Int, Bool) -> Void)?>(nil)
+    /// Reads a podcast's feed again (set by the route that owns the loader): started in the
+    /// background, or awaited by the ping queue's reader (which acknowledges after it).
+    private let reader = Locked<(@Sendable (Int, Bool) async -> Void)?>(nil)
+    /// With a shared tier: accepted pings kept there until a replica has read their feed.
+    let pingQueue: (any SharedPingQueue)?
+    private let readingQueue = Atomic<Bool>(false)
     let counters = EventCounters()
 
     /// Which feed each podcast reads, kept for good: a ping finds its podcasts here when no
@@ -99,9 +103,11 @@ final class EpisodeEventHub: Sendable {
 
     init(
         cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits, websub: WebSubSubscriber? = nil,
-        records: (any FeedRecords)? = nil, clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
+        records: (any FeedRecords)? = nil, pings: (any SharedPingQueue)? = nil,
+        clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
     ) {
         self.records = records
+        pingQueue = pings
         self.cache = cache
         self.changes = changes
         self.limits = limits
@@ -111,7 +117,16 @@ final class EpisodeEventHub: Sendable {
 
     /// `refresh(id, ping)`: reads podcast `id`'s feed again in the background; `ping`: from
     /// the publisher now, else unless another replica read it within its interval.
-    func setRefresher(_ refresh: @escaping @Sendable (Int, Bool) -> Void) { refresher.withLock { $0 = refresh } }
+    func setRefresher(_ read: @escaping @Sendable (Int, Bool) async -> Void) {
+        reader.withLock { $0 = read }
+        if pingQueue != nil { startReadingPings() }
+    }
+
+    /// Starts a background read of podcast `id`'s feed (`ping`: from the publisher now).
+    private func refresh(_ id: Int, ping: Bool) {
+        guard let read = reader.withLock({ $0 }) else { return }
+        Task.detached { await read(id, ping) }
+    }
 
     var streamCount: Int { state.withLock { $0.subscribers.count } }
     var watchedCount: Int { state.withLock { $0.watchers.count } }
@@ -324,8 +339,46 @@ final class EpisodeEventHub: Sendable {
         }
         if let wait { return .tooSoon(wait) }
         counters.pings.add(1, ordering: .relaxed)
-        refresher.withLock { $0 }?(id, true)
+        if let pingQueue {
+            // Kept in the shared tier before it is read: another replica reads it if this one
+            // dies first. This replica takes it at once (most likely its own entry).
+            Task.detached { [self] in
+                if await pingQueue.enqueue(id) { await readQueuedPings() } else { refresh(id, ping: true) }
+            }
+        } else {
+            refresh(id, ping: true)
+        }
         return .refreshing
+    }
+
+    /// Reads the feeds of the pings this replica takes from the shared queue (new ones, and
+    /// ones a dead replica took and left for 20 s), acknowledging each once read. One pass at a
+    /// time on a replica.
+    func readQueuedPings() async {
+        guard let pingQueue, let read = reader.withLock({ $0 }),
+            readingQueue.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        defer { readingQueue.store(false, ordering: .releasing) }
+        while let taken = await pingQueue.take(max: 20, stalled: 20), !taken.isEmpty {
+            await withTaskGroup(of: Void.self) { group in
+                for ping in taken {
+                    group.addTask {
+                        await read(ping.id, true)
+                        await pingQueue.done(ping.entry)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every second, the pings nobody here took yet: another replica's, or a dead one's.
+    private func startReadingPings() {
+        Task.detached { [weak self] in
+            while let hub = self {
+                await hub.readQueuedPings()
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
+            }
+        }
     }
 
     // MARK: the ticker
@@ -492,11 +545,9 @@ final class EpisodeEventHub: Sendable {
         state.withLock { st in
             for (id, at) in times where st.watchers[id] != nil || st.library[id] != nil { st.nextRead[id] = at }
         }
-        if let refresh = refresher.withLock({ $0 }) {
-            for id in read {
-                counters.refreshes.add(1, ordering: .relaxed)
-                refresh(id, false)
-            }
+        for id in read {
+            counters.refreshes.add(1, ordering: .relaxed)
+            refresh(id, ping: false)
         }
         let memo = EventMemo()
         for s in changed { deliver(s, memo: memo) }
@@ -518,10 +569,9 @@ final class EpisodeEventHub: Sendable {
             }
             return due
         }
-        guard !due.isEmpty, let refresh = refresher.withLock({ $0 }) else { return }
         for id in due {
             counters.pings.add(1, ordering: .relaxed)
-            refresh(id, true)
+            refresh(id, ping: true)
         }
     }
 

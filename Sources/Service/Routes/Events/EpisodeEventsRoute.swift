@@ -24,24 +24,22 @@ struct EpisodeEventsRoute: Sendable {
     /// on the ticker's turn, only when no replica read it within its interval (the shared
     /// tier's newer copy is taken instead). What it finds new is told to this replica's streams
     /// at once; the cache announces it to the other replicas (as any read of episode data).
-    static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, Bool) -> Void {
+    static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, Bool) async -> Void {
         let cache = feeds.cache
         return { id, ping in
             let key = EpisodesAdapter.dataKey(id)
             let loader = feeds.loader(adapter.dataFeed(id))
-            Task.detached {
-                let before: CachedResponse?
-                if ping {
-                    before = cache.peek(key)
-                } else {
-                    before = await cache.newestAnywhere(key)
-                    if let before, cache.now - before.storedAt < hub.interval(id, now: cache.now) { return }
-                }
-                guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, refreshing: loader), entry.status == 200,
-                    entry.etag != before?.etag
-                else { return }
-                hub.changed(id)
+            let before: CachedResponse?
+            if ping {
+                before = cache.peek(key)
+            } else {
+                before = await cache.newestAnywhere(key)
+                if let before, cache.now - before.storedAt < hub.interval(id, now: cache.now) { return }
             }
+            guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, refreshing: loader), entry.status == 200,
+                entry.etag != before?.etag
+            else { return }
+            hub.changed(id)
         }
     }
 
