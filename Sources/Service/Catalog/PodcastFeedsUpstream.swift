@@ -85,7 +85,8 @@ extension UpstreamDeclaration {
                 let c = s.configuration
                 let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
                 let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
-                s.episodeEvents.setRefresher(EpisodeEventsRoute.refresher(adapter: adapter, feeds: feeds, hub: s.episodeEvents))
+                let read = EpisodeEventsRoute.refresher(adapter: adapter, feeds: feeds, hub: s.episodeEvents)
+                s.episodeEvents.setRefresher({ id, ping in Task.detached { await read(id, ping) } }, reading: read)
                 return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
             },
             RouteDeclaration(

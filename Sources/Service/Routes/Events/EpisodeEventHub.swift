@@ -89,8 +89,9 @@ final class EpisodeEventHub: Sendable {
     let websub: WebSubSubscriber?
     let clock: @Sendable () -> Double
     private let state = Locked(State())
-    /// Reads a podcast's feed again (set by the route that owns the loader): started in the
-    /// background, or awaited by the ping queue's reader (which acknowledges after it).
+    /// Starts a background read of a podcast's feed (set by the route that owns the loader).
+    private let refresher = Locked<(@Sendable (Int, Bool) -> Void)?>(nil)
+    /// The same read, awaited: the ping queue's reader acknowledges a ping after it.
     private let reader = Locked<(@Sendable (Int, Bool) async -> Void)?>(nil)
     /// With a shared tier: accepted pings kept there until a replica has read their feed.
     let pingQueue: (any SharedPingQueue)?
@@ -117,15 +118,18 @@ final class EpisodeEventHub: Sendable {
 
     /// `refresh(id, ping)`: reads podcast `id`'s feed again in the background; `ping`: from
     /// the publisher now, else unless another replica read it within its interval.
-    func setRefresher(_ read: @escaping @Sendable (Int, Bool) async -> Void) {
-        reader.withLock { $0 = read }
+    /// `start(id, ping)` starts a background read of podcast `id`'s feed (`ping`: from the
+    /// publisher now); `read` is the same read, awaited (the ping queue acknowledges after it;
+    /// nil: `start`'s, acknowledged as it starts).
+    func setRefresher(_ start: @escaping @Sendable (Int, Bool) -> Void, reading read: (@Sendable (Int, Bool) async -> Void)? = nil) {
+        refresher.withLock { $0 = start }
+        reader.withLock { $0 = read ?? { id, ping in start(id, ping) } }
         if pingQueue != nil { startReadingPings() }
     }
 
     /// Starts a background read of podcast `id`'s feed (`ping`: from the publisher now).
     private func refresh(_ id: Int, ping: Bool) {
-        guard let read = reader.withLock({ $0 }) else { return }
-        Task.detached { await read(id, ping) }
+        refresher.withLock { $0 }?(id, ping)
     }
 
     var streamCount: Int { state.withLock { $0.subscribers.count } }
