@@ -32,8 +32,9 @@ SLOW_PORT=$((PORT + 2))
 KUBE_PORT=$((PORT + 3))
 DRAIN_TIMEOUT_S=${DRAIN_TIMEOUT_S:-10}
 SLOW_UPSTREAM_S=${SLOW_UPSTREAM_S:-4}
-# 111.8 MB measured once FoundationXML, libxml2 and ICU went; the budget is issue 13's target.
-IMAGE_SIZE_BUDGET_MB=${IMAGE_SIZE_BUDGET_MB:-200}
+# 111.8 MB measured once FoundationXML, libxml2 and ICU went; the budget was issue 13's target
+# (200 MB), plus libsqlite3-0 (1.4 MB) for the records a single node keeps (issue 67): 201.3 MB.
+IMAGE_SIZE_BUDGET_MB=${IMAGE_SIZE_BUDGET_MB:-205}
 BINARY_SIZE_BUDGET_MB=${BINARY_SIZE_BUDGET_MB:-20}
 KUBE_DIR=${KUBE_DIR:-deploy/kubernetes}
 NAME=feedproxy-check
