@@ -29,6 +29,17 @@ public final class CPUWorkers: TaskExecutor, Sendable {
         try await withTaskExecutorPreference(self) { () async throws(Failure) -> T in try body() }
     }
 
+    /// Work over `bytes` of input: here when it is small (the hop, and a queue behind long
+    /// work, cost more than the work: a storm of small feeds waited behind each other), on these
+    /// threads from `longWorkBytes` (a big feed, a large body).
+    public func run<T: Sendable, Failure: Error>(over bytes: Int, _ body: () throws(Failure) -> T) async throws(Failure) -> T {
+        if bytes < Self.longWorkBytes { return try body() }
+        return try await run(body)
+    }
+
+    /// Input from which work leaves the cooperative pool: about a millisecond of parsing.
+    public static let longWorkBytes = 256 << 10
+
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.withLock { $0.jobs.append(job) }

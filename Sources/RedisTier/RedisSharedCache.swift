@@ -59,7 +59,7 @@ public final class RedisSharedCache: SharedCacheTier {
         if gzip.isEmpty, entry.isJSON, body.count > Self.compressAbove {
             // Megabytes of a long feed's episodes take long: not on the cooperative pool.
             let plain = body
-            if let z = await CPUWorkers.shared.run({ Gzip.compress(plain) }), z.count < body.count {
+            if let z = await CPUWorkers.shared.run(over: plain.count, { Gzip.compress(plain) }), z.count < body.count {
                 body = z
                 gzip = Self.bodyIsCompressed
             }

@@ -23,5 +23,8 @@ import Testing
         #expect(names.count == 8 && names.allSatisfy { $0.hasPrefix("t-cpu-") }, "\(names)")
         await #expect(throws: Refused.no) { try await workers.run { () throws(Refused) -> Int in throw .no } }
         #expect(await workers.run { 6 * 7 } == 42)
+        // Small work stays where it is; long work goes to the workers.
+        #expect(!(await workers.run(over: 1024) { Self.threadName() }).hasPrefix("t-cpu-"))
+        #expect(await workers.run(over: CPUWorkers.longWorkBytes) { Self.threadName() }.hasPrefix("t-cpu-"))
     }
 }

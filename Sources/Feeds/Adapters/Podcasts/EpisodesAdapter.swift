@@ -141,9 +141,9 @@ public struct EpisodesAdapter: FeedAdapter {
                 // The data it replaces (this replica's, or the shared tier's when newer) says
                 // when each episode was first seen: sync tokens stay positions in one history.
                 let finalURL = response.permanentRedirect ?? feed.url
-                // Parsed off the cooperative pool: a long feed holds a thread for a good part of a
-                // second, and the awaits of every other request beside it would wait as long.
-                let built = try await CPUWorkers.shared.run { () throws(ClientError) in
+                // A long feed is parsed off the cooperative pool: it holds a thread for a good part
+                // of a second, and the awaits of every other request beside it would wait as long.
+                let built = try await CPUWorkers.shared.run(over: response.body.count) { () throws(ClientError) in
                     try EpisodeFeedData.built(
                         feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
                         maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) },
