@@ -63,14 +63,19 @@ def rss_kib(pids) -> int:
     return total
 
 
-def wait_http(url: str):
-    for _ in range(100):
+def wait_http(url: str, log=None):
+    """Until `url` answers (30 s at most); else stops the bench, with the server's log tail."""
+    for _ in range(300):
         try:
             urllib.request.urlopen(url, timeout=2)
             return
         except Exception:
             time.sleep(0.1)
-    raise SystemExit(f"not answering: {url}")
+    tail = ""
+    if log is not None:
+        with open(log.name, errors="replace") as f:
+            tail = "".join(f.readlines()[-10:])
+    raise SystemExit(f"not answering: {url}\n{tail}")
 
 
 class Streams:
@@ -558,7 +563,7 @@ def feedproxy_libraries(binary: str, n: int, args):
     try:
         proc = subprocess.Popen([binary, "--fixtures", "Fixtures", "--port", str(port), "--threads", "2"], env=env, stdout=log, stderr=log)
         base = f"http://127.0.0.1:{port}"
-        wait_http(base + "/healthz")
+        wait_http(base + "/healthz", log)
         candidates = list(range(LIBRARY_FIRST, LIBRARY_FIRST + args.podcasts))
         universe = library_universe(base, candidates)
         if len(universe) < len(candidates):
