@@ -63,6 +63,19 @@ def rss_kib(pids) -> int:
     return total
 
 
+def nginx_pids(proc, port: int):
+    """nginx's master and workers once it answers on `port` (5 s at most)."""
+    for _ in range(50):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    time.sleep(0.3)
+    workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()]
+    return [proc.pid] + workers
+
+
 def wait_http(url: str, log=None):
     """Until `url` answers (30 s at most); else stops the bench, with the server's log tail."""
     for _ in range(300):
@@ -273,15 +286,7 @@ http {{
         f.write(conf)
     proc = subprocess.Popen(["nginx", "-c", f"{work}/nginx.conf", "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        time.sleep(0.3)
-        workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()]
-        pids = [proc.pid] + workers
+        pids = nginx_pids(proc, port)
         before = rss_kib(pids)
         streams = Streams(port, b"GET /sub HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n", n)
         streams.wait_for(b"\r\n\r\n", 120)
@@ -679,15 +684,7 @@ http {{
     proc = subprocess.Popen(["nginx", "-c", f"{work}/nginx.conf", "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     streams = None
     try:
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        time.sleep(0.3)
-        workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()]
-        pids = [proc.pid] + workers
+        pids = nginx_pids(proc, port)
         before = rss_kib(pids)
         requests = [f"GET /sub/{','.join(map(str, app))} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode() for app in libs.apps]
         streams = Streams(port, requests, n)
