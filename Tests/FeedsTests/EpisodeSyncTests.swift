@@ -165,6 +165,29 @@ import Testing
         #expect(got.count == 60 && Set(got).count == 60)
     }
 
+    /// Issue 67: the documented recovery from a token that cannot be used loses nothing: an
+    /// empty `sync=` sends every podcast whole, page by page, each marked resync, and the last
+    /// page's token then has nothing more.
+    @Test func anEmptySyncSendsEveryPodcastWholeWithResync() throws {
+        let a = try Self.data(Self.feed("A", (1...7).map { ("a\($0)", 100 * $0) }))
+        let b = try Self.data(Self.feed("B", (1...5).map { ("b\($0)", 100 * $0 + 50) }))
+        var query: [(String, String)] = [("podcasts", "11,22"), ("limit", "5"), ("sync", "")]
+        var got: [String] = []
+        var last: String?
+        var first = true
+        for _ in 0..<10 {
+            let page = Self.answer(try Self.batch(query), [.ok(a), .ok(b)])
+            if first { #expect(page.resync == [11: true, 22: true], "\(page.resync)") }
+            first = false
+            got += page.ids
+            last = page.token
+            guard let next = page.next else { break }
+            query = try #require(URLComponents(string: next)?.queryItems).map { ($0.name, $0.value ?? "") }
+        }
+        #expect(got.count == 12 && Set(got).count == 12, "\(got)")
+        #expect(Self.answer(try Self.batch([("podcasts", "11,22"), ("sync", try #require(last))]), [.ok(a), .ok(b)]).ids.isEmpty)
+    }
+
     /// A token this data's history cannot follow (data rebuilt from nothing after a change)
     /// sends the podcast's whole list again, flagged; a token ahead of this replica's data
     /// (another replica refreshed later) sends nothing and keeps the client's position.
@@ -224,7 +247,10 @@ import Testing
     @Test func syncTakesNoSinceOrCursorAndABadTokenIsA400() throws {
         let token = SyncToken().encoded
         #expect(throws: ClientError.self) { try Self.batch([("podcasts", "1"), ("sync", token), ("since", "100")]) }
-        #expect(throws: ClientError.invalidParameter("sync is not a token this service gave out; refresh without it and keep the new syncToken")) {
+        #expect(
+            throws: ClientError.invalidParameter(
+                "sync is not a token this service gave out; refresh with an empty sync= and follow page.next: every podcast comes whole, with resync")
+        ) {
             try Self.batch([("podcasts", "1"), ("sync", "AAAA")])
         }
         var other: [UInt8] = [9, 0]

@@ -39,7 +39,8 @@ enum ErrorCodes {
         Code(code: "request_timeout", status: 408, when: "the request's head or body did not arrive in time (the connection is closed)"),
         Code(
             code: "sync_token_expired", status: 410,
-            when: "a `sync` token of a format this version no longer reads: refresh without `sync` and replace what the app holds of those podcasts"),
+            when: "a `sync` token of a format this version no longer reads: refresh with an empty `sync=` and follow `page.next` "
+                + "(every podcast whole, with `resync`)"),
         Code(code: "payload_too_large", status: 413, when: "a body over 1 MiB"),
         Code(code: "library_too_large", status: 413, when: "`POST /library/opml`: the file names more feeds than a library holds (500)"),
         Code(code: "uri_too_long", status: 414, when: "a request line over 8 KiB (send a library as a form: `POST /episodes`, `POST /episodes/events`)"),

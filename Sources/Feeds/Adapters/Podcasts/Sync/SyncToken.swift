@@ -134,16 +134,21 @@ public enum EpisodeSyncRequest {
         guard since == nil, cursor == nil else {
             throw .invalidParameter("sync takes no since or cursor: the token says where the answer starts (follow page.next)")
         }
+        // `sync=` (empty): from no position at all, the recovery from a token that cannot be
+        // used: every podcast whole, page by page, each with resync, and a token to keep.
+        if text.isEmpty { return SyncToken() }
         do {
             return try SyncToken.decode(text)
         } catch {
             switch error {
             case .invalid:
-                throw .invalidParameter("sync is not a token this service gave out; refresh without it and keep the new syncToken")
+                throw .invalidParameter(
+                    "sync is not a token this service gave out; refresh with an empty sync= and follow page.next: every podcast comes whole, with resync")
             case .expired:
                 throw ClientError(
                     status: 410, code: "sync_token_expired",
-                    message: "this sync token's format is no longer read; refresh without sync and keep the new syncToken")
+                    message: "this sync token's format is no longer read; refresh with an empty sync= and follow page.next: "
+                        + "every podcast comes whole, with resync")
             }
         }
     }
