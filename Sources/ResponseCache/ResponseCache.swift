@@ -236,13 +236,14 @@ public final class ResponseCache: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 once.wait(continuation)
                 deadlineTimers.add(1, ordering: .relaxed)
-                once.timer = Task { [clock] in
+                let timer = Task { [clock] in
                     defer { self.deadlineTimers.subtract(1, ordering: .relaxed) }
                     let left = deadline - clock()
                     if left > 0 { try? await Task.sleep(for: .milliseconds(Saturating.int((left * 1000).rounded(.up), in: 1...Int(Int32.max)))) }
                     guard !Task.isCancelled else { return }
                     if once.resume(.failed(Self.waitedPastDeadline)) { self.leave(key, task) }
                 }
+                once.keep(timer: timer)
                 Task { once.resume(await task.value) }
             }
         } onCancel: {
@@ -454,13 +455,10 @@ private final class OnceOutcome: Sendable {
 
     private let timerBox = Locked<Task<Void, Never>?>(nil)
 
-    /// The deadline's timer, cancelled when the wait ends (at once if it already has).
-    var timer: Task<Void, Never>? {
-        get { timerBox.withLock { $0 } }
-        set {
-            timerBox.withLock { $0 = newValue }
-            if state.withLock({ $0.done }) { newValue?.cancel() }
-        }
+    /// Holds the deadline's timer, cancelled when the wait ends (at once if it already has).
+    func keep(timer: Task<Void, Never>) {
+        timerBox.withLock { $0 = timer }
+        if state.withLock({ $0.done }) { timer.cancel() }
     }
 
     func wait(_ continuation: CheckedContinuation<ResponseCache.Outcome, Never>) {
