@@ -17,19 +17,21 @@ public final class SQLiteRecords: Sendable {
         let db: OpaquePointer
         let select: OpaquePointer
         let upsert: OpaquePointer
+        let upsertUnlessBehind: OpaquePointer
         let count: OpaquePointer
         let keys: OpaquePointer
 
-        init(db: OpaquePointer, select: OpaquePointer, upsert: OpaquePointer, count: OpaquePointer, keys: OpaquePointer) {
+        init(db: OpaquePointer, select: OpaquePointer, upsert: OpaquePointer, upsertUnlessBehind: OpaquePointer, count: OpaquePointer, keys: OpaquePointer) {
             self.db = db
             self.select = select
             self.upsert = upsert
+            self.upsertUnlessBehind = upsertUnlessBehind
             self.count = count
             self.keys = keys
         }
 
         deinit {
-            for statement in [select, upsert, count, keys] { sqlite3_finalize(statement) }
+            for statement in [select, upsert, upsertUnlessBehind, count, keys] { sqlite3_finalize(statement) }
             sqlite3_close_v2(db)
         }
     }
@@ -75,10 +77,14 @@ public final class SQLiteRecords: Sendable {
         let select = try prepare("SELECT value FROM records WHERE kind = ?1 AND key = ?2")
         let upsert = try prepare(
             "INSERT INTO records (kind, key, value, updated) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (kind, key) DO UPDATE SET value = ?3, updated = ?4")
+        // `updated` holds the caller's order for these: a write behind the kept one is dropped.
+        let upsertUnlessBehind = try prepare(
+            "INSERT INTO records (kind, key, value, updated) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (kind, key) DO UPDATE SET value = ?3, updated = ?4 "
+                + "WHERE updated <= ?4")
         let count = try prepare("SELECT count(*) FROM records WHERE kind = ?1")
         // The primary key's order: a prefix is a range scan.
         let keys = try prepare("SELECT key FROM records WHERE kind = ?1 AND key >= ?2 AND key < ?3 ORDER BY key LIMIT ?4")
-        connection = Locked(Connection(db: db, select: select, upsert: upsert, count: count, keys: keys))
+        connection = Locked(Connection(db: db, select: select, upsert: upsert, upsertUnlessBehind: upsertUnlessBehind, count: count, keys: keys))
     }
 
     /// The value kept under (`kind`, `key`); nil when there is none (or the file cannot be read).
@@ -95,16 +101,24 @@ public final class SQLiteRecords: Sendable {
     /// Keeps `value` under (`kind`, `key`), replacing what was there; false when it could not be written.
     @discardableResult
     public func put(_ kind: String, _ key: String, _ value: [UInt8], at seconds: Int64) -> Bool {
-        connection.withLock { c in
-            defer { sqlite3_reset(c.upsert) }
-            let bound =
-                value.isEmpty
-                ? sqlite3_bind_zeroblob(c.upsert, 3, 0) : value.withUnsafeBytes { csqlite_bind_blob(c.upsert, 3, $0.baseAddress, Int32($0.count)) }
-            guard Self.bind(kind, 1, c.upsert), Self.bind(key, 2, c.upsert), bound == SQLITE_OK,
-                sqlite3_bind_int64(c.upsert, 4, seconds) == SQLITE_OK
-            else { return false }
-            return sqlite3_step(c.upsert) == SQLITE_DONE
-        }
+        connection.withLock { c in Self.write(c.upsert, kind, key, value, seconds) }
+    }
+
+    /// Keeps `value` under (`kind`, `key`) unless the one kept there has a higher `order`
+    /// (kept in place of the time written); false when it was not written.
+    @discardableResult
+    public func putUnlessBehind(_ kind: String, _ key: String, _ value: [UInt8], order: Int64) -> Bool {
+        connection.withLock { c in Self.write(c.upsertUnlessBehind, kind, key, value, order) && sqlite3_changes(c.db) > 0 }
+    }
+
+    private static func write(_ statement: OpaquePointer, _ kind: String, _ key: String, _ value: [UInt8], _ number: Int64) -> Bool {
+        defer { sqlite3_reset(statement) }
+        let bound =
+            value.isEmpty
+            ? sqlite3_bind_zeroblob(statement, 3, 0) : value.withUnsafeBytes { csqlite_bind_blob(statement, 3, $0.baseAddress, Int32($0.count)) }
+        guard bind(kind, 1, statement), bind(key, 2, statement), bound == SQLITE_OK, sqlite3_bind_int64(statement, 4, number) == SQLITE_OK
+        else { return false }
+        return sqlite3_step(statement) == SQLITE_DONE
     }
 
     /// The keys of `kind` that start with `prefix`, in order, at most `limit`.

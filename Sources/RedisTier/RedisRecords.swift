@@ -44,4 +44,33 @@ public final class RedisRecords: Sendable {
     public func put(_ kind: String, _ key: String, _ value: [UInt8]) async -> Bool {
         await redis.command([Array("SET".utf8), self.key(kind, key), value], operation: "record_set", patient: true) == .success(.status("OK"))
     }
+
+    /// Keeps `value` (no TTL) unless the one kept has a higher `order`: replicas (and two
+    /// releases side by side) writing one record at once leave the one furthest along.
+    @discardableResult
+    public func putUnlessBehind(_ kind: String, _ key: String, _ value: [UInt8], order: UInt32) async -> Bool {
+        guard
+            case .success(.integer) = await redis.command(
+                [Array("EVAL".utf8), Array(Self.putUnlessBehind.utf8), Array("1".utf8), self.key(kind, key), Array(String(order).utf8), value],
+                operation: "record_set", patient: true)
+        else { return false }
+        return true
+    }
+
+    /// The value kept by `putUnlessBehind`; nil when there is none or Redis did not answer.
+    public func orderedValue(_ kind: String, _ key: String) async -> [UInt8]? {
+        guard
+            case .success(.bulk(let bytes)) = await redis.command(
+                [Array("HGET".utf8), self.key(kind, key), Array("v".utf8)], operation: "record_get", patient: true)
+        else { return nil }
+        return bytes
+    }
+
+    /// KEYS[1] record (a hash: `o` order, `v` value); ARGV order, value. 1 if kept.
+    static let putUnlessBehind = """
+        local o = tonumber(redis.call('HGET', KEYS[1], 'o') or '0')
+        if o > tonumber(ARGV[1]) then return 0 end
+        redis.call('HSET', KEYS[1], 'o', ARGV[1], 'v', ARGV[2])
+        return 1
+        """
 }

@@ -44,6 +44,40 @@ import Testing
         read(request.render(statuses, request.select(statuses)).body)
     }
 
+    /// Issue 67: the history kept as a record reads back as it was written, continues the
+    /// feed as the data it came from would (no cached data: a restart, a release), and a
+    /// damaged or made-up record is refused, not misread.
+    @Test func aHistoryRecordContinuesTheFeedAndDamageIsRefused() throws {
+        let v1 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000)]), at: 50_000)
+        let record = EpisodeHistory(v1).encoded
+        let read = try #require(EpisodeHistory(record: record))
+        #expect(read == EpisodeHistory(v1))
+        // No data to replace, only the record: the known episodes keep their stamps, the new one is the next version.
+        let blob = try EpisodeFeedData.build(
+            feed: Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)]), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 8 << 20,
+            history: read, seenAt: 60_000)
+        let v2 = try #require(EpisodeFeedData(blob))
+        let fromRecord = v2.unseen(since: SyncToken.Position(through: v1.changes.current))
+        #expect(!fromRecord.resync && fromRecord.indices.count == 1)
+        #expect(v2.changes.versions.map(\.seq) == [50_000, 60_000])
+        // The further along of the data and the record is continued.
+        #expect(EpisodeHistory.newest(EpisodeHistory(v1), EpisodeHistory(v2)) == EpisodeHistory(v2))
+        #expect(EpisodeHistory.newest(EpisodeHistory(v2), EpisodeHistory(v1)) == EpisodeHistory(v2))
+        // Every cut and every flipped byte is refused or reads as a history whose stamps name its versions.
+        for end in 0..<record.count { #expect(EpisodeHistory(record: Array(record.prefix(end))) == nil) }
+        for i in record.indices {
+            var damaged = record
+            damaged[i] ^= 0x5A
+            if let h = EpisodeHistory(record: damaged) {
+                #expect(h.stamps.values.allSatisfy { s in h.log.version(s.seq).map { s.ordinal < $0.changes } == true })
+            }
+        }
+        // A count far past what is there is refused before anything is reserved for it.
+        var huge = Array("FPEH".utf8) + [1, 0xFF, 0xFF]
+        huge += [UInt8](repeating: 0, count: 8)
+        #expect(EpisodeHistory(record: huge) == nil)
+    }
+
     @Test func anEpisodeKeepsItsStampUntilItChanges() throws {
         let v1 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000)]), at: 50_000)
         #expect(v1.changes.versions.map(\.seq) == [50_000])

@@ -6,16 +6,17 @@ import Records
 
 /// Which feed each podcast reads, in the store this deployment has: Redis when replicas
 /// share one (no TTL, kept apart from the evictable entries), else SQLite in DATA_DIR on a
-/// single node. Two kinds: `podcast` (id → feed URL) and `feed` (feed URL → the ids reading
-/// it: a Redis set, or SQLite keys `url|id`). Each pair is written once in ten minutes (every read
-/// of a feed names it again).
+/// single node. Three kinds: `podcast` (id → feed URL), `feed` (feed URL → the ids reading
+/// it: a Redis set, or SQLite keys `url|id`) and `history` (id → its `EpisodeHistory`, written
+/// when it changes, never behind the one kept). Each id–URL pair is written once in ten minutes
+/// (every read of a feed names it again).
 struct FeedRecordStore: FeedRecords {
     enum Backend: Sendable {
         case redis(RedisRecords)
         case sqlite(SQLiteRecords)
     }
 
-    static let podcastKind = "podcast", feedKind = "feed"
+    static let podcastKind = "podcast", feedKind = "feed", historyKind = "history"
     /// Podcasts one feed URL names at most (directory entries and feed ids of one show).
     static let maxPodcastsPerFeed = 32
     let backend: Backend
@@ -64,6 +65,22 @@ struct FeedRecordStore: FeedRecords {
             let now = Int64(Timestamp.now())
             sqlite.put(Self.podcastKind, key, value, at: now)
             sqlite.put(Self.feedKind, url + "|" + key, [], at: now)
+        }
+    }
+}
+
+extension FeedRecordStore {
+    func history(of id: Int) async -> [UInt8]? {
+        switch backend {
+        case .redis(let redis): await redis.orderedValue(Self.historyKind, String(id))
+        case .sqlite(let sqlite): sqlite.value(Self.historyKind, String(id))
+        }
+    }
+
+    func keepHistory(_ id: Int, seq: UInt32, _ record: [UInt8]) {
+        switch backend {
+        case .redis(let redis): Task.detached { await redis.putUnlessBehind(Self.historyKind, String(id), record, order: seq) }
+        case .sqlite(let sqlite): sqlite.putUnlessBehind(Self.historyKind, String(id), record, order: Int64(seq))
         }
     }
 }

@@ -81,14 +81,15 @@ public struct EpisodeFeedData: Sendable {
     /// kept are in the feed's order.
     /// `images`: with the image proxy on, every image gets its proxied sizes and show notes'
     /// images are proxied. `previous`: the data this refresh replaces (nil: none known), whose
-    /// episodes keep the stamps of when they were first seen; `seenAt`: now, in Unix seconds.
+    /// episodes keep the stamps of when they were first seen; `history`: the podcast's history
+    /// as last recorded (the further along of the two is continued); `seenAt`: now, in Unix seconds.
     public static func build(
         feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
-        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints()
+        previous: EpisodeFeedData? = nil, history: EpisodeHistory? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints()
     ) throws(ClientError) -> [UInt8] {
         try built(
             feed: body, contentType: contentType, lookupTitle: lookupTitle, base: base, maxBytes: maxBytes, images: images, previous: previous,
-            seenAt: seenAt, hints: hints
+            history: history, seenAt: seenAt, hints: hints
         ).blob
     }
 
@@ -97,7 +98,7 @@ public struct EpisodeFeedData: Sendable {
     /// good, if it did. `hints`: what the HTTP answer's headers say (the feed's own fill in).
     public static func built(
         feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
-        previous: EpisodeFeedData? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints(),
+        previous: EpisodeFeedData? = nil, history: EpisodeHistory? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints(),
         movedTo: (String?) -> MovedFeed? = { _ in nil }
     ) throws(ClientError) -> (blob: [UInt8], channel: EpisodesEnvelope) {
         let parsed = try RSSParser.parse(body, limit: maxEpisodes, contentType: contentType, base: base, imageSource: images.map { links in links.notesImage })
@@ -210,9 +211,7 @@ public struct EpisodeFeedData: Sendable {
         let said = hints.completed(by: PublisherHints(hub: parsed.hub, topic: parsed.selfURL, interval: docInterval))
         let hub = Array((said.hub ?? "").utf8), topic = Array((said.topic ?? "").utf8)
         guard hub.count <= 0xFFFF, topic.count <= 0xFFFF else { throw .badUpstreamResponse("the podcast feed") }
-        let known = previous.map { old in
-            (stamps: Dictionary(old.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), log: old.changes)
-        }
+        let known = EpisodeHistory.newest(previous.map(EpisodeHistory.init), history)
         let (stamps, log) = EpisodeChangeLog.stamp(encoded.map(\.hash), after: known, at: seenAt)
         var out = magic + [version]
         out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + head.count + (plain ? 0 : stored))

@@ -135,6 +135,9 @@ public struct EpisodesAdapter: FeedAdapter {
                 }
                 return .notModified(validators.keepingValidators(of: previous))
             }
+            // The history as last recorded: the cached data this replaces may be gone (evicted,
+            // emptied, a restart, another release's key) while the apps' tokens still stand on it.
+            let recorded = await records?.history(of: number).flatMap { EpisodeHistory(record: $0) }
             let parsing = LeafSpan.start()
             let data: [UInt8]
             do {
@@ -146,15 +149,19 @@ public struct EpisodesAdapter: FeedAdapter {
                 let built = try await CPUWorkers.shared.run(over: response.body.count) { () throws(ClientError) in
                     try EpisodeFeedData.built(
                         feed: response.body, contentType: response.header("Content-Type"), lookupTitle: found.title, base: response.effectiveURL,
-                        maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) },
+                        maxBytes: maxDataBytes, images: imageLinks, previous: replaced.flatMap { EpisodeFeedData($0.body) }, history: recorded,
                         hints: PublisherHints(headers: response.headers)
                     ) { newFeedURL in Self.movedTo(number, listed: found.feedURL, finalURL: finalURL, newFeedURL: newFeedURL) }
                 }
                 data = built.blob
+                let readBack = EpisodeFeedData(data)
+                if let records, let kept = readBack.map(EpisodeHistory.init), kept != recorded {
+                    records.keepHistory(number, seq: kept.log.current.seq, kept.encoded)
+                }
                 if let registry {
                     let channel = FeedChannel(
                         title: built.channel.title, author: built.channel.author, imageUrl: built.channel.imageUrl, updated: built.channel.updated,
-                        episodeCount: EpisodeFeedData(data)?.entries.count)
+                        episodeCount: readBack?.entries.count)
                     if let url = FeedID.normalised(found.feedURL) { registry.remember(normalised: url, channel: channel) }
                     // Moved: the new address's id names it from now on, with the same description.
                     if let moved = built.channel.movedTo { registry.remember(normalised: moved.url, channel: channel, unlessKnown: true) }

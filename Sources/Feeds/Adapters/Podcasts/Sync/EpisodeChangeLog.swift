@@ -48,7 +48,7 @@ public struct EpisodeChangeLog: Sendable, Equatable {
     /// Stamps a refresh's episodes (their content hashes, in feed order) against what the
     /// previous data held: the stamps, in the same order, and the log that goes with them.
     /// `time`: now, in Unix seconds.
-    public static func stamp(_ hashes: [UInt64], after previous: (stamps: [UInt64: EpisodeStamp], log: EpisodeChangeLog)?, at time: Int) -> (
+    public static func stamp(_ hashes: [UInt64], after previous: EpisodeHistory?, at time: Int) -> (
         stamps: [EpisodeStamp], log: EpisodeChangeLog
     ) {
         let parent = previous?.log ?? .empty
