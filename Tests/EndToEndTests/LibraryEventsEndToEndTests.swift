@@ -254,6 +254,28 @@ import TestSupport
         }
     }
 
+    /// Issue 67: an idle stream costs nothing a turn. A stream opened without a position on a
+    /// podcast longer than its `limit` gets the newest episodes, and then is not worked out
+    /// again every turn of the ticker (five a second) while nothing changes; nor is one whose
+    /// backlog has all left.
+    @Test func anIdleStreamIsNotWorkedOutAgainEachTurn() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            func composed() throws -> Int {
+                let line = try h.get("/metrics").text.split(separator: "\n").first { $0.hasPrefix("feedproxy_events_composed_total ") }
+                return Int(line?.split(separator: " ").last ?? "") ?? -1
+            }
+            let stream = try EventStream(h, "podcasts=1590000033&limit=1")
+            #expect(Self.items(try stream.episodes().json).count == 1)
+            let before = try composed()
+            #expect(before >= 1)
+            // Ten turns of the ticker at least (200 ms each), a few more on a busy machine.
+            usleep(2_000_000)
+            let after = try composed()
+            #expect(after <= before + 1, "worked out again while idle: \(after - before) times")
+        }
+    }
+
     /// A ping that names a known feed costs its sender a miss: one address pinging feed after
     /// feed runs out of its quota (and reads nothing more), another address still pings.
     @Test func pingsCostTheirSenderAMiss() async throws {

@@ -74,6 +74,7 @@ public final class Metrics: Sendable {
         var eventStreams = 0
         var watchedFeeds = 0
         var events = 0
+        var eventsComposed = 0
         var watchRefreshes = 0
         var pings = 0
         var websub: (subscriptions: Int, accepted: Int, refused: Int, denied: Int, verified: Int, notifications: Int, forged: Int, keptForOthers: Int)?
@@ -148,6 +149,9 @@ public final class Metrics: Sendable {
         single("feedproxy_event_streams", "gauge", "Open /episodes/events streams.", g.eventStreams)
         single("feedproxy_watched_feeds", "gauge", "Podcasts the open event streams watch (kept warm by background reads).", g.watchedFeeds)
         single("feedproxy_events_sent_total", "counter", "Episode events sent to event streams.", g.events)
+        single(
+            "feedproxy_events_composed_total", "counter", "Episode events worked out for streams (an event shared by streams at one position counts once).",
+            g.eventsComposed)
         single(
             "feedproxy_watch_refreshes_total", "counter", "Background reads of watched feeds started (WATCH_REFRESHES_PER_MIN at most a minute).",
             g.watchRefreshes)

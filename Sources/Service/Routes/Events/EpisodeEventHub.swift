@@ -235,7 +235,12 @@ final class EpisodeEventHub: Sendable {
             let key = memo.map { _ in "\(s.limit)|\(token?.encoded ?? "-")|" + s.ids.map(String.init).joined(separator: ",") }
             let made = key.flatMap { memo?.event($0) } ?? makeEvent(s, after: token, first: first)
             if let key, let memo { memo.keep(made, as: key) }
-            guard let event = made, s.stream.send(event.bytes) else { return }
+            guard let event = made else {
+                // Nothing more for it: not looked at again until its podcasts change.
+                state.withLock { _ = $0.morePages.remove(ObjectIdentifier(s)) }
+                return
+            }
+            guard s.stream.send(event.bytes) else { return }
             counters.events.add(1, ordering: .relaxed)
             position.token = event.token
             let id = ObjectIdentifier(s)
@@ -253,6 +258,7 @@ final class EpisodeEventHub: Sendable {
 
     /// The event that brings a stream from `token` on (nil: nothing new, unless `first`).
     private func makeEvent(_ s: Subscriber, after token: SyncToken?, first: Bool) -> EventMemo.Event? {
+        counters.composed.add(1, ordering: .relaxed)
         let statuses = s.ids.map { id -> EpisodeBatch.Status in
             switch cache.lookup(EpisodesAdapter.dataKey(id)) {
             case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
@@ -264,9 +270,10 @@ final class EpisodeEventHub: Sendable {
         let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token
         guard news || first else { return nil }
         let body = batch.render(statuses, selection).body
+        // Without a position the stream starts at the newest `limit`: older pages are not its to send.
         return EventMemo.Event(
             bytes: ServerSentEvent.encode(id: selection.token?.encoded, event: "episodes", data: body), token: selection.token,
-            more: selection.next != nil)
+            more: token != nil && selection.next != nil)
     }
 
     /// Tells the streams watching `id` at once that its data changed here (a read just ended),
@@ -619,7 +626,9 @@ final class EventCounters: Sendable {
     let events = Atomic<Int>(0)
     let refreshes = Atomic<Int>(0)
     let pings = Atomic<Int>(0)
+    let composed = Atomic<Int>(0)
 
+    var eventsComposed: Int { composed.load(ordering: .relaxed) }
     var eventsSent: Int { events.load(ordering: .relaxed) }
     var refreshesStarted: Int { refreshes.load(ordering: .relaxed) }
     var pingsHeard: Int { pings.load(ordering: .relaxed) }
