@@ -148,4 +148,45 @@ extension LibraryEventsEndToEndTests {
             #expect(Self.items(event.json).count == 1, "\(event.json)")
         }
     }
+
+    /// Issue 67: one replica stopping to watch a feed does not end the subscription another
+    /// still relies on (they share one callback): it keeps it (its unsubscription is not sent)
+    /// while the other's watch mark lives; the last replica to stop ends it, once.
+    @Test func aSubscriptionAnotherReplicaReliesOnIsNotEnded() async throws {
+        try await offPool {
+            let hub = try FixtureHub()
+            defer { hub.server.shutdown() }
+            let redis = try RedisServerProcess()
+            // A one-minute lease: a 6 s grace after the last stream, watch marks of 3 s.
+            let shared = [
+                "REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true", "WEBSUB_KEY": "websub-test-key",
+                "PUBLIC_BASE_URL": "https://feeds.example", "WEBSUB_LEASE_S": "60",
+            ]
+            let a = try Harness(environment: shared)
+            a.upstream.setWebSubHub(hub.url)
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+            defer { _ = b.stop() }
+            let id = 1_590_000_034
+            let onA = try EventStream(a, "podcasts=\(id)&limit=5")
+            _ = try onA.episodes()
+            let onB = try EventStream(port: b.port, "podcasts=\(id)&limit=5")
+            _ = try onB.episodes()
+            #expect(waitUntil(20) { hub.requests("subscribe").count >= 2 }, "each replica watching it asks (a renewal for the hub)")
+            func kept() -> Int {
+                let text = (try? RawClient.get(port: b.port, "/metrics").text) ?? ""
+                let line = text.split(separator: "\n").first { $0.hasPrefix("feedproxy_websub_unsubscribes_kept_total ") }
+                return Int(line?.split(separator: " ").last ?? "") ?? -1
+            }
+            // B's stream goes: past its grace, B keeps the subscription for A instead of ending it.
+            onB.client.close()
+            #expect(waitUntil(30) { kept() >= 1 }, "B let the subscription go without asking the hub to end it")
+            #expect(hub.requests("unsubscribe").isEmpty, "A still relies on it: \(hub.requests("unsubscribe"))")
+            // A's goes too: A, the last, ends it.
+            onA.client.close()
+            #expect(waitUntil(30) { !hub.requests("unsubscribe").isEmpty }, "the subscription ends with the last replica's stream")
+            usleep(500_000)
+            #expect(hub.requests("unsubscribe").count == 1)
+        }
+    }
 }
