@@ -150,7 +150,7 @@ import Testing
         #expect(json["language"] as? String == "en-us")
         #expect(json["link"] as? String == "https://www.swiftbysundell.com/podcast")
         #expect(json["imageUrl"] as? String == "https://feeds.example.com/artwork/cover-3000.jpg")
-        #expect(Array(json.keys).count == 21)  // with images, podcastGuid, locked, funding, persons, newFeedUrl, movedTo, truncated, syncToken, resync
+        #expect(Array(json.keys).count == 23)  // with images, podcastGuid, locked, funding, persons, newFeedUrl, movedTo, truncated, syncToken, resync, removed, changed
         #expect(json["movedTo"] is NSNull)
     }
 }

@@ -78,6 +78,61 @@ import Testing
         #expect(EpisodeHistory(record: huge) == nil)
     }
 
+    /// Issue 67: removed episodes are told (RFC 6578 reports removed members, Graph's delta
+    /// `@removed`), and a changed episode is told apart from a new one: per podcast, `removed`
+    /// and `changed` ids, in the batch answer and the podcast's own.
+    @Test func removedEpisodesAreToldAndAChangeIsToldApartFromANewOne() throws {
+        let v1 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)]), at: 50_000)
+        let t1 = SyncToken.Position(through: v1.changes.current)
+        // a3 gone, a2 edited, a4 new.
+        let v2 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a4", 4000)], notes: ["a2": "edited"]), after: v1, at: 50_600)
+        let u2 = v2.unseen(since: t1)
+        #expect(!u2.resync && u2.removed == ["a3"])
+        #expect(Set(u2.indices.map { v2.id($0) }) == ["a2", "a4"])
+        #expect(u2.indices.filter { v2.wasHad($0, by: u2) }.map { v2.id($0) } == ["a2"])
+        var token = SyncToken()
+        token[7] = t1
+        let answer = Self.json(try Self.batch([("podcasts", "7"), ("sync", token.encoded)]).render([.ok(v2)], try Self.batch([("podcasts", "7"), ("sync", token.encoded)]).select([.ok(v2)])).body)
+        let podcast = (answer["podcasts"] as? [[String: Any]])?.first ?? [:]
+        #expect(podcast["removed"] as? [String] == ["a3"] && podcast["changed"] as? [String] == ["a2"], "\(podcast)")
+        let page = Self.json(try #require(v2.page(podcastID: 7, limit: 50, since: nil, cursor: nil, sync: token)).body)
+        #expect(page["removed"] as? [String] == ["a3"] && page["changed"] as? [String] == ["a2"], "\(page)")
+        // Past the change: nothing removed, nothing changed.
+        let u2b = v2.unseen(since: SyncToken.Position(through: v2.changes.current))
+        #expect(u2b.indices.isEmpty && u2b.removed.isEmpty)
+
+        // A removal alone is a version: the client is told, and its token moves.
+        let v3 = try Self.data(Self.feed("A", [("a2", 2000), ("a4", 4000)], notes: ["a2": "edited"]), after: v2, at: 51_000)
+        #expect(v3.changes.current.seq == 51_000)
+        let u3 = v3.unseen(since: SyncToken.Position(through: v2.changes.current))
+        #expect(u3.indices.isEmpty && u3.removed == ["a1"] && !u3.resync)
+        // From v1's token: both removals, once each.
+        #expect(Set(v3.unseen(since: t1).removed) == ["a1", "a3"])
+        // Listed again: not removed any more, and sent (as new: it was let go).
+        let v4 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a4", 4000)], notes: ["a2": "edited"]), after: v3, at: 52_000)
+        let u4 = v4.unseen(since: SyncToken.Position(through: v2.changes.current))
+        #expect(u4.removed.isEmpty && u4.indices.map { v4.id($0) } == ["a1"])
+        // The history record keeps what the data does.
+        let record = try #require(EpisodeHistory(record: EpisodeHistory(v3).encoded))
+        #expect(record == EpisodeHistory(v3) && record.tombstones.map(\.id) == ["a3", "a1"])
+    }
+
+    /// Tombstones are bounded: past 256 removals the oldest go, and a token from before them
+    /// is sent the whole list (resync) rather than left holding what was removed.
+    @Test func aTokenOlderThanTheRemovalsKeptResyncs() throws {
+        var data = try Self.data(Self.feed("A", (0..<300).map { ("e\($0)", 1000 + $0) }), at: 50_000)
+        let old = SyncToken.Position(through: data.changes.current)
+        for n in 0..<3 {
+            // 100 episodes go each time.
+            data = try Self.data(Self.feed("A", ((n + 1) * 100..<300).map { ("e\($0)", 1000 + $0) } + [("new\(n)", 9000 + n)]), after: data, at: 60_000 + n)
+        }
+        #expect(data.tombstones.count == EpisodeHistory.maxTombstones && data.horizon == 60_000)
+        let far = data.unseen(since: old)
+        #expect(far.resync && far.removed.isEmpty && far.indices.count == data.entries.count)
+        let recent = data.unseen(since: SyncToken.Position(through: try #require(data.changes.version(60_002))))
+        #expect(!recent.resync && recent.indices.isEmpty)
+    }
+
     @Test func anEpisodeKeepsItsStampUntilItChanges() throws {
         let v1 = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000)]), at: 50_000)
         #expect(v1.changes.versions.map(\.seq) == [50_000])
@@ -90,10 +145,14 @@ import Testing
         // Two versions in one second (or a clock that went back) still number upwards.
         let quick = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a9", 9000)]), after: v1, at: 40_000)
         #expect(quick.changes.current.seq == 50_001)
-        // The same feed again, or only a shorter one: no new version.
+        // The same feed again: no new version.
+        let same = try Self.data(Self.feed("A", [("a1", 1000), ("a2", 2000), ("a3", 3000)], notes: ["a2": "edited"]), after: v2, at: 51_000)
+        #expect(same.changes == v2.changes.retaining(same.entries.map(\.stamp)))
+        #expect(same.changes.current == v2.changes.current)
+        // A shorter one: a version of no changes (its removal is news), the stamps unchanged.
         let v3 = try Self.data(Self.feed("A", [("a2", 2000), ("a3", 3000)], notes: ["a2": "edited"]), after: v2, at: 51_000)
-        #expect(v3.changes == v2.changes.retaining(v3.entries.map(\.stamp)))
-        #expect(v3.changes.current == v2.changes.current)
+        #expect(v3.changes.current.seq == 51_000 && v3.changes.current.changes == 0)
+        #expect(v3.entries.map(\.stamp) == [EpisodeStamp(seq: 50_600, ordinal: 0), EpisodeStamp(seq: 50_600, ordinal: 1)])
     }
 
     /// Replicas that build the same feed from the same parent (or from nothing) agree on

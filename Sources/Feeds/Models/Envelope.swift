@@ -92,6 +92,11 @@ public struct EpisodesEnvelope: Codable, Sendable {
     /// The token sent named a point this feed's history no longer holds: every episode is
     /// being sent again (apps keep one copy per episode id).
     public var resync = false
+    /// With `sync`: ids of episodes the feed no longer lists, removed since the token (drop
+    /// them before taking `items`).
+    public var removed: [String] = []
+    /// With `sync`: ids of the episodes in `items` the client had before (changed, not new).
+    public var changed: [String] = []
 }
 
 /// `page` of an episode list: how many a page holds, how many match in all, and the next

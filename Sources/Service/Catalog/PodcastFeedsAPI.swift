@@ -21,6 +21,14 @@ enum PodcastFeedsAPI {
         "type": "boolean",
         "description": "with sync: the token named a point this feed's history no longer holds (or not this podcast), so its whole list is being sent",
     ]
+    private static let removed: OpenAPIValue = [
+        "type": "array", "items": ["type": "string"], "maxItems": 256,
+        "description": "with sync: ids of episodes the feed no longer lists, removed since the token (drop them before taking the items); empty without sync or on a resync",
+    ]
+    private static let changed: OpenAPIValue = [
+        "type": "array", "items": ["type": "string"],
+        "description": "with sync: ids of this answer's items the client had before (changed since, not new); empty without sync or on a resync",
+    ]
     private static let truncatedList: OpenAPIValue = [
         "type": "boolean",
         "description": "the feed lists more episodes than are kept (5,000, within the per-feed budget): the oldest were left out",
@@ -185,7 +193,7 @@ enum PodcastFeedsAPI {
                 "newFeedUrl": described(.orNull(.httpURL), "itunes:new-feed-url"),
                 "movedTo": described(
                     .orNull(.ref("MovedFeed")), "the feed moved for good (itunes:new-feed-url, or a permanent redirect): update the library once"),
-                "syncToken": syncToken, "resync": resync, "truncated": truncatedList,
+                "syncToken": syncToken, "resync": resync, "removed": removed, "changed": changed, "truncated": truncatedList,
             ]),
         "EpisodeBatch": .closedObject([
             "source": ["const": "rss"], "count": .nonNegative, "items": ["type": "array", "items": .ref("BatchEpisode")],
@@ -199,7 +207,7 @@ enum PodcastFeedsAPI {
                     ["type": "null"], .closedObject(["code": ["type": "string"], "message": ["type": "string"]]),
                 ]
             ],
-            "resync": resync, "truncated": truncatedList, "movedTo": .orNull(.ref("MovedFeed")),
+            "resync": resync, "removed": removed, "changed": changed, "truncated": truncatedList, "movedTo": .orNull(.ref("MovedFeed")),
         ]),
         "BatchPage": .closedObject([
             "size": ["type": "integer", "minimum": 1], "total": .nonNegative,

@@ -82,6 +82,11 @@ public struct EpisodeBatch: Sendable {
         public let token: SyncToken?
         /// Per podcast: its whole list is being sent again.
         public let resync: [Bool]
+        /// Per podcast, with `sync`: ids of its episodes removed from the feed since the token.
+        public var removed: [[String]] = []
+        /// Per podcast, with `sync`: ids of its episodes in this answer the client had before
+        /// (changed since, not new).
+        public var changed: [[String]] = []
     }
 
     /// The episodes this request's answer holds: a page of the merged list (or, with `sync`,
@@ -184,9 +189,16 @@ public struct EpisodeBatch: Sendable {
             return a.podcast != b.podcast ? a.podcast < b.podcast : a.entry < b.entry
         }
         let more = picked.count < total
-        return Selection(
+        var selection = Selection(
             items: picked, total: total, next: more ? (path + "&sync=" + token.encoded, nil) : nil, token: token,
             resync: unseen.map { $0?.resync ?? false })
+        selection.removed = unseen.map { $0?.removed ?? [] }
+        selection.changed = Array(repeating: [], count: ids.count)
+        for ref in picked {
+            guard case .ok(let data) = statuses[ref.podcast], let u = unseen[ref.podcast], data.wasHad(ref.entry, by: u) else { continue }
+            selection.changed[ref.podcast].append(data.id(ref.entry))
+        }
+        return selection
     }
 
     /// The answer's path and query up to what moves from page to page.
@@ -246,7 +258,12 @@ public struct EpisodeBatch: Sendable {
             case .pending:
                 out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":null"#.utf8
             }
-            out += selection.resync[p] ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
+            out += selection.resync[p] ? #","resync":true"#.utf8 : #","resync":false"#.utf8
+            out += #","removed":"#.utf8
+            Self.appendStrings(p < selection.removed.count ? selection.removed[p] : [], to: &out)
+            out += #","changed":"#.utf8
+            Self.appendStrings(p < selection.changed.count ? selection.changed[p] : [], to: &out)
+            out.append(UInt8(ascii: "}"))
         }
         out += #"],"page":"#.utf8
         EpisodePage.json(size: limit, total: selection.total, next: selection.next?.url, cursor: selection.next?.cursor, into: &out)
@@ -254,6 +271,16 @@ public struct EpisodeBatch: Sendable {
         Self.appendNullable(selection.token?.encoded, to: &out)
         out.append(UInt8(ascii: "}"))
         return (out, selection.next.map { "<\($0.url)>; rel=\"next\"" })
+    }
+
+    /// A JSON array of strings.
+    static func appendStrings(_ texts: [String], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (n, text) in texts.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            JSONBytes.appendQuoted(text, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     static func appendNullable(_ text: String?, to out: inout [UInt8]) {

@@ -17,10 +17,12 @@ import Primitives
 /// Layout (little-endian; read back like network input, since it may come from the shared tier):
 /// `FPEP` · version · u32 episode count · u32 head length · u16 title length · u8 updated length ·
 /// u16 moved-to URL length · u64 moved-to id · u8 flags (1: truncated) · u16 hub length · u16 topic length · u32 publisher's interval · u16 version count · per version {u32 seq, u32 id, u32 changes} ·
+/// u32 horizon · u16 tombstone count · per tombstone {u32 seq, u16 id length, id} ·
 /// u32 block count · per block {u32 offset, u32 stored length, u32 length} ·
 /// per episode {i64 published (Int64.min: undated), u64 anchor, u32 block, u32 offset, u32 length,
-/// u32 chapters length, u32 stamp seq, u32 stamp ordinal, u64 content hash} ·
-/// title · updated · moved-to URL · hub · topic · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
+/// u32 chapters length, u32 stamp seq, u32 stamp ordinal, u64 content hash, u32 first-seen seq,
+/// u32 first-seen ordinal, u16 id length} ·
+/// title · updated · moved-to URL · hub · topic · the episodes' ids · head (the channel's JSON up to `,"count":`) · the blocks: the episodes' JSON,
 /// each followed by its inline chapters' JSON (empty when it has none), gzip-compressed when a
 /// block's stored length is less than its length.
 public struct EpisodeFeedData: Sendable {
@@ -31,6 +33,11 @@ public struct EpisodeFeedData: Sendable {
         public let stamp: EpisodeStamp
         /// The hash of its JSON and chapters: a changed episode hashes differently.
         public let contentHash: UInt64
+        /// Its first stamp: a client past it had the episode (then a later stamp is a change).
+        public let firstSeen: EpisodeStamp
+        /// Where its id is in the data's ids.
+        let idStart: Int
+        let idLength: Int
         let block: Int
         let offset: Int
         let length: Int
@@ -46,6 +53,10 @@ public struct EpisodeFeedData: Sendable {
     public let head: ArraySlice<UInt8>
     public let entries: [Entry]
     public let changes: EpisodeChangeLog
+    /// Episodes the feed stopped listing, told to clients whose position is before them.
+    public let tombstones: [EpisodeHistory.Tombstone]
+    /// Removals of versions up to this are no longer told (see `EpisodeHistory.horizon`).
+    public let horizon: UInt32
     /// The feed lists more episodes than are kept: the oldest were left out.
     public let truncated: Bool
     /// The feed moved for good: where, and the id that names it now.
@@ -53,14 +64,15 @@ public struct EpisodeFeedData: Sendable {
     /// What the publisher says of reading it again (its WebSub hub and topic, its interval).
     public let hints: PublisherHints
     private let blocks: EpisodeBlocks
+    private let ids: ArraySlice<UInt8>
 
     static let magic = Array("FPEP".utf8)
     /// The layout's version: data of another (an older replica's, in the shared tier) is not read.
-    public static let version: UInt8 = 6
+    public static let version: UInt8 = 7
     static let undated = Int64.min
     /// The most episodes kept of one feed (a daily show of thirteen years).
     public static let maxEpisodes = 5_000
-    static let entryBytes = 48
+    static let entryBytes = 58
     /// About this much JSON a compressed block (a page of long notes inflates a few of them).
     static let blockBytes = 64 << 10
 
@@ -72,6 +84,14 @@ public struct EpisodeFeedData: Sendable {
         guard let block = blocks.bytes(e.block) else { return nil }
         let start = block.startIndex + e.offset
         return (block[start..<(start + e.length)], block[(start + e.length)..<(start + e.length + e.chaptersLength)])
+    }
+
+    /// Episode `i`'s id (`guid`, else its enclosure URL); empty when it has none.
+    public func id(_ i: Int) -> String {
+        guard entries.indices.contains(i) else { return "" }
+        let e = entries[i]
+        let start = ids.startIndex + e.idStart
+        return String(decoding: ids[start..<(start + e.idLength)], as: UTF8.self)
     }
 
     /// Parses `body` and encodes the channel and each episode once. A feed whose episodes pass
@@ -116,6 +136,8 @@ public struct EpisodeFeedData: Sendable {
             let jsonEnd: Int
             let end: Int
             let hash: UInt64
+            /// Its id as the history keeps it (empty: none, or too long to tell).
+            let id: String
             var jsonCount: Int { jsonEnd - start }
             var chaptersCount: Int { end - jsonEnd }
         }
@@ -142,7 +164,8 @@ public struct EpisodeFeedData: Sendable {
                             anchor: EpisodeCursor.anchor(
                                 id: episode.id, json: episode.id == nil ? ArraySlice<UInt8>(area[start..<jsonEnd]) : ArraySlice<UInt8>()), start: start,
                             jsonEnd: jsonEnd, end: end,
-                            hash: XXH64.hash(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: area[start..<end]))))
+                            hash: XXH64.hash(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: area[start..<end]))),
+                            id: (episode.id ?? "").utf8.count <= EpisodeHistory.maxIDBytes ? episode.id ?? "" : "")
                     })
             }
         } catch {
@@ -152,7 +175,7 @@ public struct EpisodeFeedData: Sendable {
         let area = encoder.take()
         let total = area.count
         // Whole in one plain block when it fits; else compressed blocks, as many as fit.
-        let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + 4096
+        let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + encoded.reduce(0) { $0 + $1.id.utf8.count } + 4096
         // Plain: `area` is the one block, behind the blob; else the compressed blocks.
         var plain = false
         var blocks: [(stored: [UInt8], length: Int)] = []
@@ -200,7 +223,7 @@ public struct EpisodeFeedData: Sendable {
         }
         channel.truncated = truncated
         let whole = try FeedJSON.encode(channel)
-        let tail = Array(#","count":0,"items":[],"page":null,"syncToken":null,"resync":false}"#.utf8)
+        let tail = Array(#","count":0,"items":[],"page":null,"syncToken":null,"resync":false,"removed":[],"changed":[]}"#.utf8)
         guard whole.count > tail.count, Array(whole.suffix(tail.count)) == tail else { throw .badUpstreamResponse("the podcast feed") }
         let head = whole.dropLast(tail.count)
         let title = Array((channel.title ?? "").utf8.prefix(0xFFFF)), updated = Array((channel.updated ?? "").utf8.prefix(0xFF))
@@ -212,9 +235,12 @@ public struct EpisodeFeedData: Sendable {
         let hub = Array((said.hub ?? "").utf8), topic = Array((said.topic ?? "").utf8)
         guard hub.count <= 0xFFFF, topic.count <= 0xFFFF else { throw .badUpstreamResponse("the podcast feed") }
         let known = EpisodeHistory.newest(previous.map(EpisodeHistory.init), history)
-        let (stamps, log) = EpisodeChangeLog.stamp(encoded.map(\.hash), after: known, at: seenAt)
+        let (stamps, firstSeen, made) = EpisodeHistory.continuing(known, with: encoded.map { ($0.hash, $0.anchor, $0.id) }, at: seenAt)
+        let log = made.log
+        var idBytes: [UInt8] = []
+        for e in encoded { idBytes += e.id.utf8 }
         var out = magic + [version]
-        out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + head.count + (plain ? 0 : stored))
+        out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + idBytes.count + head.count + (plain ? 0 : stored))
         append(UInt64(encoded.count), 4, to: &out)
         append(UInt64(head.count), 4, to: &out)
         append(UInt64(title.count), 2, to: &out)
@@ -230,6 +256,12 @@ public struct EpisodeFeedData: Sendable {
             append(UInt64(v.seq), 4, to: &out)
             append(UInt64(v.id), 4, to: &out)
             append(UInt64(v.changes), 4, to: &out)
+        }
+        append(UInt64(made.horizon), 4, to: &out)
+        append(UInt64(made.tombstones.count), 2, to: &out)
+        for t in made.tombstones {
+            append(UInt64(t.seq), 4, to: &out)
+            EpisodeHistory.append(t.id, to: &out)
         }
         let sizes: [(stored: Int, length: Int)] = plain ? [(area.count, area.count)] : blocks.map { ($0.stored.count, $0.length) }
         append(UInt64(sizes.count), 4, to: &out)
@@ -250,12 +282,16 @@ public struct EpisodeFeedData: Sendable {
             append(UInt64(stamps[i].seq), 4, to: &out)
             append(UInt64(stamps[i].ordinal), 4, to: &out)
             append(e.hash, 8, to: &out)
+            append(UInt64(firstSeen[i].seq), 4, to: &out)
+            append(UInt64(firstSeen[i].ordinal), 4, to: &out)
+            append(UInt64(e.id.utf8.count), 2, to: &out)
         }
         out += title
         out += updated
         out += movedURL
         out += hub
         out += topic
+        out += idBytes
         out += head
         if plain {
             // One exact allocation (one copy, as the insert in place was): the encoder's reserve,
@@ -285,6 +321,15 @@ public struct EpisodeFeedData: Sendable {
             versions.append(EpisodeChangeLog.Version(seq: seq, id: id, changes: changes))
         }
         let changes = EpisodeChangeLog(versions: versions)
+        guard let horizon = r.uint32(), let tombstoneCount = r.int(2), tombstoneCount <= EpisodeHistory.maxTombstones else { return nil }
+        var tombstones: [EpisodeHistory.Tombstone] = []
+        tombstones.reserveCapacity(tombstoneCount)
+        for _ in 0..<tombstoneCount {
+            guard let seq = r.uint32(), seq >= (tombstones.last?.seq ?? 0), let length = r.int(2), length <= EpisodeHistory.maxIDBytes,
+                let id = r.take(length)
+            else { return nil }
+            tombstones.append(EpisodeHistory.Tombstone(seq: seq, id: String(decoding: id, as: UTF8.self)))
+        }
         guard let blockCount = r.int(4), blockCount <= max(1, n) else { return nil }
         var table: [(offset: Int, stored: Int, length: Int)] = []
         table.reserveCapacity(blockCount)
@@ -298,20 +343,25 @@ public struct EpisodeFeedData: Sendable {
         }
         var entries: [Entry] = []
         entries.reserveCapacity(n)
+        var idsLength = 0
         for _ in 0..<n {
             guard let published = r.int64(), let anchor = r.uint(8), let block = r.int(4), let offset = r.int(4), let length = r.int(4),
-                let chapters = r.int(4), let seq = r.uint32(), let ordinal = r.uint32(), let hash = r.uint(8),
-                // Every stamp names a version the log holds, within its changes; every episode lies in its block.
-                let stamped = changes.version(seq), ordinal < stamped.changes, block < table.count, length > 0,
+                let chapters = r.int(4), let seq = r.uint32(), let ordinal = r.uint32(), let hash = r.uint(8), let firstSeq = r.uint32(),
+                let firstOrdinal = r.uint32(), let idLength = r.int(2), idLength <= EpisodeHistory.maxIDBytes,
+                // Every stamp names a version the log holds, within its changes, the first no later; every episode lies in its block.
+                let stamped = changes.version(seq), ordinal < stamped.changes, let first = changes.version(firstSeq), firstOrdinal < first.changes,
+                EpisodeStamp(seq: firstSeq, ordinal: firstOrdinal) <= EpisodeStamp(seq: seq, ordinal: ordinal), block < table.count, length > 0,
                 offset <= table[block].length, length <= table[block].length - offset, chapters <= table[block].length - offset - length
             else { return nil }
             entries.append(
                 Entry(
-                    published: published, anchor: anchor, stamp: EpisodeStamp(seq: seq, ordinal: ordinal), contentHash: hash, block: block,
+                    published: published, anchor: anchor, stamp: EpisodeStamp(seq: seq, ordinal: ordinal), contentHash: hash,
+                    firstSeen: EpisodeStamp(seq: firstSeq, ordinal: firstOrdinal), idStart: idsLength, idLength: idLength, block: block,
                     offset: offset, length: length, chaptersLength: chapters))
+            idsLength += idLength
         }
         guard let title = r.take(titleLength), let updated = r.take(updatedLength), let moved = r.take(movedLength), let hub = r.take(hubLength),
-            let topic = r.take(topicLength), let head = r.take(headLength)
+            let topic = r.take(topicLength), let ids = r.take(idsLength), let head = r.take(headLength)
         else { return nil }
         let area = r.rest
         guard area.count == next else { return nil }
@@ -320,6 +370,9 @@ public struct EpisodeFeedData: Sendable {
         self.head = head
         self.entries = entries
         self.changes = changes
+        self.tombstones = tombstones
+        self.horizon = horizon
+        self.ids = ids
         truncated = flags == 1
         movedTo = moved.isEmpty ? nil : MovedFeed(url: String(decoding: moved, as: UTF8.self), id: Int(movedID))
         blocks = EpisodeBlocks(area: area, table: table)

@@ -64,6 +64,7 @@ extension EpisodeFeedData {
     public func page(podcastID: Int, limit: Int, since: Int?, cursor: EpisodeCursor?, sync: SyncToken? = nil) -> Representation? {
         let scope = String(podcastID)
         let picked: [Int], total: Int, next: (url: String, cursor: String?)?, token: SyncToken?, resync: Bool
+        var removed: [String] = [], changed: [String] = []
         if let sync {
             let unseen = self.unseen(since: sync[podcastID])
             let taken = min(limit, unseen.indices.count)
@@ -73,6 +74,8 @@ extension EpisodeFeedData {
             moved[podcastID] = position(after: taken, of: unseen, from: sync[podcastID])
             token = moved
             resync = unseen.resync
+            removed = unseen.removed
+            changed = picked.filter { wasHad($0, by: unseen) }.map { id($0) }
             next = taken < total ? ("/podcasts/\(podcastID)/episodes?limit=\(limit)&sync=" + moved.encoded, nil) : nil
         } else {
             let cut = EpisodePage(
@@ -111,7 +114,11 @@ extension EpisodeFeedData {
         EpisodePage.json(size: limit, total: total, next: next?.url, cursor: next?.cursor, into: &out)
         out += #","syncToken":"#.utf8
         if let encodedToken { JSONBytes.appendQuoted(encodedToken, to: &out) } else { out += "null".utf8 }
-        out += resync ? #","resync":true}"#.utf8 : #","resync":false}"#.utf8
+        out += resync ? #","resync":true,"removed":"#.utf8 : #","resync":false,"removed":"#.utf8
+        EpisodeBatch.appendStrings(removed, to: &out)
+        out += #","changed":"#.utf8
+        EpisodeBatch.appendStrings(changed, to: &out)
+        out.append(UInt8(ascii: "}"))
         let link = next.map { "<\($0.url)>; rel=\"next\"" }
         // A page reached by a cursor gives no token: its validator is its bytes.
         guard let encodedToken else { return Representation(out, link: link) }

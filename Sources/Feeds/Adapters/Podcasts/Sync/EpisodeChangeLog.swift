@@ -19,7 +19,8 @@ public struct EpisodeChangeLog: Sendable, Equatable {
     public struct Version: Sendable, Equatable {
         public let seq: UInt32
         public let id: UInt32
-        /// Episodes stamped with this version (ordinals 0..<changes).
+        /// Episodes stamped with this version (ordinals 0..<changes); 0 for a version that
+        /// only removed episodes.
         public let changes: UInt32
     }
 
@@ -47,8 +48,9 @@ public struct EpisodeChangeLog: Sendable, Equatable {
 
     /// Stamps a refresh's episodes (their content hashes, in feed order) against what the
     /// previous data held: the stamps, in the same order, and the log that goes with them.
-    /// `time`: now, in Unix seconds.
-    public static func stamp(_ hashes: [UInt64], after previous: EpisodeHistory?, at time: Int) -> (
+    /// `removed`: the anchors of episodes the feed no longer lists (a removal alone makes a
+    /// version too, of no changes: the apps are told of it). `time`: now, in Unix seconds.
+    public static func stamp(_ hashes: [UInt64], removing removed: [UInt64] = [], after previous: EpisodeHistory?, at time: Int) -> (
         stamps: [EpisodeStamp], log: EpisodeChangeLog
     ) {
         let parent = previous?.log ?? .empty
@@ -71,12 +73,16 @@ public struct EpisodeChangeLog: Sendable, Equatable {
             }
         }
         // Nothing new (an unchanged or only shortened feed): the same version, the same log.
-        guard !brought.isEmpty, next > parent.current.seq else { return (stamps, parent.retaining(stamps)) }
+        guard !brought.isEmpty || !removed.isEmpty, next > parent.current.seq else { return (stamps, parent.retaining(stamps)) }
         var identity: [UInt8] = []
-        identity.reserveCapacity(8 + brought.count * 8)
+        identity.reserveCapacity(9 + (brought.count + removed.count) * 8)
         EpisodeFeedData.append(UInt64(parent.current.id), 4, to: &identity)
         EpisodeFeedData.append(UInt64(next), 4, to: &identity)
         for hash in brought { EpisodeFeedData.append(hash, 8, to: &identity) }
+        if !removed.isEmpty {
+            identity.append(0xFF)
+            for anchor in removed { EpisodeFeedData.append(anchor, 8, to: &identity) }
+        }
         let version = Version(seq: next, id: UInt32(truncatingIfNeeded: XXH64.hash(identity)), changes: UInt32(brought.count))
         return (stamps, EpisodeChangeLog(versions: parent.versions + [version]).retaining(stamps))
     }

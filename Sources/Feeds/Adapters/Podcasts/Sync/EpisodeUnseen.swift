@@ -9,6 +9,19 @@ public struct EpisodeUnseen: Sendable, Equatable {
     /// The position is past this data (another replica has refreshed the feed since this one
     /// did): nothing to send, and the client's position stands.
     public let ahead: Bool
+    /// Ids of the episodes removed from the feed since the position (none on a resync: the
+    /// whole list replaces what the client holds).
+    public let removed: [String]
+    /// Where the client stood (nil: nowhere, or a resync): which of `indices` it had before.
+    let from: EpisodeStamp?
+
+    init(indices: [Int], resync: Bool, ahead: Bool, removed: [String] = [], from: EpisodeStamp? = nil) {
+        self.indices = indices
+        self.resync = resync
+        self.ahead = ahead
+        self.removed = removed
+        self.from = from
+    }
 }
 
 extension EpisodeFeedData {
@@ -20,10 +33,23 @@ extension EpisodeFeedData {
             if position.seq > current.seq { return EpisodeUnseen(indices: [], resync: false, ahead: true) }
             return EpisodeUnseen(indices: stampOrder { _ in true }, resync: true, ahead: false)
         }
+        // Removals before the position that were let go cannot all be told: the whole list instead.
+        guard position.seq >= horizon else { return EpisodeUnseen(indices: stampOrder { _ in true }, resync: true, ahead: false) }
         let after = EpisodeStamp(seq: position.seq, ordinal: position.ordinal)
         let complete = position.ordinal == 0
+        // A version's removals are told until the client has all of it.
+        let removed = tombstones.filter { t in t.seq > position.seq || (!complete && t.seq == position.seq) }.map(\.id)
+        // Everything up to the position: through its version when complete, else up to its ordinal.
+        let had = complete ? EpisodeStamp(seq: position.seq, ordinal: .max) : after
         return EpisodeUnseen(
-            indices: stampOrder { s in complete ? s.seq > position.seq : s >= after }, resync: false, ahead: false)
+            indices: stampOrder { s in complete ? s.seq > position.seq : s >= after }, resync: false, ahead: false, removed: removed, from: had)
+    }
+
+    /// Whether the client at `unseen`'s position had entry `i` before (in an earlier version):
+    /// sent again, it is a change, not a new episode.
+    public func wasHad(_ i: Int, by unseen: EpisodeUnseen) -> Bool {
+        guard let from = unseen.from, entries.indices.contains(i) else { return false }
+        return entries[i].firstSeen < from
     }
 
     /// Where a client at `old` stands once it has the first `delivered` of `unseen`.
