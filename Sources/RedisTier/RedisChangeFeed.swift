@@ -7,13 +7,33 @@ import ResponseCache
 public final class RedisChangeFeed: SharedChangeFeed {
     private let redis: RedisConnection
     private let stream: [UInt8]
+    private let epochKey: [UInt8]
     static let maxEntries = 10_000
     static let batch = 500
 
     public init(connection: RedisConnection, prefix: String = "feedproxy") {
         redis = connection
         stream = Array("\(prefix):changes".utf8)
+        epochKey = Array("\(prefix):epoch".utf8)
     }
+
+    /// `<prefix>:epoch`, set when missing (no TTL: `volatile-lru` keeps it; only a Redis that
+    /// lost everything loses it).
+    public func epoch(proposing proposed: String) async -> String? {
+        guard
+            case .success(.bulk(let bytes)) = await redis.command(
+                [Array("EVAL".utf8), Array(Self.epochScript.utf8), Array("1".utf8), epochKey, Array(proposed.utf8)], operation: "epoch"),
+            bytes.count <= 64
+        else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static let epochScript = """
+        local v = redis.call('GET', KEYS[1])
+        if v then return v end
+        redis.call('SET', KEYS[1], ARGV[1])
+        return ARGV[1]
+        """
 
     public func announce(_ key: String, etag: String) async {
         guard key.utf8.count <= 1024, etag.utf8.count <= 128 else { return }

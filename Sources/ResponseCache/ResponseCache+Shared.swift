@@ -153,6 +153,15 @@ extension ResponseCache {
         return found
     }
 
+    /// The shared tier's copy of the key's entry (kept here too when newer than this replica's);
+    /// nil when the tier holds none or did not answer.
+    public func sharedCopy(_ key: String) async -> CachedResponse? {
+        guard let shared, case .found(let entry, let age) = await shared.get(key) else { return nil }
+        let found = entry.restamped(storedAt: clock() - age)
+        if found.storedAt > (peek(key)?.storedAt ?? -.infinity) { store(found, for: key) }
+        return found
+    }
+
     /// Stale-if-error across replicas: when a fetch fails, another replica's last good
     /// answer (kept in the tier for TTL + the longer stale window) is as good as our own.
     /// Kept here, it is what the failed flight's callers are served, and no negative

@@ -188,6 +188,32 @@ import TestSupport
         }
     }
 
+    /// Issue 67: word lost with a Redis that comes back empty is caught up. Replica A reads a
+    /// new episode while Redis is down (a ping to A: nothing to announce it on), then Redis
+    /// restarts empty: B notices (the tier's epoch changed) and reads its watched feeds again,
+    /// spread, so its stream gets the episode within seconds, not at its next turn (2 minutes
+    /// and more).
+    @Test func aStreamCatchesUpWhenRedisComesBackEmpty() async throws {
+        try await offPool {
+            let id = 1_590_000_045
+            let replicas = try Self.twoReplicas(streamOnBFor: id)
+            defer { _ = replicas.b.stop() }
+            let (redis, a, b, stream, first) = (replicas.redis, replicas.a, replicas.b, replicas.stream, replicas.first)
+            // B has looked at the tier's epoch once (every two seconds while it has streams).
+            usleep(2_500_000)
+            redis.kill9()
+            #expect(waitUntil(20) { (try? a.get("/readyz"))?.text.contains(#""redis":"down""#) == true })
+            #expect(a.upstream.publish(podcast: id, at: Int(Date().timeIntervalSince1970)))
+            #expect(try a.get("/hub/notify?id=\(id)").status == 202)
+            #expect(waitUntil { a.upstream.requestCount(for: "rss") == 2 }, "A read the feed, with no Redis to tell B")
+            try redis.start()
+            let caughtUp = try stream.episodes()
+            #expect(Self.items(caughtUp.json).count == 1 && caughtUp.id != first.id, "\(caughtUp.json)")
+            let metrics = try RawClient.get(port: b.port, "/metrics").text
+            #expect(metrics.contains("feedproxy_shared_tier_emptied_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("emptied") })")
+        }
+    }
+
     /// Issue 67: a publisher pings by URL (as pubnotify and podping do) a replica that never
     /// read the feed of a directory podcast: its record (kept in Redis by the replica that read
     /// it) names the podcast, the ping is a 202, and the stream on the other replica hears of

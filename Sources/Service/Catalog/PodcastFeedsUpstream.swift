@@ -86,7 +86,7 @@ extension UpstreamDeclaration {
                 let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
                 let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
                 let read = EpisodeEventsRoute.refresher(adapter: adapter, feeds: feeds, hub: s.episodeEvents)
-                s.episodeEvents.setRefresher({ id, ping in Task.detached { await read(id, ping) } }, reading: read)
+                s.episodeEvents.setRefresher({ id, reason in Task.detached { await read(id, reason) } }, reading: read)
                 return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
             },
             RouteDeclaration(

@@ -14,8 +14,8 @@ import Testing
         let clock: @Sendable () -> Double = { now.withLock { $0 } }
         let hub = EpisodeEventHub(cache: ResponseCache(maxBytes: 1 << 20, clock: clock), limits: EpisodeEventHub.Limits(), clock: clock)
         let reads = Locked<[Double]>([])
-        hub.setRefresher { id, ping in
-            #expect(id == 7 && ping)
+        hub.setRefresher { id, reason in
+            #expect(id == 7 && reason == .ping)
             reads.withLock { $0.append(clock()) }
         }
         guard case .refreshing = hub.ping(7) else {

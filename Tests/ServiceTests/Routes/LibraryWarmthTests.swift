@@ -32,7 +32,7 @@ import Testing
         limits.refreshesPerMinute = 2
         let hub = EpisodeEventHub(cache: cache, limits: limits, clock: clock)
         let reads = Locked<[Int]>([])
-        hub.setRefresher { id, ping in reads.withLock { $0.append(ping ? -id : id) } }
+        hub.setRefresher { id, reason in reads.withLock { $0.append(reason == .ping ? -id : id) } }
         // Podcast 4 is not cached (evicted, or never read), 5's read failed: neither is read for warmth.
         cache.store(
             CachedResponse(

@@ -75,6 +75,7 @@ public final class Metrics: Sendable {
         var watchedFeeds = 0
         var events = 0
         var eventsComposed = 0
+        var sharedTierEmptied = 0
         var watchRefreshes = 0
         var pings = 0
         var websub: (subscriptions: Int, accepted: Int, refused: Int, denied: Int, verified: Int, notifications: Int, forged: Int, keptForOthers: Int)?
@@ -152,6 +153,9 @@ public final class Metrics: Sendable {
         single(
             "feedproxy_events_composed_total", "counter", "Episode events worked out for streams (an event shared by streams at one position counts once).",
             g.eventsComposed)
+        single(
+            "feedproxy_shared_tier_emptied_total", "counter",
+            "Times this replica saw the shared tier (Redis) come back empty and read its watched feeds again.", g.sharedTierEmptied)
         single(
             "feedproxy_watch_refreshes_total", "counter", "Background reads of watched feeds started (WATCH_REFRESHES_PER_MIN at most a minute).",
             g.watchRefreshes)

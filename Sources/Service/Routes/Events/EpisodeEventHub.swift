@@ -66,6 +66,12 @@ final class EpisodeEventHub: Sendable {
         /// more looks at the shared tier it gets while the tier does not hold it yet.
         var announced: [Int: (etag: String, tries: Int)] = [:]
         var changeCursor: String?
+        /// The shared tier's epoch as last seen (nil: not yet), and when it is next looked at.
+        var tierEpoch: String?
+        var nextEpochLook = 0.0
+        /// Watched podcasts to read again because the shared tier came back empty, and when
+        /// (spread at the refresh ceiling's pace, not all at once).
+        var catchUp: [Int: Double] = [:]
         var refreshTokens = 0.0
         var lastTick = 0.0
         var lastHeartbeat = 0.0
@@ -89,10 +95,21 @@ final class EpisodeEventHub: Sendable {
     let websub: WebSubSubscriber?
     let clock: @Sendable () -> Double
     private let state = Locked(State())
+    /// Why a watched feed is read again.
+    enum FeedRead: Sendable {
+        /// A publisher's word (a ping, a WebSub notification): read now.
+        case ping
+        /// Its own cadence: unless another replica read it within its interval.
+        case cadence
+        /// The shared tier came back empty (what it held, pings and announcements, is lost):
+        /// unless another replica read it since.
+        case sharedTierEmptied
+    }
+
     /// Starts a background read of a podcast's feed (set by the route that owns the loader).
-    private let refresher = Locked<(@Sendable (Int, Bool) -> Void)?>(nil)
+    private let refresher = Locked<(@Sendable (Int, FeedRead) -> Void)?>(nil)
     /// The same read, awaited: the ping queue's reader acknowledges a ping after it.
-    private let reader = Locked<(@Sendable (Int, Bool) async -> Void)?>(nil)
+    private let reader = Locked<(@Sendable (Int, FeedRead) async -> Void)?>(nil)
     /// With a shared tier: accepted pings kept there until a replica has read their feed.
     let pingQueue: (any SharedPingQueue)?
     private let readingQueue = Atomic<Bool>(false)
@@ -116,20 +133,18 @@ final class EpisodeEventHub: Sendable {
         self.clock = clock
     }
 
-    /// `refresh(id, ping)`: reads podcast `id`'s feed again in the background; `ping`: from
-    /// the publisher now, else unless another replica read it within its interval.
-    /// `start(id, ping)` starts a background read of podcast `id`'s feed (`ping`: from the
-    /// publisher now); `read` is the same read, awaited (the ping queue acknowledges after it;
-    /// nil: `start`'s, acknowledged as it starts).
-    func setRefresher(_ start: @escaping @Sendable (Int, Bool) -> Void, reading read: (@Sendable (Int, Bool) async -> Void)? = nil) {
+    /// `start(id, reason)` starts a background read of podcast `id`'s feed; `read` is the same
+    /// read, awaited (the ping queue acknowledges after it; nil: `start`'s, acknowledged as it
+    /// starts).
+    func setRefresher(_ start: @escaping @Sendable (Int, FeedRead) -> Void, reading read: (@Sendable (Int, FeedRead) async -> Void)? = nil) {
         refresher.withLock { $0 = start }
-        reader.withLock { $0 = read ?? { id, ping in start(id, ping) } }
+        reader.withLock { $0 = read ?? { id, reason in start(id, reason) } }
         if pingQueue != nil { startReadingPings() }
     }
 
-    /// Starts a background read of podcast `id`'s feed (`ping`: from the publisher now).
-    private func refresh(_ id: Int, ping: Bool) {
-        refresher.withLock { $0 }?(id, ping)
+    /// Starts a background read of podcast `id`'s feed.
+    private func refresh(_ id: Int, _ reason: FeedRead) {
+        refresher.withLock { $0 }?(id, reason)
     }
 
     var streamCount: Int { state.withLock { $0.subscribers.count } }
@@ -213,6 +228,7 @@ final class EpisodeEventHub: Sendable {
                     st.watchers[id] = nil
                     st.told[id] = nil
                     st.nextRead[id] = nil
+                    st.catchUp[id] = nil
                     if let url = st.urlOf.removeValue(forKey: id) {
                         st.byURL[url]?.remove(id)
                         if st.byURL[url]?.isEmpty == true { st.byURL[url] = nil }
@@ -354,10 +370,10 @@ final class EpisodeEventHub: Sendable {
             // Kept in the shared tier before it is read: another replica reads it if this one
             // dies first. This replica takes it at once (most likely its own entry).
             Task.detached { [self] in
-                if await pingQueue.enqueue(id) { await readQueuedPings() } else { refresh(id, ping: true) }
+                if await pingQueue.enqueue(id) { await readQueuedPings() } else { refresh(id, .ping) }
             }
         } else {
-            refresh(id, ping: true)
+            refresh(id, .ping)
         }
         return .refreshing
     }
@@ -374,7 +390,7 @@ final class EpisodeEventHub: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 for ping in taken {
                     group.addTask {
-                        await read(ping.id, true)
+                        await read(ping.id, .ping)
                         await pingQueue.done(ping.entry)
                     }
                 }
@@ -416,6 +432,7 @@ final class EpisodeEventHub: Sendable {
     /// when the word comes: it is looked for again on the next few turns.
     func learnFromOtherReplicas() async {
         guard let changes else { return }
+        await noticeAnEmptiedTier(changes)
         let cursor = state.withLock { $0.changeCursor }
         if let (next, heard) = await changes.changes(after: cursor) {
             state.withLock { st in
@@ -439,6 +456,30 @@ final class EpisodeEventHub: Sendable {
             return wanted
         }
         for (id, _) in wanted { _ = await cache.newestAnywhere(EpisodesAdapter.dataKey(id)) }
+    }
+
+    /// Every two seconds, the shared tier's epoch: changed, the tier came back empty (a Redis
+    /// restarted without persistence, or flushed) and lost what it held: pings accepted and
+    /// not yet read, announcements not yet heard. Every watched feed is then read again, spread
+    /// at the refresh ceiling's pace; the first replica to read one stores it, the others take
+    /// that copy (`FeedRead.sharedTierEmptied`).
+    private func noticeAnEmptiedTier(_ changes: any SharedChangeFeed) async {
+        let now = clock()
+        let look = state.withLock { st -> Bool in
+            guard now >= st.nextEpochLook else { return false }
+            st.nextEpochLook = now + 2
+            return true
+        }
+        guard look, let epoch = await changes.epoch(proposing: String(UInt64.random(in: 1...UInt64.max), radix: 16)) else { return }
+        let emptied = state.withLock { st -> Bool in
+            defer { st.tierEpoch = epoch }
+            guard let seen = st.tierEpoch, seen != epoch else { return false }
+            let ids = st.watchers.keys.shuffled()
+            let window = max(5, Double(ids.count) * 60 / max(1, limits.refreshesPerMinute))
+            for (i, id) in ids.enumerated() { st.catchUp[id] = now + window * Double(i) / Double(ids.count) }
+            return true
+        }
+        if emptied { counters.tierEmptied.add(1, ordering: .relaxed) }
     }
 
     static func podcastID(ofDataKey key: String) -> Int? {
@@ -504,6 +545,7 @@ final class EpisodeEventHub: Sendable {
             return (Array(st.watchers.keys), library, beat, Int(st.refreshTokens))
         }
         hearDeferredPings(now: now)
+        catchUpAfterAnEmptiedTier(now: now)
         websub?.maintain(watched: Set(watched), now: now)
         guard !watched.isEmpty || !library.isEmpty || heartbeat else { return !watched.isEmpty || !library.isEmpty }
         var current: [Int: String] = [:]
@@ -558,7 +600,7 @@ final class EpisodeEventHub: Sendable {
         }
         for id in read {
             counters.refreshes.add(1, ordering: .relaxed)
-            refresh(id, ping: false)
+            refresh(id, .cadence)
         }
         let memo = EventMemo()
         for s in changed { deliver(s, memo: memo) }
@@ -567,6 +609,20 @@ final class EpisodeEventHub: Sendable {
             for s in all where !s.stream.send(ServerSentEvent.heartbeat) { remove(s) }
         }
         return true
+    }
+
+    /// The watched feeds whose turn to be read again (the shared tier came back empty) has come.
+    private func catchUpAfterAnEmptiedTier(now: Double) {
+        let due = state.withLock { st -> [Int] in
+            guard !st.catchUp.isEmpty else { return [] }
+            let due = st.catchUp.filter { $0.value <= now }.map(\.key)
+            for id in due { st.catchUp[id] = nil }
+            return due.filter { st.watchers[$0] != nil }
+        }
+        for id in due {
+            counters.refreshes.add(1, ordering: .relaxed)
+            refresh(id, .sharedTierEmptied)
+        }
     }
 
     /// The pings deferred until their feed's interval passed, read now as pings.
@@ -582,7 +638,7 @@ final class EpisodeEventHub: Sendable {
         }
         for id in due {
             counters.pings.add(1, ordering: .relaxed)
-            refresh(id, ping: true)
+            refresh(id, .ping)
         }
     }
 
@@ -627,6 +683,9 @@ final class EventCounters: Sendable {
     let refreshes = Atomic<Int>(0)
     let pings = Atomic<Int>(0)
     let composed = Atomic<Int>(0)
+    let tierEmptied = Atomic<Int>(0)
+
+    var sharedTierEmptied: Int { tierEmptied.load(ordering: .relaxed) }
 
     var eventsComposed: Int { composed.load(ordering: .relaxed) }
     var eventsSent: Int { events.load(ordering: .relaxed) }

@@ -24,17 +24,26 @@ struct EpisodeEventsRoute: Sendable {
     /// on the ticker's turn, only when no replica read it within its interval (the shared
     /// tier's newer copy is taken instead). What it finds new is told to this replica's streams
     /// at once; the cache announces it to the other replicas (as any read of episode data).
-    static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, Bool) async -> Void {
+    static func refresher(adapter: EpisodesAdapter, feeds: FeedRoute, hub: EpisodeEventHub) -> @Sendable (Int, EpisodeEventHub.FeedRead) async -> Void {
         let cache = feeds.cache
-        return { id, ping in
+        return { id, reason in
             let key = EpisodesAdapter.dataKey(id)
             let loader = feeds.loader(adapter.dataFeed(id))
             let before: CachedResponse?
-            if ping {
+            switch reason {
+            case .ping:
                 before = cache.peek(key)
-            } else {
+            case .cadence:
                 before = await cache.newestAnywhere(key)
                 if let before, cache.now - before.storedAt < hub.interval(id, now: cache.now) { return }
+            case .sharedTierEmptied:
+                // Anything the tier holds was stored since it came back: another replica read
+                // the feed again already. Its copy (when newer) is this replica's news.
+                before = cache.peek(key)
+                if let copy = await cache.sharedCopy(key) {
+                    if copy.status == 200, copy.etag != before?.etag, copy.storedAt > (before?.storedAt ?? -.infinity) { hub.changed(id) }
+                    return
+                }
             }
             guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, refreshing: loader), entry.status == 200,
                 entry.etag != before?.etag
