@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8080
 APT_PACKAGES = libcurl4-openssl-dev libssl-dev libxxhash-dev zlib1g-dev libexpat1-dev libgumbo-dev libhiredis-dev libsqlite3-dev libvips-dev redis-server curl
 
-.PHONY: run build release test soak test-under-load test-tsan scaleout-test storm-test prometheus-check deps bench events-bench fuzz base-images image container-check api-check docs-check add-upstream-check deploy-check lint format ci clean
+.PHONY: run build release test soak test-under-load test-tsan scaleout-test storm-test chaos-test prometheus-check deps bench events-bench fuzz base-images image container-check api-check docs-check add-upstream-check deploy-check lint format ci clean
 
 # Debian packages the build links against; installed when missing and running as root.
 deps:
@@ -60,6 +60,18 @@ scaleout-test: deps
 storm-test: deps
 	$(SWIFT) build --product feedproxy
 	python3 scripts/bench/storm.py $$($(SWIFT) build --show-bin-path)/feedproxy --podcasts 300 --apps 60 --per-app 50 --delay-ms 50 --check --margin 2
+
+# Faults while episodes are published (scripts/tests/chaos-test.py, the debug binary): 60 apps
+# following docs/API.md's sync recipe and event stream through nginx to three replicas sharing
+# Redis, while a replica is SIGKILLed, Redis restarts empty, a replica is SIGSTOPped and all three
+# are redeployed one by one; fails when an app misses an episode or is reset (resync). About 50 s.
+# Installs nginx-light when missing.
+chaos-test: deps
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; \
+	  else echo "missing nginx (run as root or: sudo apt-get install nginx-light)"; exit 1; fi; }
+	$(SWIFT) build --product feedproxy
+	python3 scripts/tests/chaos-test.py $$($(SWIFT) build --show-bin-path)/feedproxy
 
 # deploy/prometheus/ against the real thing, on loopback: promtool check/test rules, then
 # Debian's prometheus scraping two replicas (Redis, traffic) and evaluating every alert and

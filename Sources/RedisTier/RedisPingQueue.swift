@@ -21,17 +21,18 @@ public final class RedisPingQueue: SharedPingQueue {
         consumer = Array("replica-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))".utf8)
     }
 
-    public func enqueue(_ id: Int) async -> Bool {
-        let reply = await redis.command(
-            [
-                Array("XADD".utf8), stream, Array("MAXLEN".utf8), Array("~".utf8), Array(String(Self.maxEntries).utf8), Array("*".utf8),
-                Array("p".utf8), Array(String(id).utf8),
-            ], operation: "ping_enqueue")
+    public func enqueue(_ id: Int, notBefore: Int64 = 0) async -> Bool {
+        var command = [
+            Array("XADD".utf8), stream, Array("MAXLEN".utf8), Array("~".utf8), Array(String(Self.maxEntries).utf8), Array("*".utf8),
+            Array("p".utf8), Array(String(id).utf8),
+        ]
+        if notBefore > 0 { command += [Array("n".utf8), Array(String(notBefore).utf8)] }
+        let reply = await redis.command(command, operation: "ping_enqueue")
         guard case .success(.bulk) = reply else { return false }
         return true
     }
 
-    public func take(max: Int, stalled: Double) async -> [(entry: String, id: Int)]? {
+    public func take(max: Int, stalled: Double) async -> [QueuedPing]? {
         let count = Array(String(Swift.max(1, Swift.min(max, 100))).utf8)
         let idle = Array(String(Saturating.int((stalled * 1000).rounded(), in: 1...86_400_000)).utf8)
         // What a dead replica took: its entries idle past `stalled`.
@@ -41,7 +42,7 @@ public final class RedisPingQueue: SharedPingQueue {
             guard await makeGroup() else { return nil }
             return []
         }
-        var taken: [(entry: String, id: Int)] = []
+        var taken: [QueuedPing] = []
         if case .success(let reply) = claimed, let entries = reply.elements?.dropFirst().first?.elements {
             taken += await read(entries)
         }
@@ -77,17 +78,24 @@ public final class RedisPingQueue: SharedPingQueue {
     }
 
     /// Entries `[id, [field, value]]` as pings; one not of this shape is acknowledged and dropped.
-    private func read(_ entries: [RedisValue]) async -> [(entry: String, id: Int)] {
-        var out: [(entry: String, id: Int)] = []
+    private func read(_ entries: [RedisValue]) async -> [QueuedPing] {
+        var out: [QueuedPing] = []
         for entry in entries.prefix(100) {
             guard let name = RedisChangeFeed.id(entry) else { continue }
-            guard let fields = entry.elements?.dropFirst().first?.elements, fields.count == 2, fields[0].bytes == Array("p".utf8),
+            guard let fields = entry.elements?.dropFirst().first?.elements, fields.count == 2 || fields.count == 4, fields[0].bytes == Array("p".utf8),
                 let text = fields[1].bytes, text.count <= 18, let id = Int(String(decoding: text, as: UTF8.self)), id > 0
             else {
                 await done(name)
                 continue
             }
-            out.append((name, id))
+            // When it may be read: a time in range, or at once (a value not ours is no reason to wait).
+            var notBefore: Int64 = 0
+            if fields.count == 4, fields[2].bytes == Array("n".utf8), let n = fields[3].bytes, n.count <= 15,
+                let at = Int64(String(decoding: n, as: UTF8.self)), at > 0
+            {
+                notBefore = at
+            }
+            out.append(QueuedPing(entry: name, id: id, notBefore: notBefore))
         }
         return out
     }

@@ -32,5 +32,8 @@ import Testing
         _ = await alive.take(max: 10, stalled: 20)
         #expect(await alive.enqueue(8))
         #expect(await alive.take(max: 10, stalled: 20)?.map(\.id) == [8])
+        // A ping within its feed's interval is kept with the time it may be read.
+        #expect(await alive.enqueue(9, notBefore: 1_900_000_000_000))
+        #expect(await alive.take(max: 10, stalled: 20)?.map(\.notBefore) == [1_900_000_000_000])
     }
 }

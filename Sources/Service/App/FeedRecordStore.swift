@@ -24,6 +24,11 @@ struct FeedRecordStore: FeedRecords {
     /// a store that lost them (a Redis restarted empty) has them again from the next reads.
     private let written = Locked((pairs: Set<String>(), since: NativeThread.monotonicSeconds()))
 
+    /// What this process read itself, by id and by URL (at most 65,536 ids, then begun again):
+    /// answers while Redis is down or has just come back empty, before the records are
+    /// written again.
+    private let seenHere = Locked((urls: [Int: String](), podcasts: [String: Set<Int>]()))
+
     init(_ backend: Backend) { self.backend = backend }
 
     func url(of id: Int) async -> String? {
@@ -32,19 +37,43 @@ struct FeedRecordStore: FeedRecords {
         case .redis(let redis): bytes = await redis.value(Self.podcastKind, String(id))
         case .sqlite(let sqlite): bytes = sqlite.value(Self.podcastKind, String(id))
         }
-        return bytes.map { String(decoding: $0, as: UTF8.self) }
+        return bytes.map { String(decoding: $0, as: UTF8.self) } ?? seenHere.withLock { $0.urls[id] }
     }
 
     func podcasts(reading url: String) async -> [Int] {
+        let kept: [Int]
         switch backend {
         case .redis(let redis):
-            return await redis.members(Self.feedKind, url, limit: Self.maxPodcastsPerFeed).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
+            kept = await redis.members(Self.feedKind, url, limit: Self.maxPodcastsPerFeed).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
         case .sqlite(let sqlite):
-            return sqlite.keys(Self.feedKind, prefix: url + "|", limit: Self.maxPodcastsPerFeed).compactMap { Int($0.split(separator: "|").last ?? "") }
+            kept = sqlite.keys(Self.feedKind, prefix: url + "|", limit: Self.maxPodcastsPerFeed).compactMap { Int($0.split(separator: "|").last ?? "") }
+        }
+        let here = seenHere.withLock { $0.podcasts[url] ?? [] }
+        return Array(Set(kept).union(here).prefix(Self.maxPodcastsPerFeed)).sorted()
+    }
+
+    func storeEmptied() {
+        guard case .redis(let redis) = backend else { return }
+        written.withLock { $0.pairs.removeAll(keepingCapacity: true) }
+        let pairs = seenHere.withLock { $0.urls }
+        Task.detached {
+            // One after another: the tier has just come back, and apps' requests share its connection.
+            for (id, url) in pairs {
+                let key = String(id)
+                await redis.put(Self.podcastKind, key, Array(url.utf8))
+                await redis.add(Self.feedKind, url, member: Array(key.utf8))
+            }
         }
     }
 
     func keep(_ id: Int, url: String) {
+        seenHere.withLock { seen in
+            guard seen.urls[id] != url else { return }
+            if seen.urls.count >= 65_536 { seen = ([:], [:]) }
+            if let old = seen.urls[id] { seen.podcasts[old]?.remove(id) }
+            seen.urls[id] = url
+            if (seen.podcasts[url]?.count ?? 0) < Self.maxPodcastsPerFeed { seen.podcasts[url, default: []].insert(id) }
+        }
         let now = NativeThread.monotonicSeconds()
         let first = written.withLock { w -> Bool in
             if w.pairs.count >= 65_536 || now - w.since > 600 {

@@ -59,6 +59,9 @@ final class EpisodeEventHub: Sendable {
         /// Pings that came within `pingInterval` of the last one: read when it has passed (a
         /// publisher that updates twice in ten seconds is heard twice, a flood still once).
         var deferredPings: [Int: Double] = [:]
+        /// The same, handed to the shared ping queue (read by whichever replica takes them), by
+        /// when they are due: one a feed per interval.
+        var queuedDeferrals: [Int: Double] = [:]
         /// Watched podcasts by their feed's normalised URL (a ping names a feed by its URL).
         var byURL: [String: Set<Int>] = [:]
         var urlOf: [Int: String] = [:]
@@ -69,6 +72,8 @@ final class EpisodeEventHub: Sendable {
         /// The shared tier's epoch as last seen (nil: not yet), and when it is next looked at.
         var tierEpoch: String?
         var nextEpochLook = 0.0
+        /// Looks in a row the tier did not answer.
+        var tierSilentLooks = 0
         /// Watched podcasts to read again because the shared tier came back empty, and when
         /// (spread at the refresh ceiling's pace, not all at once).
         var catchUp: [Int: Double] = [:]
@@ -355,22 +360,48 @@ final class EpisodeEventHub: Sendable {
     /// pinged within `pingInterval` (the caller has checked it `knows` the feed).
     func ping(_ id: Int) -> Ping {
         let now = clock()
-        let wait = state.withLock { st -> Double? in
+        let soon = state.withLock { st -> (wait: Double, handOver: Bool)? in
             if let last = st.lastPing[id], now - last < limits.pingInterval {
-                if st.deferredPings.count < 10_000 { st.deferredPings[id] = last + limits.pingInterval }
-                return limits.pingInterval - (now - last)
+                let due = last + limits.pingInterval
+                // With a shared queue the deferred read is kept there (a replica that dies or is
+                // deployed meanwhile does not take it along); once per interval a feed.
+                var handOver = false
+                if pingQueue != nil {
+                    // One handed over is forgotten once due (another replica may have read it).
+                    if st.queuedDeferrals.count >= 10_000 { st.queuedDeferrals = st.queuedDeferrals.filter { $0.value > now } }
+                    if st.queuedDeferrals[id].map({ $0 <= now }) ?? true, st.queuedDeferrals.count < 10_000 {
+                        st.queuedDeferrals[id] = due
+                        handOver = true
+                    }
+                } else if st.deferredPings.count < 10_000 {
+                    st.deferredPings[id] = due
+                }
+                return (due - now, handOver)
             }
             if st.lastPing.count >= 100_000 { st.lastPing = st.lastPing.filter { now - $0.value < limits.pingInterval } }
             st.lastPing[id] = now
             return nil
         }
-        if let wait { return .tooSoon(wait) }
+        if let soon {
+            if soon.handOver, let pingQueue {
+                let notBefore = Int64(Timestamp.now() + Int(soon.wait.rounded(.up))) * 1000
+                Task.detached { [self] in
+                    guard await !pingQueue.enqueue(id, notBefore: notBefore) else { return }
+                    // The tier did not take it: read here once the interval has passed.
+                    state.withLock { st in
+                        st.queuedDeferrals[id] = nil
+                        if st.deferredPings.count < 10_000 { st.deferredPings[id] = now + soon.wait }
+                    }
+                }
+            }
+            return .tooSoon(soon.wait)
+        }
         counters.pings.add(1, ordering: .relaxed)
         if let pingQueue {
             // Kept in the shared tier before it is read: another replica reads it if this one
             // dies first. This replica takes it at once (most likely its own entry).
             Task.detached { [self] in
-                if await pingQueue.enqueue(id) { await readQueuedPings() } else { refresh(id, .ping) }
+                if await pingQueue.enqueue(id, notBefore: 0) { await readQueuedPings() } else { refresh(id, .ping) }
             }
         } else {
             refresh(id, .ping)
@@ -389,7 +420,24 @@ final class EpisodeEventHub: Sendable {
         while let taken = await pingQueue.take(max: 20, stalled: 20), !taken.isEmpty {
             await withTaskGroup(of: Void.self) { group in
                 for ping in taken {
-                    group.addTask {
+                    // A deferred ping waits for its time (at most an interval: a time not ours is
+                    // no reason to wait longer), pending under this replica meanwhile.
+                    let wait = min(Double(ping.notBefore - Int64(Timestamp.now()) * 1000) / 1000, limits.pingInterval)
+                    guard wait > 0 else {
+                        group.addTask {
+                            await read(ping.id, .ping)
+                            await pingQueue.done(ping.entry)
+                        }
+                        continue
+                    }
+                    Task.detached { [self] in
+                        try? await Task.sleep(for: .seconds(wait))
+                        let now = clock()
+                        state.withLock { st in
+                            st.lastPing[ping.id] = now
+                            st.queuedDeferrals[ping.id] = nil
+                        }
+                        counters.pings.add(1, ordering: .relaxed)
                         await read(ping.id, .ping)
                         await pingQueue.done(ping.entry)
                     }
@@ -458,28 +506,48 @@ final class EpisodeEventHub: Sendable {
         for (id, _) in wanted { _ = await cache.newestAnywhere(EpisodesAdapter.dataKey(id)) }
     }
 
-    /// Every two seconds, the shared tier's epoch: changed, the tier came back empty (a Redis
+    /// Every second, the shared tier's epoch: changed, the tier came back empty (a Redis
     /// restarted without persistence, or flushed) and lost what it held: pings accepted and
-    /// not yet read, announcements not yet heard. Every watched feed is then read again, spread
-    /// at the refresh ceiling's pace; the first replica to read one stores it, the others take
-    /// that copy (`FeedRead.sharedTierEmptied`).
+    /// not yet read, announcements not yet heard, records. Back after two looks unanswered, the
+    /// announcements made meanwhile were lost. Either way every watched feed is read again,
+    /// spread at the refresh ceiling's pace (the first replica to read one stores it, the others
+    /// take that copy: `FeedRead.sharedTierEmptied`), and the records this replica can rebuild
+    /// are written again.
     private func noticeAnEmptiedTier(_ changes: any SharedChangeFeed) async {
         let now = clock()
         let look = state.withLock { st -> Bool in
             guard now >= st.nextEpochLook else { return false }
-            st.nextEpochLook = now + 2
+            st.nextEpochLook = now + 1
             return true
         }
-        guard look, let epoch = await changes.epoch(proposing: String(UInt64.random(in: 1...UInt64.max), radix: 16)) else { return }
-        let emptied = state.withLock { st -> Bool in
-            defer { st.tierEpoch = epoch }
-            guard let seen = st.tierEpoch, seen != epoch else { return false }
+        guard look else { return }
+        guard let epoch = await changes.epoch(proposing: String(UInt64.random(in: 1...UInt64.max), radix: 16)) else {
+            // Unreachable two looks in a row (not one slow answer): what is announced meanwhile is lost.
+            state.withLock { st in st.tierSilentLooks = min(st.tierSilentLooks + 1, 1_000) }
+            return
+        }
+        let found = state.withLock { st -> (watched: [Int], emptied: Bool)? in
+            defer {
+                st.tierEpoch = epoch
+                st.tierSilentLooks = 0
+            }
+            guard let seen = st.tierEpoch, seen != epoch || st.tierSilentLooks >= 2 else { return nil }
             let ids = st.watchers.keys.shuffled()
             let window = max(5, Double(ids.count) * 60 / max(1, limits.refreshesPerMinute))
             for (i, id) in ids.enumerated() { st.catchUp[id] = now + window * Double(i) / Double(ids.count) }
-            return true
+            return (ids, seen != epoch)
         }
-        if emptied { counters.tierEmptied.add(1, ordering: .relaxed) }
+        guard let (watched, emptied) = found, emptied else { return }
+        counters.tierEmptied.add(1, ordering: .relaxed)
+        // The records it may have lost, written again from what this replica holds, at once:
+        // a stream reconnecting to a replica without the data finds its podcast's history.
+        records?.storeEmptied()
+        for id in watched {
+            guard let records, let entry = cache.peek(EpisodesAdapter.dataKey(id)), entry.status == 200,
+                let history = EpisodeFeedData(entry.body).map(EpisodeHistory.init)
+            else { continue }
+            records.keepHistory(id, seq: history.log.current.seq, history.encoded)
+        }
     }
 
     static func podcastID(ofDataKey key: String) -> Int? {

@@ -18,4 +18,7 @@ public protocol FeedRecords: Sendable {
     /// is kept already (a replica that refreshed later, or a release beside this one); returns
     /// at once (the write may follow).
     func keepHistory(_ id: Int, seq: UInt32, _ record: [UInt8])
+    /// The store lost what it held (a Redis restarted empty): what this process knows (the
+    /// pairs it wrote lately) is written again; returns at once.
+    func storeEmptied()
 }
