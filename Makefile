@@ -149,7 +149,7 @@ format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 
 # Everything CI runs (.ci/run, in its order): tests, the suite again with the cores busy, the scale-out run, the alerts and dashboard against Prometheus, deployment files, ThreadSanitizer, API conformance, the container stage, a short fuzz.
-ci: lint test test-under-load soak scaleout-test storm-test prometheus-check deploy-check test-tsan api-check docs-check add-upstream-check container-check
+ci: lint test test-under-load soak scaleout-test storm-test chaos-test prometheus-check deploy-check test-tsan api-check docs-check add-upstream-check container-check
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 clean:

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds and runs every test (Swift suites, then the browser test), then prints one plain
 # closing line for CI.
-# Tests run serially: several start servers and the real binary, and on a 2-core
-# machine parallel suites would starve each other's event loops.
+# Suites run in parallel (Swift Testing's default): every suite's bodies run off the
+# cooperative pool (`@Suite(.offPool)`), so a blocking test holds only its own thread and the
+# servers beside it keep their loops (make test-under-load runs the same with the cores busy).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 "$SWIFT" build --build-tests
 mkdir -p .build
-"$SWIFT" test --skip-build --no-parallel 2>&1 | tee .build/test-output.log
+"$SWIFT" test --skip-build 2>&1 | tee .build/test-output.log
 # A real browser as web apps use the service (scripts/tests/browser-test.py): Debian's Chromium
 # driven by Playwright from PyPI (it cannot download its own browsers here), axe-core from
 # axe-playwright-python.
