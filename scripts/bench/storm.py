@@ -6,7 +6,7 @@ each feed answer delayed like a real publisher's).
 
 Usage:
   python3 scripts/bench/storm.py [FEEDPROXY_BIN] [--podcasts 1000 --apps 150 --per-app 100
-      --delay-ms 100 --replicas 3 --ttl 20 --recipe sync|since --check --json report.json]
+      --delay-ms 100 --replicas 3 --ttl 20 --recipe sync|since --deploy --check --json report.json]
   (FEEDPROXY_BIN also from the environment; default .build/release/feedproxy)
   On a shared machine run it under the CPU lock: flock /tmp/fp-cpu.lock python3 scripts/bench/storm.py ...
 
@@ -35,6 +35,17 @@ the replicas. Phases:
              --flood-delay-ms: one address sends --flood-batches concurrent batches of
              --flood-size cold ids while another asks one cold /podcasts/{id}/episodes on the
              same feed host and the same replica: its status and latency.
+  deploy     with --deploy (off by default; after d, before e, so every app holds a token
+             and an ETag): a rolling deploy, each replica in turn SIGTERMed, waited for, and
+             started again on its port with one routine setting changed
+             (--deploy-feed-max-body-bytes for FEED_MAX_BODY_BYTES, a part of the shared
+             cache's key fingerprint: the new replicas find none of the old cache), until it
+             answers /readyz and is on Redis; then every app refreshes once by its recipe.
+             What the deploy cost the apps: requests, answers by status, answer body bytes
+             (total and per app), items sent, podcasts flagged `resync: true` (a sync history
+             is a record kept apart from the cache: none expected), feed downloads and
+             conditional requests at the platform and iTunes lookups from the first SIGTERM
+             on (background revalidations included), the round's wall time and latency.
 Replicas' /metrics are snapshotted after each phase (deltas in the report), CPU seconds of
 every process (this load generator too) and of each replica's threads per phase, the
 machine's busy share every 0.5 s, which replica made each feed request (by its source
@@ -352,6 +363,33 @@ class Cluster:
         for i in range(len(self.ports)):
             self.procs.stop(f"replica{i + 1}")
 
+    def redeploy_replica(self, i, overrides, grace=15, timeout=20):
+        """One step of a rolling deploy (scripts/tests/chaos-test.py's): replica i SIGTERMed
+        (SIGKILL after `grace` s), waited for, started again on its port with `overrides`,
+        until it answers /readyz 200 and is on Redis. Returns (seconds to exit, seconds from
+        the start to ready)."""
+        name = f"replica{i + 1}"
+        p = self.procs.procs.pop(name)
+        t = time.monotonic()
+        p.terminate()
+        try:
+            p.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=10)
+        exited = time.monotonic() - t
+        port = self.ports[i]
+        env = self.replica_env(dict(overrides, PORT=str(port)))
+        with open(self.replica_log(i), "ab") as f:
+            f.write(f"--- deploy {time.strftime('%H:%M:%S')} {' '.join(f'{k}={v}' for k, v in sorted(overrides.items()))}\n".encode())
+        t = time.monotonic()
+        self.procs.spawn(name, [self.args.binary], env=env, stdout=open(self.replica_log(i), "ab"))
+        if not wait_until(lambda: http_get(("127.0.0.1", 0), port, "/readyz", timeout=2)[0] == 200, timeout):
+            raise RuntimeError(f"replica {i + 1} not ready after the deploy (log {self.replica_log(i)})")
+        if not wait_until(lambda: self.metrics(i).get("feedproxy_redis_up") == 1, 10):
+            raise RuntimeError(f"replica {i + 1} did not connect to Redis after the deploy")
+        return exited, time.monotonic() - t
+
     def replica_log(self, i):
         return os.path.join(self.tmp, f"replica{i + 1}.log")
 
@@ -533,9 +571,29 @@ class PhaseStats:
         self.requests = 0
         self.deadline = deadline
         self.recipe_unsupported = 0
+        # what the answers sent the apps (first requests, re-asks and pages alike)
+        self.answers = {}  # status -> answers
+        self.body_bytes = 0
+        self.app_bytes = {}  # app n -> answer body bytes
+        self.items = 0
+        self.changed = 0  # ids named by `changed` (sent again, edited)
+        self.resync = {}  # podcast id -> answers that flagged it `resync: true`
+        self.resync_apps = set()
 
     def count(self, d, k):
         d[k] = d.get(k, 0) + 1
+
+    def answer(self, app, status, body, doc):
+        with self.lock:
+            self.count(self.answers, status)
+            self.body_bytes += len(body)
+            self.app_bytes[app.n] = self.app_bytes.get(app.n, 0) + len(body)
+            self.items += len(doc.get("items") or [])
+            for p in doc.get("podcasts") or []:
+                self.changed += len(p.get("changed") or [])
+                if p.get("resync") is True:
+                    self.resync[p.get("id")] = self.resync.get(p.get("id"), 0) + 1
+                    self.resync_apps.add(app.n)
 
 
 def refresh(app, recipe, stats, start, args, stop_at):
@@ -554,6 +612,7 @@ def refresh(app, recipe, stats, start, args, stop_at):
                 doc = json.loads(body)
             except ValueError:
                 doc = {}
+        stats.answer(app, status, body, doc)
         with stats.lock:
             stats.requests += 1
             stats.batch_ms.append(ms)
@@ -581,8 +640,10 @@ def refresh(app, recipe, stats, start, args, stop_at):
                         stats.page_ms.append(ms2)
                         stats.requests += 1
                     if s2 != 200:
+                        stats.answer(app, s2, b2, {})
                         break
                     d2 = json.loads(b2)
+                    stats.answer(app, s2, b2, d2)
                     if any(p.get("status") == "pending" for p in d2.get("podcasts", [])):
                         pending = True
                     nxt = recipe.absorb(app, s2, h2, d2, False)
@@ -918,6 +979,8 @@ class Storm:
             self.phase_expiry()
         if "d" in a.phases and "b" in a.phases:
             self.phase_misses()
+        if a.deploy and "a" in a.phases:
+            self.phase_deploy()
         if "e" in a.phases:
             self.phase_flood()
         self.report["logs"] = self.scan_logs()
@@ -1039,6 +1102,78 @@ class Storm:
             f"by the app's since at publish time {by_since}")
         if unsupported:
             log(f"  sync recipe: {unsupported} answers had no syncToken; the apps carried on with plain requests (misses above are not the recipe's)")
+
+    # deploy
+    def phase_deploy(self):
+        """A rolling deploy with a routine setting changed, then every app's next refresh by
+        its recipe: what the deploy costs the apps and the platform."""
+        a = self.args
+        setting = {"FEED_MAX_BODY_BYTES": str(a.deploy_feed_max_body_bytes)}
+        log(f"\n[deploy] rolling deploy: each replica in turn SIGTERMed and started again with FEED_MAX_BODY_BYTES={a.deploy_feed_max_body_bytes} "
+            f"(a new cache key fingerprint), ready on /readyz, {a.deploy_pause_s} s apart; then every app refreshes once by its recipe ({a.recipe})")
+        self.settle(quiet=2, bound=30)
+        self.c.publisher.reset_counts()
+        t0 = time.monotonic()
+        steps = []
+        for i in range(a.replicas):
+            if i:
+                time.sleep(a.deploy_pause_s)
+            exited, ready = self.c.redeploy_replica(i, setting)
+            steps.append({"replica": f"replica{i + 1}", "exit_s": round(exited, 2), "ready_s": round(ready, 2)})
+        deploy_s = time.monotonic() - t0
+        during = self.c.publisher.counts()
+        for app in self.apps:  # their connections went with the old processes: the balancer's new ones
+            if app.conn is not None:
+                app.conn.close()
+                app.conn = None
+        tokens = sum(1 for app in self.apps if app.token is not None)
+        etags = sum(1 for app in self.apps if app.etag is not None)
+        self.mark("deploy")
+        stats, wall = run_round(self.apps, self.recipe, a, "deploy", a.phase_timeout)
+        self.settle()
+        r = round_report(stats, wall)
+        after = self.c.publisher.counts()
+        r["upstream"] = upstream_report(after)
+        r.update(self.collect("deploy"))
+        per_app = [stats.app_bytes.get(app.n, 0) for app in self.apps]
+        up = r["upstream"]
+        resynced = sorted(stats.resync)
+        d = {
+            "setting": setting, "replicas": steps, "rolling_restart_s": round(deploy_s, 2),
+            "apps": len(self.apps), "apps_with_token": tokens, "apps_with_etag": etags, "recipe": a.recipe,
+            "requests": stats.requests, "answers_by_status": {str(k): v for k, v in sorted(stats.answers.items(), key=lambda kv: str(kv[0]))},
+            "answer_body_bytes": stats.body_bytes,
+            "answer_body_bytes_per_app": {"mean": round(stats.body_bytes / max(1, len(per_app))), "p50": pct(per_app, 50), "max": max(per_app, default=0)},
+            "items": stats.items, "changed_ids": stats.changed,
+            "podcasts_resynced": len(resynced), "resync_flags": sum(stats.resync.values()), "apps_given_a_resync": len(stats.resync_apps),
+            "resynced_podcasts_sample": resynced[:20],
+            "platform": {"full_downloads": up["full_downloads"]["total"], "conditional_requests": up["conditional_requests"]["total"],
+                         "not_modified": up["not_modified"]["total"],
+                         "feeds_requested": len(set(after.get("full", {})) | set(after.get("conditional", {}))),
+                         "itunes_lookups": up["lookups"]["requests"],
+                         "during_rolling_restart": {"full_downloads": sum(during.get("full", {}).values()),
+                                                    "conditional_requests": sum(during.get("conditional", {}).values()),
+                                                    "itunes_lookups": during.get("lookups", 0)}},
+            "wall_s": r["wall_s"], "batch_latency": r["batch_latency"], "apps_unfinished": r["apps_unfinished"],
+            "x_cache": r["x_cache"], "podcast_status": r["podcast_status"], "errors": r["errors"],
+            "round": r,
+        }
+        self.report["deploy"] = d
+        pl = d["platform"]
+        log(f"  deploy: rolling restart {d['rolling_restart_s']} s (" + ", ".join(f"{s['replica']} exited in {s['exit_s']} s, ready in {s['ready_s']} s" for s in steps)
+            + f"); {tokens} of {len(self.apps)} apps held a sync token, {etags} an ETag")
+        log(f"  deploy round: {d['requests']} requests from {len(self.apps)} apps, answers {d['answers_by_status']}, wall {d['wall_s']} s, "
+            f"batch latency p99 {r['batch_latency'].get('p99_ms')} ms (max {r['batch_latency'].get('max_ms')} ms), unfinished {d['apps_unfinished']}")
+        log(f"  deploy sent apps: {d['answer_body_bytes']} B of answer bodies ({d['answer_body_bytes_per_app']['mean']} B per app, "
+            f"max {d['answer_body_bytes_per_app']['max']}), {d['items']} items ({d['changed_ids']} named changed), "
+            f"{d['podcasts_resynced']} podcasts resynced ({d['resync_flags']} resync flags to {d['apps_given_a_resync']} apps)"
+            + (f"; resynced e.g. {resynced[:8]}" if resynced else ""))
+        log(f"  deploy cost the platform (from the first SIGTERM): {pl['full_downloads']} feed downloads, {pl['conditional_requests']} conditional requests "
+            f"({pl['not_modified']} answered 304) of {pl['feeds_requested']} feeds, {pl['itunes_lookups']} iTunes lookups; during the restart itself "
+            f"{pl['during_rolling_restart']}")
+        if r["errors"]:
+            log(f"  deploy round errors: {r['errors']}")
+        self.print_metrics(r)
 
     # e
     def phase_flood(self):
@@ -1259,6 +1394,11 @@ def verdicts(report, args):
         out.append(("expiry: slowest batch answer", f"{c['batch_latency']['max_ms']} ms", c["batch_latency"]["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
     if d:
         out.append(("every app saw every new episode", f"{d['pairs_missed']} of {d['pairs_owed']} (app, episode) pairs missed", d["pairs_missed"] == 0, "none missed"))
+    dep = report.get("deploy")
+    if dep and dep.get("recipe") == "sync":
+        out.append(("a deploy costs no resync", f"{dep['podcasts_resynced']} podcasts resynced ({dep['resync_flags']} flags to {dep['apps_given_a_resync']} apps), "
+                    f"{dep['items']} items, {dep['answer_body_bytes']} B to {dep['apps']} apps", dep["podcasts_resynced"] == 0 and dep["apps_unfinished"] == 0,
+                    "0 podcasts resynced, every app done"))
     if e:
         v = e["victim"]
         out.append(("flood: another address's one cold feed", f"{v['status']} in {v['ms']} ms", v["status"] == 200 and v["ms"] <= margin_ms,
@@ -1294,13 +1434,18 @@ def main():
     ap.add_argument("--flood-delay-ms", type=int, default=250)
     ap.add_argument("--victim-after-s", type=float, default=0.5)
     ap.add_argument("--phases", default="abcde", help="which of a b c d e to run")
+    ap.add_argument("--deploy", action="store_true", help="after d: a rolling deploy of the replicas with a setting changed, then one refresh "
+                    "by every app (what the deploy costs: requests, bytes, items, resyncs, feed requests, lookups)")
+    ap.add_argument("--deploy-feed-max-body-bytes", type=int, default=64 << 20, help="FEED_MAX_BODY_BYTES the deployed replicas get (--deploy)")
+    ap.add_argument("--deploy-pause-s", type=float, default=1.0, help="seconds between a deployed replica being ready and the next one's stop")
     ap.add_argument("--seed", type=int, default=55)
     ap.add_argument("--max-seconds", type=float, default=1200, help="the whole run is stopped after this long")
     ap.add_argument("--perf", default="", help="diagnostics: perf record the replicas during these phases (e.g. ac); top symbols in the report")
     ap.add_argument("--redis-monitor", action="store_true", help="diagnostics: every Redis command to redis-monitor.txt (costs Redis CPU)")
     ap.add_argument("--json", help="write the report here")
     ap.add_argument("--check", action="store_true", help="exit 1 unless each feed is downloaded and revalidated once, lookups are few, "
-                    "batches answer within --deadline + --margin, no app missed an episode and the flood left another address's feed on time")
+                    "batches answer within --deadline + --margin, no app missed an episode, the flood left another address's feed on time "
+                    "and (--deploy) the deploy resynced no podcast")
     ap.add_argument("--margin", type=float, default=0.5, help="seconds past the deadline an answer may take (--check)")
     ap.add_argument("--keep-logs", action="store_true", help="keep the temporary directory (replica logs, metrics) even when all went well")
     args = ap.parse_args()
