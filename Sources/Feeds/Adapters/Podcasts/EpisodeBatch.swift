@@ -219,51 +219,14 @@ public struct EpisodeBatch: Sendable {
         out += #","items":["#.utf8
         for (n, item) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            // {"podcastId":N, then the episode's own fields (its JSON is an object with fields).
-            out += #"{"podcastId":"#.utf8
-            out += String(ids[item.podcast]).utf8
-            out.append(UInt8(ascii: ","))
-            out += item.json.dropFirst()
+            Self.appendItem(podcast: ids[item.podcast], item.json, to: &out)
         }
         out += #"],"podcasts":["#.utf8
         for (p, status) in statuses.enumerated() {
             if p > 0 { out.append(UInt8(ascii: ",")) }
-            out += #"{"id":"#.utf8
-            out += String(ids[p]).utf8
-            switch status {
-            case .ok(let data):
-                out += #","status":"ok","title":"#.utf8
-                Self.appendNullable(data.title, to: &out)
-                out += #","updated":"#.utf8
-                Self.appendNullable(data.updated, to: &out)
-                out += #","episodeCount":"#.utf8
-                out += String(data.entries.count).utf8
-                out += data.truncated ? #","truncated":true"#.utf8 : #","truncated":false"#.utf8
-                if let moved = data.movedTo {
-                    out += #","movedTo":{"url":"#.utf8
-                    JSONBytes.appendQuoted(moved.url, to: &out)
-                    out += #","id":"#.utf8
-                    out += String(moved.id).utf8
-                    out += "}".utf8
-                } else {
-                    out += #","movedTo":null"#.utf8
-                }
-                out += #","error":null"#.utf8
-            case .error(let code, let message):
-                out += #","status":"error","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":{"code":"#.utf8
-                JSONBytes.appendQuoted(code, to: &out)
-                out += #","message":"#.utf8
-                JSONBytes.appendQuoted(message, to: &out)
-                out += "}".utf8
-            case .pending:
-                out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":null"#.utf8
-            }
-            out += selection.resync[p] ? #","resync":true"#.utf8 : #","resync":false"#.utf8
-            out += #","removed":"#.utf8
-            Self.appendStrings(p < selection.removed.count ? selection.removed[p] : [], to: &out)
-            out += #","changed":"#.utf8
-            Self.appendStrings(p < selection.changed.count ? selection.changed[p] : [], to: &out)
-            out.append(UInt8(ascii: "}"))
+            Self.appendPodcast(
+                ids[p], status, resync: selection.resync[p], removed: p < selection.removed.count ? selection.removed[p] : [],
+                changed: p < selection.changed.count ? selection.changed[p] : [], to: &out)
         }
         out += #"],"page":"#.utf8
         EpisodePage.json(size: limit, total: selection.total, next: selection.next?.url, cursor: selection.next?.cursor, into: &out)
@@ -271,6 +234,54 @@ public struct EpisodeBatch: Sendable {
         Self.appendNullable(selection.token?.encoded, to: &out)
         out.append(UInt8(ascii: "}"))
         return (out, selection.next.map { "<\($0.url)>; rel=\"next\"" })
+    }
+
+    /// One podcast's entry of `podcasts`: where it stands in this answer.
+    public static func appendPodcast(_ id: Int, _ status: Status, resync: Bool, removed: [String], changed: [String], to out: inout [UInt8]) {
+        out += #"{"id":"#.utf8
+        out += String(id).utf8
+        switch status {
+        case .ok(let data):
+            out += #","status":"ok","title":"#.utf8
+            appendNullable(data.title, to: &out)
+            out += #","updated":"#.utf8
+            appendNullable(data.updated, to: &out)
+            out += #","episodeCount":"#.utf8
+            out += String(data.entries.count).utf8
+            out += data.truncated ? #","truncated":true"#.utf8 : #","truncated":false"#.utf8
+            if let moved = data.movedTo {
+                out += #","movedTo":{"url":"#.utf8
+                JSONBytes.appendQuoted(moved.url, to: &out)
+                out += #","id":"#.utf8
+                out += String(moved.id).utf8
+                out += "}".utf8
+            } else {
+                out += #","movedTo":null"#.utf8
+            }
+            out += #","error":null"#.utf8
+        case .error(let code, let message):
+            out += #","status":"error","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":{"code":"#.utf8
+            JSONBytes.appendQuoted(code, to: &out)
+            out += #","message":"#.utf8
+            JSONBytes.appendQuoted(message, to: &out)
+            out += "}".utf8
+        case .pending:
+            out += #","status":"pending","title":null,"updated":null,"episodeCount":null,"truncated":false,"movedTo":null,"error":null"#.utf8
+        }
+        out += resync ? #","resync":true"#.utf8 : #","resync":false"#.utf8
+        out += #","removed":"#.utf8
+        appendStrings(removed, to: &out)
+        out += #","changed":"#.utf8
+        appendStrings(changed, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// An item of a library's answer: `{"podcastId":N,` then the episode's own fields.
+    public static func appendItem(podcast id: Int, _ json: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        out += #"{"podcastId":"#.utf8
+        out += String(id).utf8
+        out.append(UInt8(ascii: ","))
+        out += json.dropFirst()
     }
 
     /// A JSON array of strings.

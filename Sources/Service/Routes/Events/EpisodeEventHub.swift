@@ -52,8 +52,9 @@ final class EpisodeEventHub: Sendable {
         var starting = 0
         var watchers: [Int: Set<ObjectIdentifier>] = [:]
         var perClient: [ClientKey?: Int] = [:]
-        /// Each watched podcast's data as last told (its ETag), and when it is next read.
+        /// Each watched podcast's data as last told (its ETag, its version), and when it is next read.
         var told: [Int: String] = [:]
+        var toldVersion: [Int: EpisodeChangeLog.Version] = [:]
         var nextRead: [Int: Double] = [:]
         var lastPing: [Int: Double] = [:]
         /// Pings that came within `pingInterval` of the last one: read when it has passed (a
@@ -232,6 +233,7 @@ final class EpisodeEventHub: Sendable {
                 if st.watchers[id]?.isEmpty == true {
                     st.watchers[id] = nil
                     st.told[id] = nil
+                    st.toldVersion[id] = nil
                     st.nextRead[id] = nil
                     st.catchUp[id] = nil
                     if let url = st.urlOf.removeValue(forKey: id) {
@@ -253,10 +255,29 @@ final class EpisodeEventHub: Sendable {
             position.started = true
             // A long backlog goes as several events, a page each: the rest a page a turn.
             let token = position.token
+            // Up to date with what it was last told: this turn's changes, worked out once for all.
+            if !first, let token, let fragments = memo?.fragments, !fragments.isEmpty,
+                !state.withLock({ $0.morePages.contains(ObjectIdentifier(s)) })
+            {
+                switch fragments.event(ids: s.ids, token: token, limit: s.limit, maxItemBytes: Self.eventItemBytes) {
+                case .nothing: return
+                case .event(let bytes, let next):
+                    guard s.stream.send(bytes) else { return }
+                    counters.events.add(1, ordering: .relaxed)
+                    position.token = next
+                    return
+                case .general: break
+                }
+            }
             let key = memo.map { _ in "\(s.limit)|\(token?.encoded ?? "-")|" + s.ids.map(String.init).joined(separator: ",") }
-            let made = key.flatMap { memo?.event($0) } ?? makeEvent(s, after: token, first: first)
-            if let key, let memo { memo.keep(made, as: key) }
-            guard let event = made else {
+            let made: EventMemo.Made
+            if let key, let known = memo?.made(key) {
+                made = known
+            } else {
+                made = makeEvent(s, after: token, first: first, memo: memo)
+                if let key, let memo { memo.keep(made, as: key) }
+            }
+            guard case .event(let event) = made else {
                 // Nothing more for it: not looked at again until its podcasts change.
                 state.withLock { _ = $0.morePages.remove(ObjectIdentifier(s)) }
                 return
@@ -277,24 +298,29 @@ final class EpisodeEventHub: Sendable {
     /// every reconnect). The rest follows page by page, resumed from the token.
     static let eventItemBytes = 64 << 10
 
-    /// The event that brings a stream from `token` on (nil: nothing new, unless `first`).
-    private func makeEvent(_ s: Subscriber, after token: SyncToken?, first: Bool) -> EventMemo.Event? {
+    /// The event that brings a stream from `token` on (`.nothing` when nothing is new, unless
+    /// `first`). `memo`: the turn's podcasts, each read from its data once for every stream.
+    private func makeEvent(_ s: Subscriber, after token: SyncToken?, first: Bool, memo: EventMemo?) -> EventMemo.Made {
         counters.composed.add(1, ordering: .relaxed)
-        let statuses = s.ids.map { id -> EpisodeBatch.Status in
-            switch cache.lookup(EpisodesAdapter.dataKey(id)) {
-            case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
-            case .miss: .pending
-            }
-        }
+        let statuses = s.ids.map { id -> EpisodeBatch.Status in memo?.status(id) { status(of: id) } ?? status(of: id) }
         let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token, maxItemBytes: Self.eventItemBytes)
         let selection = batch.select(statuses)
         let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token
-        guard news || first else { return nil }
+        guard news || first else { return .nothing }
         let body = batch.render(statuses, selection).body
         // Without a position the stream starts at the newest `limit`: older pages are not its to send.
-        return EventMemo.Event(
-            bytes: ServerSentEvent.encode(id: selection.token?.encoded, event: "episodes", data: body), token: selection.token,
-            more: token != nil && selection.next != nil)
+        return .event(
+            EventMemo.Event(
+                bytes: ServerSentEvent.encode(id: selection.token?.encoded, event: "episodes", data: body), token: selection.token,
+                more: token != nil && selection.next != nil))
+    }
+
+    /// Podcast `id` as this replica's cache holds it now.
+    private func status(of id: Int) -> EpisodeBatch.Status {
+        switch cache.lookup(EpisodesAdapter.dataKey(id)) {
+        case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
+        case .miss: .pending
+        }
     }
 
     /// Tells the streams watching `id` at once that its data changed here (a read just ended),
@@ -637,12 +663,14 @@ final class EpisodeEventHub: Sendable {
             case .miss: false
             }
         }
-        let (changed, read, unscheduled) = state.withLock { st -> ([Subscriber], [Int], [Int]) in
+        let (changed, changes, read, unscheduled) = state.withLock { st -> ([Subscriber], [Int: EpisodeChangeFragments.Change], [Int], [Int]) in
             // A stale or missing feed is read as soon as its time allows (not again while it is read).
             due = due.filter { (st.nextRead[$0.id] ?? 0) <= now }
             var affected = Set<ObjectIdentifier>()
+            var changes: [Int: EpisodeChangeFragments.Change] = [:]
             for (id, etag) in current where st.told[id] != etag {
                 st.told[id] = etag
+                changes[id] = st.toldVersion[id].map { .from($0) } ?? .unknown
                 affected.formUnion(st.watchers[id] ?? [])
             }
             // Streams with more of a backlog to send, whose last page has left.
@@ -659,7 +687,7 @@ final class EpisodeEventHub: Sendable {
             for id in read { st.nextRead[id] = .infinity }
             // Feeds without a time yet: a hundred a turn (each time is read from the feed's data).
             let unscheduled = (Array(current.keys) + libraryHeld).filter { st.nextRead[$0] == nil }.prefix(100)
-            return (affected.compactMap { st.subscribers[$0] }, read, Array(unscheduled))
+            return (affected.compactMap { st.subscribers[$0] }, changes, read, Array(unscheduled))
         }
         // Each feed's next time from its own data, worked out outside the lock.
         let times = Set(read + unscheduled).map { id in (id, now + interval(id, now: now)) }
@@ -671,7 +699,19 @@ final class EpisodeEventHub: Sendable {
             refresh(id, .cadence)
         }
         let memo = EventMemo()
+        let podcast: @Sendable (Int) -> EpisodeBatch.Status = { [self] id in memo.status(id) { status(of: id) } }
+        memo.fragments = EpisodeChangeFragments(changes: changes, status: podcast)
         for s in changed { deliver(s, memo: memo) }
+        // What the streams were told of each changed podcast: the version the next change starts from.
+        if !changes.isEmpty {
+            let versions = changes.keys.compactMap { id -> (Int, EpisodeChangeLog.Version)? in
+                guard case .ok(let data) = podcast(id) else { return nil }
+                return (id, data.changes.current)
+            }
+            state.withLock { st in
+                for (id, version) in versions where st.watchers[id] != nil { st.toldVersion[id] = version }
+            }
+        }
         if heartbeat {
             let all = state.withLock { Array($0.subscribers.values) }
             for s in all where !s.stream.send(ServerSentEvent.heartbeat) { remove(s) }
@@ -728,20 +768,45 @@ final class EventMemo: Sendable {
         let more: Bool
     }
 
-    private let made = Locked<(events: [String: Event?], bytes: Int)>(([:], 0))
+    /// What a turn made for one position.
+    enum Made: Sendable {
+        /// Nothing new for it.
+        case nothing
+        case event(Event)
+    }
+
+    private let made = Locked<(events: [String: Made], bytes: Int)>(([:], 0))
+    /// Each podcast of the turn read from its data once (a thousand streams following one
+    /// podcast do not each parse its data).
+    private let statuses = Locked<[Int: EpisodeBatch.Status]>([:])
+    /// This turn's changes, a fragment each (set once, before any stream is told).
+    private let changeFragments = Locked<EpisodeChangeFragments?>(nil)
+    var fragments: EpisodeChangeFragments? {
+        get { changeFragments.withLock { $0 } }
+        set { changeFragments.withLock { $0 = newValue } }
+    }
 
     /// Kept for the turn at most: past these, events are made for each stream (as without a memo).
     static let maxEvents = 10_000, maxBytes = 32 << 20
 
-    /// nil: not made yet; .some(nil): nothing new for that position.
-    func event(_ key: String) -> Event?? { made.withLock { $0.events[key] } }
-    func keep(_ event: Event?, as key: String) {
-        let size = (event?.bytes.count ?? 0) + key.utf8.count
+    /// What was made for `key` this turn; nil when nothing was yet.
+    func made(_ key: String) -> Made? { made.withLock { $0.events[key] } }
+    func keep(_ result: Made, as key: String) {
+        var size = key.utf8.count
+        if case .event(let event) = result { size += event.bytes.count }
         made.withLock { m in
             guard m.events.count < Self.maxEvents, m.bytes + size <= Self.maxBytes else { return }
-            m.events[key] = event
+            m.events[key] = result
             m.bytes += size
         }
+    }
+
+    /// Podcast `id`'s status this turn, read by `read` the first time.
+    func status(_ id: Int, _ read: () -> EpisodeBatch.Status) -> EpisodeBatch.Status {
+        if let known = statuses.withLock({ $0[id] }) { return known }
+        let status = read()
+        statuses.withLock { $0[id] = status }
+        return status
     }
 }
 
