@@ -14,6 +14,7 @@ extension EventLoop {
             version: core.request.version, date: dateCache.current(), into: &conn.output, streaming: true)
         conn.phase = .head
         conn.deadlineKind = .none
+        conn.output.keepsStorage = false
         let stream = ResponseStream(
             fd: conn.fd, connectionID: conn.id, chunked: http11, maxBufferedBytes: context.configuration.maxStreamBufferedBytes, loop: self)
         conn.streamed = StreamedRequest(

@@ -25,6 +25,10 @@ struct OutputQueue: ~Copyable {
     private var head = 0
     private var sentInHead = 0
     private(set) var pendingBytes = 0
+    /// Keeps its buffer between responses (a keep-alive connection's next answer reuses it);
+    /// a long-lived stream's queue lets it go once empty: ten thousand idle streams would
+    /// otherwise each keep the largest event they were sent.
+    var keepsStorage = true
 
     /// Empty until the first response: an idle connection that never asked owns no buffer.
     init() {}
@@ -98,10 +102,14 @@ struct OutputQueue: ~Copyable {
 
     private mutating func reset() {
         // Keep a modest buffer for the next responses; let a huge one go.
-        buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
+        buffer.removeAll(keepingCapacity: keepsStorage && buffer.capacity <= 64 * 1024)
         // removeLast per chunk: removeAll(keepingCapacity:) is a general replaceSubrange,
         // about 180 instructions for the two chunks of a typical response.
-        while !chunks.isEmpty { chunks.removeLast() }
+        if keepsStorage {
+            while !chunks.isEmpty { chunks.removeLast() }
+        } else {
+            chunks = []
+        }
         localStart = 0
         head = 0
         sentInHead = 0

@@ -79,8 +79,13 @@ final class EpisodeChangeFragments: Sendable {
             for (i, item) in f.items.enumerated() { items.append((item.published, p, i)) }
         }
         items.sort { a, b in a.published != b.published ? a.published > b.published : (a.podcast, a.index) < (b.podcast, b.index) }
+        // The event written as it goes out: JSON holds no line break (every string's are escaped),
+        // so its data is one `data:` line.
         var body: [UInt8] = []
-        body.reserveCapacity(bytes + fragments.reduce(0) { $0 + $1.entry.count } + tokenText.utf8.count + 160)
+        body.reserveCapacity(bytes + fragments.reduce(0) { $0 + $1.entry.count } + 2 * tokenText.utf8.count + 200)
+        body += "id: ".utf8
+        body += tokenText.utf8
+        body += "\nevent: episodes\ndata: ".utf8
         body += #"{"source":"rss","count":"#.utf8
         body += String(count).utf8
         body += #","items":["#.utf8
@@ -98,8 +103,8 @@ final class EpisodeChangeFragments: Sendable {
         EpisodePage.json(size: limit, total: count, next: nil, cursor: nil, into: &body)
         body += #","syncToken":"#.utf8
         JSONBytes.appendQuoted(tokenText, to: &body)
-        body.append(UInt8(ascii: "}"))
-        return .event(bytes: ServerSentEvent.encode(id: tokenText, event: "episodes", data: body), token: next)
+        body += "}\n\n".utf8
+        return .event(bytes: body, token: next)
     }
 
     /// Podcast `id`'s news since `version`, worked out once a turn.
