@@ -30,12 +30,13 @@ extension EventLoop {
 
     /// Takes over a connection from another loop (its `load` already counts it).
     func adopt(_ adoption: Adoption) {
-        let accepted = inbox.withLock { box -> Bool in
-            guard !box.closed else { return false }
+        let (accepted, wakes) = inbox.withLock { box -> (Bool, Bool) in
+            guard !box.closed else { return (false, false) }
             box.adoptions.append(adoption)
-            return true
+            return (true, box.signal())
         }
-        if accepted { wake() } else { discard(adoption.fd) }
+        if wakes { wake() }
+        if !accepted { discard(adoption.fd) }
     }
 
     /// Moves an idle connection to the loop of the CPU its packets now arrive on (the client

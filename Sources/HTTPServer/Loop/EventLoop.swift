@@ -36,6 +36,15 @@ final class EventLoop: @unchecked Sendable {
         var streams: [ResponseStream] = []
         /// Set when the loop has exited: a late hand-over is closed by its sender.
         var closed = false
+        /// The loop was woken for what is here and has not drained it yet: whoever adds more
+        /// needs no wake-up of its own (ten thousand streams' events are one eventfd write).
+        var signalled = false
+
+        /// Marks the inbox signalled; true when the caller must wake the loop.
+        mutating func signal() -> Bool {
+            defer { signalled = true }
+            return !signalled
+        }
     }
 
     let epfd: Int32
@@ -102,20 +111,24 @@ final class EventLoop: @unchecked Sendable {
 
     /// Hands a deferred handler's response back to the loop that owns the connection.
     func complete(fd: Int32, connectionID: UInt64, answer: DeferredAnswer) {
-        inbox.withLock { $0.completions.append(Completion(fd: fd, connectionID: connectionID, answer: answer)) }
-        wake()
+        let wakes = inbox.withLock { box -> Bool in
+            box.completions.append(Completion(fd: fd, connectionID: connectionID, answer: answer))
+            return box.signal()
+        }
+        if wakes { wake() }
     }
 
     func wake() { _ = csys_eventfd_signal(wakeFD) }
 
     /// A stream of this loop's has bytes to send, or ends.
     func streamReady(_ stream: ResponseStream) {
-        let accepted = inbox.withLock { box -> Bool in
-            guard !box.closed else { return false }
+        let (accepted, wakes) = inbox.withLock { box -> (Bool, Bool) in
+            guard !box.closed else { return (false, false) }
             box.streams.append(stream)
-            return true
+            return (true, box.signal())
         }
-        if accepted { wake() } else { stream.closed() }
+        if wakes { wake() }
+        if !accepted { stream.closed() }
     }
 
     // MARK: the loop
@@ -175,6 +188,8 @@ final class EventLoop: @unchecked Sendable {
             box.completions.removeAll()
             box.adoptions.removeAll()
             box.streams.removeAll()
+            // Taken whole: the next arrival wakes the loop again.
+            box.signalled = false
             return taken
         }
         for stream in streams { sendStreamed(stream) }
