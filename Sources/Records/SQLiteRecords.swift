@@ -135,6 +135,20 @@ public final class SQLiteRecords: Sendable {
         }
     }
 
+    /// Forgets the records of `kind` last written before `seconds` (Unix); how many went.
+    @discardableResult
+    public func forget(_ kind: String, writtenBefore seconds: Int64) -> Int {
+        connection.withLock { c in
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(c.db, "DELETE FROM records WHERE kind = ?1 AND updated < ?2", -1, &statement, nil) == SQLITE_OK, let statement
+            else { return 0 }
+            defer { sqlite3_finalize(statement) }
+            guard Self.bind(kind, 1, statement), sqlite3_bind_int64(statement, 2, seconds) == SQLITE_OK, sqlite3_step(statement) == SQLITE_DONE
+            else { return 0 }
+            return Int(sqlite3_changes(c.db))
+        }
+    }
+
     /// Records of `kind` kept.
     public func count(_ kind: String) -> Int {
         connection.withLock { c in

@@ -39,6 +39,15 @@ public final class RedisRecords: Sendable {
         return values.prefix(limit).compactMap(\.bytes)
     }
 
+    /// Keeps `value` for `seconds` (a record that lapses unless used: evictable like the cache
+    /// under `volatile-lru`); false when Redis did not take it.
+    @discardableResult
+    public func put(_ kind: String, _ key: String, _ value: [UInt8], expiringIn seconds: Int) async -> Bool {
+        await redis.command(
+            [Array("SET".utf8), self.key(kind, key), value, Array("EX".utf8), Array(String(max(1, seconds)).utf8)], operation: "record_set",
+            patient: true) == .success(.status("OK"))
+    }
+
     /// Keeps `value` (no TTL); false when Redis did not take it.
     @discardableResult
     public func put(_ kind: String, _ key: String, _ value: [UInt8]) async -> Bool {

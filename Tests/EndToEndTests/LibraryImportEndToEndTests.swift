@@ -138,6 +138,27 @@ import TestSupport
             #expect((first.json["podcasts"] as? [[String: Any]] ?? []).count == 500)
             #expect(h.upstream.requestCount(for: "rss") == 500, "listening read nothing again")
 
+            // EventSource cannot POST: the library under a short name, then a GET of its stream.
+            let made = try h.post(
+                "/episodes/events/library", body: Array(("podcasts=" + library.map(String.init).joined(separator: "%2C") + "&limit=1&sync=" + token).utf8),
+                type: "application/x-www-form-urlencoded")
+            #expect(made.status == 201 && made.header("Cache-Control") == "no-store", "\(made.text.prefix(300))")
+            let url = try #require(h.json(made)["url"] as? String)
+            #expect(made.header("Location") == url && url.utf8.count < 100)
+            let handled = try LibraryEventsEndToEndTests.EventStream(port: h.port, String(url.dropFirst("/episodes/events?".count)))
+            let start = try handled.episodes()
+            #expect(LibraryEventsEndToEndTests.items(start.json).isEmpty && (start.json["podcasts"] as? [[String: Any]] ?? []).count == 500)
+            #expect(start.id == first.id, "the handle's position, as the token's")
+            // A new episode of one of them (the eighth outline's feed) reaches the stream opened by its handle.
+            #expect(h.upstream.publish(podcast: 1_590_000_008, at: Int(Date().timeIntervalSince1970)))
+            #expect(try h.get("/hub/notify?id=\(library[7])").status == 202)
+            let news = try handled.episodes()
+            #expect(LibraryEventsEndToEndTests.items(news.json).compactMap { $0["podcastId"] as? Int } == [library[7]], "\(news.json)")
+            // A handle nobody made: told as a problem event, and the stream ends.
+            let unknown = try LibraryEventsEndToEndTests.EventStream(port: h.port, "library=AAAAAAAAAAAAAAAAAAAAAA")
+            let problem = try unknown.next()
+            #expect(problem["event"] == "problem" && problem["data"]?.contains("library_unknown") == true, "\(problem)")
+
             // Exported by a form too (500 feed ids do not fit a URL), and read back as the same library.
             let exported = try h.post("/library/opml/export", body: form, type: "application/x-www-form-urlencoded", timeout: 30)
             #expect(exported.status == 200, "\(exported.text.prefix(300))")

@@ -150,7 +150,8 @@ import Testing
         #expect(json["language"] as? String == "en-us")
         #expect(json["link"] as? String == "https://www.swiftbysundell.com/podcast")
         #expect(json["imageUrl"] as? String == "https://feeds.example.com/artwork/cover-3000.jpg")
-        #expect(Array(json.keys).count == 23)  // with images, podcastGuid, locked, funding, persons, newFeedUrl, movedTo, truncated, syncToken, resync, removed, changed
+        // With images, podcastGuid, locked, funding, persons, newFeedUrl, movedTo, truncated, syncToken, resync, removed, changed.
+        #expect(Array(json.keys).count == 23)
         #expect(json["movedTo"] is NSNull)
     }
 }

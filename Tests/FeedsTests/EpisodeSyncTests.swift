@@ -92,7 +92,10 @@ import Testing
         #expect(u2.indices.filter { v2.wasHad($0, by: u2) }.map { v2.id($0) } == ["a2"])
         var token = SyncToken()
         token[7] = t1
-        let answer = Self.json(try Self.batch([("podcasts", "7"), ("sync", token.encoded)]).render([.ok(v2)], try Self.batch([("podcasts", "7"), ("sync", token.encoded)]).select([.ok(v2)])).body)
+        let answer = Self.json(
+            try Self.batch([("podcasts", "7"), ("sync", token.encoded)]).render(
+                [.ok(v2)], try Self.batch([("podcasts", "7"), ("sync", token.encoded)]).select([.ok(v2)])
+            ).body)
         let podcast = (answer["podcasts"] as? [[String: Any]])?.first ?? [:]
         #expect(podcast["removed"] as? [String] == ["a3"] && podcast["changed"] as? [String] == ["a2"], "\(podcast)")
         let page = Self.json(try #require(v2.page(podcastID: 7, limit: 50, since: nil, cursor: nil, sync: token)).body)

@@ -6,9 +6,10 @@ import Records
 
 /// Which feed each podcast reads, in the store this deployment has: Redis when replicas
 /// share one (no TTL, kept apart from the evictable entries), else SQLite in DATA_DIR on a
-/// single node. Three kinds: `podcast` (id → feed URL), `feed` (feed URL → the ids reading
-/// it: a Redis set, or SQLite keys `url|id`) and `history` (id → its `EpisodeHistory`, written
-/// when it changes, never behind the one kept). Each id–URL pair is written once in ten minutes
+/// single node. Four kinds: `podcast` (id → feed URL), `feed` (feed URL → the ids reading
+/// it: a Redis set, or SQLite keys `url|id`), `history` (id → its `EpisodeHistory`, written
+/// when it changes, never behind the one kept) and `library` (a `LibraryHandle` by its name,
+/// kept 30 days from its last use). Each id–URL pair is written once in ten minutes
 /// (every read of a feed names it again).
 struct FeedRecordStore: FeedRecords {
     enum Backend: Sendable {
@@ -16,7 +17,7 @@ struct FeedRecordStore: FeedRecords {
         case sqlite(SQLiteRecords)
     }
 
-    static let podcastKind = "podcast", feedKind = "feed", historyKind = "history"
+    static let podcastKind = "podcast", feedKind = "feed", historyKind = "history", libraryKind = "library"
     /// Podcasts one feed URL names at most (directory entries and feed ids of one show).
     static let maxPodcastsPerFeed = 32
     let backend: Backend
@@ -99,6 +100,20 @@ struct FeedRecordStore: FeedRecords {
 }
 
 extension FeedRecordStore {
+    func library(_ name: String) async -> [UInt8]? {
+        switch backend {
+        case .redis(let redis): await redis.value(Self.libraryKind, name)
+        case .sqlite(let sqlite): sqlite.value(Self.libraryKind, name)
+        }
+    }
+
+    func keepLibrary(_ name: String, _ record: [UInt8]) async -> Bool {
+        switch backend {
+        case .redis(let redis): await redis.put(Self.libraryKind, name, record, expiringIn: LibraryHandle.lifetimeSeconds)
+        case .sqlite(let sqlite): sqlite.put(Self.libraryKind, name, record, at: Int64(Timestamp.now()))
+        }
+    }
+
     func history(of id: Int) async -> [UInt8]? {
         switch backend {
         case .redis(let redis): await redis.orderedValue(Self.historyKind, String(id))
@@ -125,6 +140,8 @@ extension FeedRecordStore {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let store = try SQLiteRecords(path: path)
+            // Library handles lapse 30 days after their last use.
+            store.forget(libraryKind, writtenBefore: Int64(Timestamp.now() - LibraryHandle.lifetimeSeconds))
             logger.info("records kept", [("path", .string(path)), ("podcasts", .int(store.count(podcastKind)))])
             return FeedRecordStore(.sqlite(store))
         } catch {

@@ -16,11 +16,15 @@ enum EventsAPI {
                     + "replica (Redis carries the word). A reader that "
                     + "falls 256 KiB behind is closed (it resumes from its last id)."),
             "parameters": [
-                .required(
-                    "podcasts", "comma-separated podcast ids (iTunes collection ids, feed ids), 1-500, as /episodes takes (repeats ignored)",
-                    ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,199}$")],
-                    example: "1200361736,1437212345"),
+                .query(
+                    "podcasts",
+                    "comma-separated podcast ids (iTunes collection ids, feed ids), 1-500, as /episodes takes (repeats ignored); required unless library is given",
+                    ["type": "string", "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,499}$")]),
                 PodcastFeedsAPI.limit, PodcastFeedsAPI.sync,
+                .query(
+                    "library",
+                    "a library handle (POST /episodes/events/library): its podcasts, limit and sync, for EventSource and libraries whose ids and token pass no URL; not with podcasts. An unknown one is told as a problem event (library_unknown) and the stream ends",
+                    ["type": "string", "pattern": "^[A-Za-z0-9_-]{22}$"]),
                 [
                     "name": "Last-Event-ID", "in": "header", "required": false, "schema": ["type": "string"],
                     "description": "the last event's id (what a reconnecting EventSource sends); one this service did not give out is ignored",
@@ -31,9 +35,54 @@ enum EventsAPI {
                     "description": "the stream: events until the client leaves (or falls behind, or the replica drains)",
                     "content": ["text/event-stream": ["schema": ["type": "string"]]],
                 ],
-                "400": .error("podcasts missing (missing_parameter), an entry that is not an id, more than 500 ids, a bad limit or sync (invalid_parameter)"),
+                "400": .error(
+                    "podcasts missing (missing_parameter), an entry that is not an id, more than 500 ids, a bad limit, sync or library (invalid_parameter)"),
                 "410": .error("a sync token of a format this version no longer reads (sync_token_expired): connect without sync"),
                 "429": .limited("too_many_streams: the replica holds EVENT_STREAMS_MAX streams, or half of them and this address EVENT_STREAMS_PER_CLIENT"),
+            ],
+        ]
+    ]
+
+    static let libraryHandle: OpenAPIValue = [
+        "post": [
+            "summary": "A library under a short name, for EventSource",
+            "description": .string(
+                "Keeps a library (its podcasts, limit and sync token, as GET /episodes/events takes them) under a short name: EventSource "
+                    + "cannot POST, and a 500-podcast library's ids and token (7 KB and more) pass no URL. Open /episodes/events?library=<name> "
+                    + "(the url field); reconnects resume with Last-Event-ID as any stream does. The same library at the same position is "
+                    + "the same name. Kept 30 days from its last use (with Redis, among the evictable keys)."),
+            "requestBody": [
+                "required": true,
+                "content": [
+                    "application/x-www-form-urlencoded": [
+                        "schema": [
+                            "type": "object",
+                            "properties": [
+                                "podcasts": ["type": "string", "description": "comma-separated podcast ids, 1-500"],
+                                "limit": ["type": "integer", "minimum": 1, "maximum": 500, "default": 100],
+                                "sync": ["type": "string", "pattern": .string(PodcastFeedsAPI.syncPattern), "description": "the syncToken to start from"],
+                            ],
+                            "required": ["podcasts"],
+                        ]
+                    ]
+                ],
+            ],
+            "responses": [
+                "201": [
+                    "description": "the handle, and the stream's URL (also in Location)",
+                    "headers": ["Location": ["schema": ["type": "string"], "description": "the stream's URL"]],
+                    "content": [
+                        "application/json": [
+                            "schema": .closedObject([
+                                "library": ["type": "string", "pattern": "^[A-Za-z0-9_-]{22}$"],
+                                "url": ["type": "string", "pattern": "^/episodes/events\\?library=[A-Za-z0-9_-]{22}$"],
+                            ])
+                        ]
+                    ],
+                ],
+                "400": .error("podcasts missing (missing_parameter), an entry that is not an id, more than 500 ids, a bad limit or sync (invalid_parameter)"),
+                "410": .error("a sync token of a format this version no longer reads (sync_token_expired)"),
+                "415": .error("unsupported_media_type: the body is not application/x-www-form-urlencoded"),
             ],
         ]
     ]

@@ -23,7 +23,8 @@ enum PodcastFeedsAPI {
     ]
     private static let removed: OpenAPIValue = [
         "type": "array", "items": ["type": "string"], "maxItems": 256,
-        "description": "with sync: ids of episodes the feed no longer lists, removed since the token (drop them before taking the items); empty without sync or on a resync",
+        "description":
+            "with sync: ids of episodes the feed no longer lists, removed since the token (drop them before taking the items); empty without sync or on a resync",
     ]
     private static let changed: OpenAPIValue = [
         "type": "array", "items": ["type": "string"],

@@ -100,6 +100,11 @@ extension UpstreamDeclaration {
                 let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
                 return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
             },
+            RouteDeclaration(
+                .episodeEventsLibrary, method: "POST", operation: "makeLibraryHandle", tag: .podcasts, described: EventsAPI.libraryHandle
+            ) { s in
+                LibraryHandleRoute(hub: s.episodeEvents).handle
+            },
             RouteDeclaration(.hubNotify, operation: "notifyFeedChanged", tag: .podcasts, described: EventsAPI.notify) { s in
                 HubNotifyRoute(hub: s.episodeEvents).handle
             },
@@ -159,6 +164,7 @@ extension RouteName {
     static let episode = RouteName("/podcasts/:id/episodes/:episodeId", listedAs: "/podcasts/{id}/episodes/{episodeId}")
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
     static let episodeEvents = RouteName("/episodes/events", listedAs: "/episodes/events?podcasts=")
+    static let episodeEventsLibrary = RouteName("/episodes/events/library")
     static let hubNotify = RouteName("/hub/notify", listedAs: "/hub/notify?url=")
     static let hubWebSub = RouteName("/hub/websub")
     static let podcastByFeedURL = RouteName("/podcasts/byfeedurl", listedAs: "/podcasts/byfeedurl?url=")

@@ -32,6 +32,10 @@ enum ErrorCodes {
         Code(
             code: "feed_id_unknown", status: 404,
             when: "a feed id whose URL is known nowhere (never given out here, or its record lost): name the feed again by URL"),
+        Code(
+            code: "library_unknown", status: 404,
+            when: "`/episodes/events?library=`: no library has this handle (lapsed 30 days after its last use); told as a `problem` event, the stream then ends"
+        ),
         Code(code: "feed_unknown", status: 404, when: "`/hub/notify`: no podcast here reads this feed, so nothing is fetched on a stranger's word"),
         Code(code: "episode_not_found", status: 404, when: "`/podcasts/{id}/episodes/{episodeId}`: the feed has no episode with this id"),
         Code(code: "loan_not_found", status: 404, when: "`/loans/{id}`: no loan has this id"),

@@ -81,7 +81,8 @@ enum OperationalRoutes {
                 hostSlots: s.upstream.hostSlotStats(),
                 trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0,
                 eventStreams: s.episodeEvents.streamCount, watchedFeeds: s.episodeEvents.watchedCount,
-                events: s.episodeEvents.counters.eventsSent, eventsComposed: s.episodeEvents.counters.eventsComposed, sharedTierEmptied: s.episodeEvents.counters.sharedTierEmptied, watchRefreshes: s.episodeEvents.counters.refreshesStarted,
+                events: s.episodeEvents.counters.eventsSent, eventsComposed: s.episodeEvents.counters.eventsComposed,
+                sharedTierEmptied: s.episodeEvents.counters.sharedTierEmptied, watchRefreshes: s.episodeEvents.counters.refreshesStarted,
                 pings: s.episodeEvents.counters.pingsHeard,
                 websub: s.episodeEvents.websub.map { w in
                     let c = w.counters

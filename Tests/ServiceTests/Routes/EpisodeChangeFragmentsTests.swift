@@ -21,7 +21,8 @@ import Testing
     static func data(_ episodes: [(guid: String, published: Int)], after previous: EpisodeFeedData? = nil, at time: Int) throws -> EpisodeFeedData {
         try #require(
             EpisodeFeedData(
-                try EpisodeFeedData.build(feed: feed(episodes), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20, previous: previous, seenAt: time)))
+                try EpisodeFeedData.build(
+                    feed: feed(episodes), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20, previous: previous, seenAt: time)))
     }
 
     static func json(_ event: [UInt8]) -> [String: Any] {

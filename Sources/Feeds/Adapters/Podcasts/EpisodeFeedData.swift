@@ -175,7 +175,8 @@ public struct EpisodeFeedData: Sendable {
         let area = encoder.take()
         let total = area.count
         // Whole in one plain block when it fits; else compressed blocks, as many as fit.
-        let overhead = 64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + encoded.reduce(0) { $0 + $1.id.utf8.count } + 4096
+        let overhead =
+            64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + encoded.reduce(0) { $0 + $1.id.utf8.count } + 4096
         // Plain: `area` is the one block, behind the blob; else the compressed blocks.
         var plain = false
         var blocks: [(stored: [UInt8], length: Int)] = []
@@ -240,7 +241,8 @@ public struct EpisodeFeedData: Sendable {
         var idBytes: [UInt8] = []
         for e in encoded { idBytes += e.id.utf8 }
         var out = magic + [version]
-        out.reserveCapacity(overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + idBytes.count + head.count + (plain ? 0 : stored))
+        out.reserveCapacity(
+            overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + idBytes.count + head.count + (plain ? 0 : stored))
         append(UInt64(encoded.count), 4, to: &out)
         append(UInt64(head.count), 4, to: &out)
         append(UInt64(title.count), 2, to: &out)

@@ -124,6 +124,8 @@ final class EpisodeEventHub: Sendable {
     /// Which feed each podcast reads, kept for good: a ping finds its podcasts here when no
     /// cache (this replica's, or a shared tier restarted empty) holds them.
     let records: (any FeedRecords)?
+    /// Libraries under short names, for `EventSource` (`/episodes/events?library=`).
+    let libraries: LibraryHandles
 
     init(
         cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits, websub: WebSubSubscriber? = nil,
@@ -131,6 +133,7 @@ final class EpisodeEventHub: Sendable {
         clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
     ) {
         self.records = records
+        libraries = LibraryHandles(records: records)
         pingQueue = pings
         self.cache = cache
         self.changes = changes

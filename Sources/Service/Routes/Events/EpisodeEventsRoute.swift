@@ -19,6 +19,9 @@ struct EpisodeEventsRoute: Sendable {
     static let maxPodcasts = EpisodeBatch.maxPodcasts
     /// How long a client waits before reconnecting (the `retry:` field).
     static let retryMilliseconds = 3000
+    static let unknownLibrary = ClientError(
+        status: 404, code: "library_unknown",
+        message: "no library has this handle (it lapsed 30 days after its last use, or was never made): POST /episodes/events/library again")
 
     /// Reads a podcast's feed again in the background. On a ping, from the publisher at once;
     /// on the ticker's turn, only when no replica read it within its interval (the shared
@@ -52,32 +55,46 @@ struct EpisodeEventsRoute: Sendable {
         }
     }
 
+    /// Where a stream's library comes from: the query (or form), or a handle made earlier.
+    enum Library: Sendable {
+        case given(ids: [Int], limit: Int, token: SyncToken?)
+        case handle(String)
+    }
+
     func handle(_ context: inout AppRequestContext) -> AppResult {
-        let ids: [Int], limit: Int
-        var token: SyncToken?
+        var library: Library
         do throws(ClientError) {
             // A GET's query, or a POST's form: a 500-podcast library and its token (7 KB and
-            // more) pass no proxy's request line; fetch-based event-stream clients can POST.
+            // more) pass no proxy's request line; fetch-based event-stream clients can POST,
+            // EventSource names a handle (`library=`).
             let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
-            ids = try EpisodeBatch.podcastIDs(p)
-            guard ids.count <= Self.maxPodcasts else {
-                throw ClientError.invalidParameter("podcasts takes at most \(Self.maxPodcasts) ids on a stream (\(ids.count) given)")
+            if let name = p.value("library"), p.value("podcasts") == nil {
+                guard LibraryHandle.isName(name) else {
+                    throw ClientError.invalidParameter("library is not a handle this service gave out (POST /episodes/events/library makes one)")
+                }
+                library = .handle(name)
+            } else {
+                let ids = try EpisodeBatch.podcastIDs(p)
+                guard ids.count <= Self.maxPodcasts else {
+                    throw ClientError.invalidParameter("podcasts takes at most \(Self.maxPodcasts) ids on a stream (\(ids.count) given)")
+                }
+                library = .given(
+                    ids: ids, limit: try p.int("limit", in: 1...500, default: 100), token: try EpisodeSyncRequest.parse(p, since: nil, cursor: nil))
             }
-            limit = try p.int("limit", in: 1...500, default: 100)
-            token = try EpisodeSyncRequest.parse(p, since: nil, cursor: nil)
         } catch {
             return .response(.error(error))
         }
         // A reconnect's own position wins. One this service cannot read (forged, or of a format
-        // an upgrade retired) leaves the query's `sync=` standing; without one, the stream starts
-        // from no position at all: every podcast is sent whole, page by page, with `resync: true`,
-        // so the app knows to reconcile instead of taking the newest episodes for all it missed.
+        // an upgrade retired) leaves the query's `sync=` (or the handle's) standing; without one,
+        // the stream starts from no position at all: every podcast is sent whole, page by page,
+        // with `resync: true`, so the app knows to reconcile instead of taking the newest
+        // episodes for all it missed.
+        let reconnect: SyncToken?
         if let last = context.request.headers["last-event-id"], !last.isEmpty {
-            if let position = try? SyncToken.decode(last) {
-                token = position
-            } else if token == nil {
-                token = SyncToken()
-            }
+            reconnect = try? SyncToken.decode(last)
+            if reconnect == nil, case .given(let ids, let limit, nil) = library { library = .given(ids: ids, limit: limit, token: SyncToken()) }
+        } else {
+            reconnect = nil
         }
         context.identifyClient()
         let client = context.client.map(ClientResolver.key)
@@ -94,9 +111,24 @@ struct EpisodeEventsRoute: Sendable {
         // nginx passes each event on at once rather than buffering the stream.
         headers.add("X-Accel-Buffering", "no")
         let hub = self.hub, loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: false), deadline = self.deadline, cache = feeds.cache
-        let start = token
+        let chosen = library
         return .stream(Response(status: 200, headers: headers)) { stream, context in
             stream.send(ServerSentEvent.retry(milliseconds: Self.retryMilliseconds))
+            let ids: [Int], limit: Int, start: SyncToken?
+            switch chosen {
+            case .given(let given, let givenLimit, let token):
+                (ids, limit, start) = (given, givenLimit, reconnect ?? token)
+            case .handle(let name):
+                guard let handle = await hub.libraries.resolve(name) else {
+                    // Told as an event (the head has left), and EventSource asked to wait a day
+                    // before it tries this handle again: the app makes a new one.
+                    stream.send(ServerSentEvent.retry(milliseconds: 86_400_000))
+                    stream.send(ServerSentEvent.encode(id: nil, event: "problem", data: Response.error(Self.unknownLibrary).body))
+                    stream.finish()
+                    return
+                }
+                (ids, limit, start) = (handle.ids, handle.limit, reconnect ?? handle.token)
+            }
             let subscriber = EpisodeEventHub.Subscriber(stream: stream, ids: ids, limit: limit, client: client, token: start)
             hub.add(subscriber, in: place)
             let missing = ids.filter { if case .miss = cache.lookup(EpisodesAdapter.dataKey($0)) { true } else { false } }

@@ -21,4 +21,9 @@ public protocol FeedRecords: Sendable {
     /// The store lost what it held (a Redis restarted empty): what this process knows (the
     /// pairs it wrote lately) is written again; returns at once.
     func storeEmptied()
+    /// The library handle named `name` (`LibraryHandle.record`), when one is kept.
+    func library(_ name: String) async -> [UInt8]?
+    /// Keeps a library handle for `LibraryHandle.lifetimeSeconds` from now; false when it could
+    /// not be kept.
+    func keepLibrary(_ name: String, _ record: [UInt8]) async -> Bool
 }
