@@ -139,11 +139,13 @@ deploy-check:
 
 # swift format with the repository's .swift-format (4 spaces, 160 columns); the route tables
 # against docs/openapi.json; no tracked file but the catalog's, the adapters' and the data that
-# must lists the upstreams (scripts/checks/upstream-names-check.py says the rules).
+# must lists the upstreams (scripts/checks/upstream-names-check.py says the rules); the demo
+# page's HTML, CSS and JavaScript parsed as what they are (scripts/checks/demo-lint.py).
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 	python3 scripts/generate/route-tables.py --check
 	python3 scripts/checks/upstream-names-check.py
+	python3 scripts/checks/demo-lint.py
 
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift

@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
         .target(
             name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Primitives"],
+            // The demo page's files stay real HTML, CSS and JavaScript (editors and `make lint` read them as such), in the binary.
+            resources: [.embedInCode("Demo/demo.html"), .embedInCode("Demo/demo.css"), .embedInCode("Demo/demo.js")],
             swiftSettings: strictImports),
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
         .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),

@@ -2,8 +2,11 @@ import HTTPServer
 import Primitives
 
 /// `GET /demo`: the three seed apps (photos, podcasts, loans) as one page on this server's
-/// public API, embedded like `/openapi.json`: plain HTML, CSS and one JavaScript module, no
-/// build step, no external assets. Each file is answered from bytes made once, with an ETag
+/// public API: plain HTML, CSS and one JavaScript module (demo.html, demo.css, demo.js beside
+/// this file, embedded at build time), no build step, no external assets. The page has
+/// landmarks and labelled controls and no inline script or style (the CSP forbids both);
+/// upstream text is only ever set as text, the only HTML inserted being an episode's
+/// `notesHtml`, which the server has sanitized. Each file is answered from bytes made once, with an ETag
 /// per encoding and `304` for a matching `If-None-Match`.
 enum DemoAssets {
     /// Scripts and styles only from this origin, never inline or evaluated; images from this
@@ -20,8 +23,7 @@ enum DemoAssets {
         let etag: String
         let gzipETag: String
 
-        init(_ text: String, contentType: String) {
-            let body = Array(text.utf8)
+        init(_ body: [UInt8], contentType: String) {
             let fingerprint = XXH64.hex(XXH64.hash(body))
             etag = "\"demo-\(fingerprint)\""
             gzipETag = "\"demo-\(fingerprint)-gz\""
@@ -55,9 +57,10 @@ enum DemoAssets {
         }
     }
 
-    static let page = Asset(html, contentType: "text/html; charset=utf-8")
-    static let script = Asset(js, contentType: "text/javascript; charset=utf-8")
-    static let style = Asset(css, contentType: "text/css; charset=utf-8")
+    // Sources/Service/Demo/demo.{html,css,js}, embedded at build time (SwiftPM resources).
+    static let page = Asset(PackageResources.demo_html, contentType: "text/html; charset=utf-8")
+    static let script = Asset(PackageResources.demo_js, contentType: "text/javascript; charset=utf-8")
+    static let style = Asset(PackageResources.demo_css, contentType: "text/css; charset=utf-8")
 
     /// `/demo/:file`: the script and the stylesheet; anything else is not part of the page.
     static func file(_ name: String) -> Asset? {
