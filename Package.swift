@@ -59,8 +59,12 @@ let package = Package(
         .target(name: "Records", dependencies: ["CSQLite", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.
         .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
+        // A podcast's push: event streams' hub (one event per change), pings, WebSub, library handles.
         .target(
-            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Primitives"],
+            name: "Push", dependencies: ["HTTPServer", "Upstream", "Feeds", "FeedFormats", "ResponseCache", "Primitives"],
+            swiftSettings: strictImports),
+        .target(
+            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Push", "Primitives"],
             // The demo page's files stay real HTML, CSS and JavaScript (editors and `make lint` read them as such), in the binary.
             resources: [.embedInCode("Demo/demo.html"), .embedInCode("Demo/demo.css"), .embedInCode("Demo/demo.js")],
             swiftSettings: strictImports),
@@ -79,6 +83,7 @@ let package = Package(
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives", "TestSupport"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Feeds", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["Push", "Feeds", "HTTPServer", "ResponseCache", "Upstream", "Primitives", "TestSupport"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Service", "Primitives"]),

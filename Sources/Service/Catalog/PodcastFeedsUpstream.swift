@@ -1,3 +1,4 @@
+import Push
 import Feeds
 
 extension UpstreamDeclaration {

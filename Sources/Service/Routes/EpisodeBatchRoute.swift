@@ -1,3 +1,4 @@
+import Push
 import Feeds
 import HTTPServer
 import Primitives
@@ -166,14 +167,6 @@ struct EpisodeBatchRoute: Sendable {
         case .loaded(.some(.failed(let error))) where error.refusedBeforeSending: return .pending
         case .loaded(.some(.failed(let error))): return .error(code: error.error.code, message: error.error.message)
         }
-        guard entry.status == 200 else {
-            let error = EpisodeBatch.error(fromBody: entry.body)
-            return .error(code: error.code, message: error.message)
-        }
-        guard let data = EpisodeFeedData(entry.body) else {
-            let error = ClientError.unreadableCachedData(SourceName.episodes)
-            return .error(code: error.code, message: error.message)
-        }
-        return .ok(data)
+        return EpisodeBatch.Status(cached: entry.status, body: entry.body)
     }
 }

@@ -1,3 +1,4 @@
+import Push
 import HTTPServer
 import Primitives
 import ResponseCache

@@ -149,7 +149,7 @@ import Upstream
         #expect(
             RouteDeclaration.listed(RouteDeclaration.all) == [
                 "/photos", "/podcasts?term=", "/podcasts/{id}", "/podcasts/{id}/episodes", "/podcasts/{id}/episodes/{episodeId}", "/episodes?podcasts=",
-                "/episodes/events?podcasts=", "/hub/notify?url=", "/hub/websub",
+                "/episodes/events?podcasts=", "/episodes/events/library", "/hub/notify?url=", "/hub/websub",
                 "/podcasts/byfeedurl?url=", "/library/opml", "/library/opml/export", "/loans", "/loans/{id}", "/images?url=&w=&sig=", "/healthz",
                 "/readyz", "/metrics",
                 "/openapi.json", "/demo",

@@ -69,6 +69,21 @@ public struct EpisodeBatch: Sendable {
         case error(code: String, message: String)
         /// Not ready by the batch's deadline: its fetch goes on, and the next refresh finds it.
         case pending
+
+        /// A podcast as its cached answer says (`status`, `body`): its data, or the error answer cached for it.
+        public init(cached status: Int, body: [UInt8]) {
+            guard status == 200 else {
+                let error = EpisodeBatch.error(fromBody: body)
+                self = .error(code: error.code, message: error.message)
+                return
+            }
+            guard let data = EpisodeFeedData(body) else {
+                let error = ClientError.unreadableCachedData(SourceName.episodes)
+                self = .error(code: error.code, message: error.message)
+                return
+            }
+            self = .ok(data)
+        }
     }
 
     /// Which episodes an answer holds, and what the client has once it has them.

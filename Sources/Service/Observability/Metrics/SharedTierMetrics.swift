@@ -1,3 +1,4 @@
+import Primitives
 import Synchronization
 
 /// What the shared tier (Redis) and the rate limiter did, for `/metrics`. Only the miss

@@ -1,3 +1,4 @@
+import Primitives
 /// What the trace exporter did, for `/metrics` (rendered only when export is configured).
 final class TraceMetrics: Sendable {
     /// Spans by outcome: exported, dropped_queue_full, dropped_export_failed.

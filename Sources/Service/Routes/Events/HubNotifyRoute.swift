@@ -1,3 +1,4 @@
+import Push
 import Feeds
 import HTTPServer
 import Primitives

@@ -4,7 +4,7 @@ import Primitives
 import TestSupport
 import Testing
 
-@testable import Service
+@testable import Push
 
 /// Issue 66: one event per distinct change. A stream up to date with the version it was told
 /// gets this turn's news from fragments worked out once: the same episodes, the same position

@@ -8,7 +8,7 @@ import Primitives
 /// a copy of their bytes and its own token, no reading of the other podcasts of the library.
 /// A stream anywhere else (a backlog still being sent, a position another replica gave, more
 /// than `limit` new) takes the general path (`EpisodeBatch` over its whole library).
-final class EpisodeChangeFragments: Sendable {
+package final class EpisodeChangeFragments: Sendable {
     /// A podcast that changed this turn: the version its streams were told before (`.unknown`:
     /// none was, it was loading).
     enum Change: Sendable {

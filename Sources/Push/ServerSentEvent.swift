@@ -1,8 +1,8 @@
 /// The HTML standard's event stream format (text/event-stream): `id:`, `event:` and one
 /// `data:` line per line of the payload, a blank line to dispatch; a comment line keeps an idle
 /// connection open through proxies; `retry:` is how long a client waits before reconnecting.
-enum ServerSentEvent {
-    static func encode(id: String?, event: String, data: [UInt8]) -> [UInt8] {
+package enum ServerSentEvent {
+    package static func encode(id: String?, event: String, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(data.count + (id?.utf8.count ?? 0) + 32)
         if let id {
@@ -31,7 +31,7 @@ enum ServerSentEvent {
     }
 
     /// A comment: ignored by clients, it keeps proxies from closing an idle stream.
-    static let heartbeat: [UInt8] = Array(": keep-alive\n\n".utf8)
+    package static let heartbeat: [UInt8] = Array(": keep-alive\n\n".utf8)
 
-    static func retry(milliseconds: Int) -> [UInt8] { Array("retry: \(milliseconds)\n\n".utf8) }
+    package static func retry(milliseconds: Int) -> [UInt8] { Array("retry: \(milliseconds)\n\n".utf8) }
 }

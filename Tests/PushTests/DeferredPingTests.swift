@@ -3,7 +3,7 @@ import ResponseCache
 import TestSupport
 import Testing
 
-@testable import Service
+@testable import Push
 
 /// Issue 58: a feed's pings are read at most once per interval, but one that comes within the
 /// interval is not lost: a publisher that updates twice in ten seconds (or a hub that notifies

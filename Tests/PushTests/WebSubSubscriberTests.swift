@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 import Upstream
 
-@testable import Service
+@testable import Push
 
 /// Issue 58: the life of a WebSub subscription, against a loopback hub and a clock the test
 /// moves: asked once, renewed at four fifths of the lease, asked again after a refusal only

@@ -12,8 +12,8 @@ import Upstream
 /// that resumes from its last event's id misses nothing and gets nothing twice. The ticker also
 /// keeps watched feeds warm: each is read again (conditionally, single-flight across replicas
 /// through the shared tier's lock) at its own cadence, within a ceiling of reads a minute.
-final class EpisodeEventHub: Sendable {
-    final class Subscriber: Sendable {
+package final class EpisodeEventHub: Sendable {
+    package final class Subscriber: Sendable {
         let stream: ResponseStream
         let ids: [Int]
         let limit: Int
@@ -23,7 +23,7 @@ final class EpisodeEventHub: Sendable {
         /// until it has, the ticker sends it nothing (the first event says where it starts).
         let position: Locked<(token: SyncToken?, started: Bool)>
 
-        init(stream: ResponseStream, ids: [Int], limit: Int, client: ClientKey?, token: SyncToken?) {
+        package init(stream: ResponseStream, ids: [Int], limit: Int, client: ClientKey?, token: SyncToken?) {
             self.stream = stream
             self.ids = ids
             self.limit = limit
@@ -32,18 +32,29 @@ final class EpisodeEventHub: Sendable {
         }
     }
 
-    struct Limits: Sendable {
-        var streams = 10_000
-        var streamsPerClient = 256
+    package struct Limits: Sendable {
+        package var streams = 10_000
+        package var streamsPerClient = 256
         /// Below the read timeouts proxies keep by default (nginx 60 s, many balancers 30 s).
-        var heartbeat = 10.0
-        var refreshBounds: ClosedRange<Double> = 120...1800
-        var refreshesPerMinute = 600.0
+        package var heartbeat = 10.0
+        package var refreshBounds: ClosedRange<Double> = 120...1800
+        package var refreshesPerMinute = 600.0
         /// A feed's pings are heard at most this often.
-        var pingInterval = 10.0
+        package var pingInterval = 10.0
         /// How long a library refresh keeps its feeds warm (two refreshes of an app that refreshes hourly).
-        var libraryWarmth = 7200.0
-        var maxLibraryFeeds = 50_000
+        package var libraryWarmth = 7200.0
+        package var maxLibraryFeeds = 50_000
+
+        package init(
+            streams: Int = 10_000, streamsPerClient: Int = 256, heartbeat: Double = 10.0, refreshBounds: ClosedRange<Double> = 120...1800,
+            refreshesPerMinute: Double = 600.0
+        ) {
+            self.streams = streams
+            self.streamsPerClient = streamsPerClient
+            self.heartbeat = heartbeat
+            self.refreshBounds = refreshBounds
+            self.refreshesPerMinute = refreshesPerMinute
+        }
     }
 
     private struct State {
@@ -98,11 +109,11 @@ final class EpisodeEventHub: Sendable {
     let changes: (any SharedChangeFeed)?
     let limits: Limits
     /// WebSub subscriptions of watched feeds that name a hub (nil: WebSub off).
-    let websub: WebSubSubscriber?
-    let clock: @Sendable () -> Double
+    package let websub: WebSubSubscriber?
+    package let clock: @Sendable () -> Double
     private let state = Locked(State())
     /// Why a watched feed is read again.
-    enum FeedRead: Sendable {
+    package enum FeedRead: Sendable {
         /// A publisher's word (a ping, a WebSub notification): read now.
         case ping
         /// Its own cadence: unless another replica read it within its interval.
@@ -119,15 +130,15 @@ final class EpisodeEventHub: Sendable {
     /// With a shared tier: accepted pings kept there until a replica has read their feed.
     let pingQueue: (any SharedPingQueue)?
     private let readingQueue = Atomic<Bool>(false)
-    let counters = EventCounters()
+    package let counters = EventCounters()
 
     /// Which feed each podcast reads, kept for good: a ping finds its podcasts here when no
     /// cache (this replica's, or a shared tier restarted empty) holds them.
     let records: (any FeedRecords)?
     /// Libraries under short names, for `EventSource` (`/episodes/events?library=`).
-    let libraries: LibraryHandles
+    package let libraries: LibraryHandles
 
-    init(
+    package init(
         cache: ResponseCache, changes: (any SharedChangeFeed)? = nil, limits: Limits, websub: WebSubSubscriber? = nil,
         records: (any FeedRecords)? = nil, pings: (any SharedPingQueue)? = nil,
         clock: @escaping @Sendable () -> Double = { NativeThread.monotonicSeconds() }
@@ -145,7 +156,7 @@ final class EpisodeEventHub: Sendable {
     /// `start(id, reason)` starts a background read of podcast `id`'s feed; `read` is the same
     /// read, awaited (the ping queue acknowledges after it; nil: `start`'s, acknowledged as it
     /// starts).
-    func setRefresher(_ start: @escaping @Sendable (Int, FeedRead) -> Void, reading read: (@Sendable (Int, FeedRead) async -> Void)? = nil) {
+    package func setRefresher(_ start: @escaping @Sendable (Int, FeedRead) -> Void, reading read: (@Sendable (Int, FeedRead) async -> Void)? = nil) {
         refresher.withLock { $0 = start }
         reader.withLock { $0 = read ?? { id, reason in start(id, reason) } }
         if pingQueue != nil { startReadingPings() }
@@ -156,15 +167,15 @@ final class EpisodeEventHub: Sendable {
         refresher.withLock { $0 }?(id, reason)
     }
 
-    var streamCount: Int { state.withLock { $0.subscribers.count } }
-    var watchedCount: Int { state.withLock { $0.watchers.count } }
+    package var streamCount: Int { state.withLock { $0.subscribers.count } }
+    package var watchedCount: Int { state.withLock { $0.watchers.count } }
 
     // MARK: streams
 
     /// Whether `client` may open another stream here now.
     /// A stream's place, taken when its request is admitted (before its head is sent), so
     /// admission counts streams still starting; given back if the stream never starts.
-    final class Place: Sendable {
+    package final class Place: Sendable {
         let client: ClientKey?
         fileprivate let hub: EpisodeEventHub
         fileprivate let taken = Atomic<Bool>(false)
@@ -179,7 +190,7 @@ final class EpisodeEventHub: Sendable {
 
     /// A place for `client`'s stream; nil when this replica, or this address under pressure,
     /// holds all the streams it may.
-    func reserve(client: ClientKey?) -> Place? {
+    package func reserve(client: ClientKey?) -> Place? {
         let admitted = state.withLock { st -> Bool in
             guard admits(client, in: st) else { return false }
             st.starting += 1
@@ -207,7 +218,7 @@ final class EpisodeEventHub: Sendable {
     }
 
     /// Adds a stream in the place its request was given.
-    func add(_ s: Subscriber, in place: Place) {
+    package func add(_ s: Subscriber, in place: Place) {
         let urls = s.ids.map { id -> (Int, String?) in (id, feedURL(of: id)) }
         place.taken.store(true, ordering: .releasing)
         state.withLock { st in
@@ -252,7 +263,7 @@ final class EpisodeEventHub: Sendable {
     /// Serial per stream (its token's lock): events leave in the order their ids advance.
     /// `memo`: events already made this turn, by what they are made of (streams of one library
     /// at one position get the same bytes: made once, not once per stream).
-    func deliver(_ s: Subscriber, first: Bool = false, memo: EventMemo? = nil) {
+    package func deliver(_ s: Subscriber, first: Bool = false, memo: EventMemo? = nil) {
         s.position.withLock { position in
             guard first || position.started else { return }
             position.started = true
@@ -321,14 +332,14 @@ final class EpisodeEventHub: Sendable {
     /// Podcast `id` as this replica's cache holds it now.
     private func status(of id: Int) -> EpisodeBatch.Status {
         switch cache.lookup(EpisodesAdapter.dataKey(id)) {
-        case .fresh(let entry), .stale(let entry): EpisodeBatchRoute.status(.cached(entry))
+        case .fresh(let entry), .stale(let entry): EpisodeBatch.Status(cached: entry.status, body: entry.body)
         case .miss: .pending
         }
     }
 
     /// Tells the streams watching `id` at once that its data changed here (a read just ended),
     /// rather than at the next turn of the ticker.
-    func changed(_ id: Int) {
+    package func changed(_ id: Int) {
         guard state.withLock({ $0.watchers[id] != nil }) else { return }
         tick()
     }
@@ -347,7 +358,7 @@ final class EpisodeEventHub: Sendable {
 
     /// The podcasts a feed URL names: its feed id, any watched podcast whose feed it is, and
     /// every podcast recorded as reading it (directory ids too, read on any replica).
-    func podcasts(namedBy url: String) async -> [Int] {
+    package func podcasts(namedBy url: String) async -> [Int] {
         let watched = state.withLock { $0.byURL[url] ?? [] }
         let recorded = await records?.podcasts(reading: url) ?? []
         return Array(watched.union(recorded).union([FeedID.id(ofNormalised: url)])).sorted()
@@ -356,7 +367,7 @@ final class EpisodeEventHub: Sendable {
     /// A library was refreshed (`/episodes`): its feeds are kept warm like watched ones (after
     /// them, within the same ceiling) for `libraryWarmth`, so the app's next refresh finds them
     /// read and an episode's `seenAt` close to its publication. At most `maxLibraryFeeds`.
-    func noteLibrary(_ ids: [Int]) {
+    package func noteLibrary(_ ids: [Int]) {
         let until = clock() + limits.libraryWarmth
         let added = state.withLock { st -> Bool in
             for id in ids where st.library[id] != nil || st.library.count < limits.maxLibraryFeeds { st.library[id] = until }
@@ -366,16 +377,16 @@ final class EpisodeEventHub: Sendable {
     }
 
     /// Whether a stream here watches podcast `id`.
-    func watches(_ id: Int) -> Bool { state.withLock { $0.watchers[id] != nil } }
+    package func watches(_ id: Int) -> Bool { state.withLock { $0.watchers[id] != nil } }
 
     // MARK: pings
 
-    enum Ping { case refreshing, tooSoon(Double) }
+    package enum Ping { case refreshing, tooSoon(Double) }
 
     /// Whether this replica, or another through the shared tier, reads podcast `id`'s feed
     /// (an error answer cached for it is not a feed to read), or a record says one did: a
     /// ping's promise holds after a restart or a shared tier that came back empty.
-    func knows(_ id: Int) async -> Bool {
+    package func knows(_ id: Int) async -> Bool {
         let key = EpisodesAdapter.dataKey(id)
         switch cache.lookup(key) {
         case .fresh(let entry), .stale(let entry): return entry.status == 200
@@ -387,7 +398,7 @@ final class EpisodeEventHub: Sendable {
 
     /// A publisher's (or anyone's) word that a feed changed: read it again now, if it was not
     /// pinged within `pingInterval` (the caller has checked it `knows` the feed).
-    func ping(_ id: Int) -> Ping {
+    package func ping(_ id: Int) -> Ping {
         let now = clock()
         let soon = state.withLock { st -> (wait: Double, handOver: Bool)? in
             if let last = st.lastPing[id], now - last < limits.pingInterval {
@@ -753,7 +764,7 @@ final class EpisodeEventHub: Sendable {
         }
     }
 
-    func interval(_ id: Int, now: Double) -> Double {
+    package func interval(_ id: Int, now: Double) -> Double {
         guard case .fresh(let entry) = cache.lookup(EpisodesAdapter.dataKey(id)), let data = EpisodeFeedData(entry.body) else {
             return limits.refreshBounds.lowerBound
         }
@@ -764,7 +775,7 @@ final class EpisodeEventHub: Sendable {
 }
 
 /// Events made in one turn of the ticker, by what they are made of.
-final class EventMemo: Sendable {
+package final class EventMemo: Sendable {
     struct Event: Sendable {
         let bytes: [UInt8]
         let token: SyncToken?
@@ -814,17 +825,17 @@ final class EventMemo: Sendable {
 }
 
 /// What `/metrics` counts of the event streams.
-final class EventCounters: Sendable {
+package final class EventCounters: Sendable {
     let events = Atomic<Int>(0)
     let refreshes = Atomic<Int>(0)
     let pings = Atomic<Int>(0)
     let composed = Atomic<Int>(0)
     let tierEmptied = Atomic<Int>(0)
 
-    var sharedTierEmptied: Int { tierEmptied.load(ordering: .relaxed) }
+    package var sharedTierEmptied: Int { tierEmptied.load(ordering: .relaxed) }
 
-    var eventsComposed: Int { composed.load(ordering: .relaxed) }
-    var eventsSent: Int { events.load(ordering: .relaxed) }
-    var refreshesStarted: Int { refreshes.load(ordering: .relaxed) }
-    var pingsHeard: Int { pings.load(ordering: .relaxed) }
+    package var eventsComposed: Int { composed.load(ordering: .relaxed) }
+    package var eventsSent: Int { events.load(ordering: .relaxed) }
+    package var refreshesStarted: Int { refreshes.load(ordering: .relaxed) }
+    package var pingsHeard: Int { pings.load(ordering: .relaxed) }
 }

@@ -4,7 +4,7 @@ import ResponseCache
 import TestSupport
 import Testing
 
-@testable import Service
+@testable import Push
 
 /// Issue 58: what keeping 1,000 watched feeds warm costs their publishers, counted over one
 /// simulated hour of the refresher's own scheduling (the clock moved two seconds a turn, each

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-@testable import Service
+@testable import Push
 
 /// The event stream format: one `data:` line per line of the payload, an id without line
 /// breaks (a stranger's bytes cannot start a field of their own).

@@ -4,7 +4,7 @@ import ResponseCache
 import TestSupport
 import Testing
 
-@testable import Service
+@testable import Push
 
 /// Issue 58: the feeds of recent library refreshes are kept warm — read again at their own
 /// cadence, never before one interval has passed since the refresh that read them, within the

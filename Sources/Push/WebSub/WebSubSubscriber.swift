@@ -11,13 +11,20 @@ import Upstream
 /// `WEBSUB_KEY`, so every replica sharing the key answers a hub's verification and checks its
 /// notifications without any state shared between them; a second replica subscribing the same
 /// feed sends the same callback and secret, which a hub takes as a renewal.
-final class WebSubSubscriber: Sendable {
-    struct Settings: Sendable {
-        var publicBaseURL: String
-        var key: String
+package final class WebSubSubscriber: Sendable {
+    package struct Settings: Sendable {
+        package var publicBaseURL: String
+        package var key: String
         /// The lease asked for; renewed at four fifths of it.
-        var lease = 86_400
-        var allowPrivateHosts = false
+        package var lease = 86_400
+        package var allowPrivateHosts = false
+
+        package init(publicBaseURL: String, key: String, lease: Int = 86_400, allowPrivateHosts: Bool = false) {
+            self.publicBaseURL = publicBaseURL
+            self.key = key
+            self.lease = lease
+            self.allowPrivateHosts = allowPrivateHosts
+        }
     }
 
     private struct Subscription {
@@ -51,7 +58,7 @@ final class WebSubSubscriber: Sendable {
     let settings: Settings
     let upstream: UpstreamClient
     let cache: ResponseCache
-    let counters = WebSubCounters()
+    package let counters = WebSubCounters()
     private let tokens: HMACSHA256
     private let state = Locked(State())
     /// This replica, as its watch marks name it.
@@ -60,7 +67,7 @@ final class WebSubSubscriber: Sendable {
     /// Requests to hubs sent at most per pass (a pass every two seconds).
     static let requestsPerPass = 20
 
-    init(settings: Settings, upstream: UpstreamClient, cache: ResponseCache) {
+    package init(settings: Settings, upstream: UpstreamClient, cache: ResponseCache) {
         self.settings = settings
         self.upstream = upstream
         self.cache = cache
@@ -75,16 +82,16 @@ final class WebSubSubscriber: Sendable {
     }
 
     func token(_ id: Int) -> String { HubSignature.hex(Array(tokens.mac(Array("websub-callback|\(id)".utf8)).prefix(16))) }
-    func secret(_ id: Int) -> String { HubSignature.hex(tokens.mac(Array("websub-secret|\(id)".utf8))) }
+    package func secret(_ id: Int) -> String { HubSignature.hex(tokens.mac(Array("websub-secret|\(id)".utf8))) }
 
     /// Whether `token` is the one podcast `id`'s callback carries.
-    func validToken(_ token: String, for id: Int) -> Bool {
+    package func validToken(_ token: String, for id: Int) -> Bool {
         HMACSHA256.equal(Array(token.utf8), Array(self.token(id).utf8))
     }
 
     /// Whether this replica is (or was just) subscribed to podcast `id` at `topic` and still
     /// wants it: a hub's verification of a subscription is confirmed for these only.
-    func wants(_ id: Int, topic: String) -> Bool {
+    package func wants(_ id: Int, topic: String) -> Bool {
         state.withLock { $0.subscriptions[id].map { $0.topic == topic && $0.unwatchedSince == nil } ?? false }
     }
 
@@ -97,7 +104,7 @@ final class WebSubSubscriber: Sendable {
     /// A hub verified the subscription of podcast `id` at `topic` here, granting `lease`
     /// seconds: it is held until then, and renewed at four fifths of the lease granted (a hub
     /// may grant less than was asked).
-    func verified(_ id: Int, topic: String, lease: Int?, now: Double) {
+    package func verified(_ id: Int, topic: String, lease: Int?, now: Double) {
         let granted = Double(lease.map { min(max($0, 60), settings.lease) } ?? settings.lease)
         state.withLock { st in
             guard var sub = st.subscriptions[id], sub.topic == topic else { return }
@@ -108,7 +115,7 @@ final class WebSubSubscriber: Sendable {
     }
 
     /// A hub said no to podcast `id` (`hub.mode=denied`): not asked again for an hour.
-    func denied(_ id: Int, now: Double) {
+    package func denied(_ id: Int, now: Double) {
         counters.denied.add()
         state.withLock {
             $0.subscriptions[id] = nil
@@ -142,13 +149,13 @@ final class WebSubSubscriber: Sendable {
     }
 
     /// Whether another replica watches podcast `id` at `topic` now.
-    func watchedElsewhere(_ id: Int, topic: String) async -> Bool {
+    package func watchedElsewhere(_ id: Int, topic: String) async -> Bool {
         guard let mark = await liveMark(id) else { return false }
         return mark.replica != replica && mark.topic == topic
     }
 
     /// Whether any replica asked for podcast `id` at `topic` and still watches it.
-    func wantedAnywhere(_ id: Int, topic: String) async -> Bool {
+    package func wantedAnywhere(_ id: Int, topic: String) async -> Bool {
         if wants(id, topic: topic) { return true }
         return await liveMark(id)?.topic == topic[...]
     }
@@ -285,17 +292,17 @@ final class WebSubSubscriber: Sendable {
         return request
     }
 
-    var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
+    package var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
 }
 
 /// What `/metrics` counts of WebSub.
-final class WebSubCounters: Sendable {
-    let accepted = Counter()
-    let refused = Counter()
-    let denied = Counter()
-    let verified = Counter()
-    let notifications = Counter()
-    let forged = Counter()
+package final class WebSubCounters: Sendable {
+    package let accepted = Counter()
+    package let refused = Counter()
+    package let denied = Counter()
+    package let verified = Counter()
+    package let notifications = Counter()
+    package let forged = Counter()
     /// Unsubscriptions not sent because another replica still watched the feed.
-    let keptForOthers = Counter()
+    package let keptForOthers = Counter()
 }

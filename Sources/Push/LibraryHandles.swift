@@ -4,7 +4,7 @@ import Primitives
 /// Library handles (`LibraryHandle`) where records last (`FeedRecords`: Redis or SQLite), and
 /// in this process when there is no store (a `DATA_DIR` that cannot be used): a failing store
 /// costs the handle its life past a restart, not its use now.
-final class LibraryHandles: Sendable {
+package final class LibraryHandles: Sendable {
     private let records: (any FeedRecords)?
     /// Handles kept here too (the store's copy may lag; without a store, the only one). Bounded.
     private let here = Locked<[String: LibraryHandle]>([:])
@@ -13,7 +13,7 @@ final class LibraryHandles: Sendable {
     init(records: (any FeedRecords)?) { self.records = records }
 
     /// Keeps `handle` and gives its name.
-    func keep(_ handle: LibraryHandle) async -> String {
+    package func keep(_ handle: LibraryHandle) async -> String {
         let name = handle.name
         remember(handle, as: name)
         if let records { _ = await records.keepLibrary(name, handle.record) }
@@ -21,7 +21,7 @@ final class LibraryHandles: Sendable {
     }
 
     /// The handle named `name`, its life renewed; nil when none is kept (never made, or lapsed).
-    func resolve(_ name: String) async -> LibraryHandle? {
+    package func resolve(_ name: String) async -> LibraryHandle? {
         guard LibraryHandle.isName(name) else { return nil }
         if let records, let record = await records.library(name), let handle = LibraryHandle(record: record), handle.name == name {
             // Renewed by its use: an app that listens every day keeps its handle.
