@@ -140,12 +140,14 @@ deploy-check:
 # swift format with the repository's .swift-format (4 spaces, 160 columns); the route tables
 # against docs/openapi.json; no tracked file but the catalog's, the adapters' and the data that
 # must lists the upstreams (scripts/checks/upstream-names-check.py says the rules); the demo
-# page's HTML, CSS and JavaScript parsed as what they are (scripts/checks/demo-lint.py).
+# page's HTML, CSS and JavaScript parsed as what they are (scripts/checks/demo-lint.py); every
+# import against the README's module order (scripts/checks/module-deps-check.py).
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
 	python3 scripts/generate/route-tables.py --check
 	python3 scripts/checks/upstream-names-check.py
 	python3 scripts/checks/demo-lint.py
+	python3 scripts/checks/module-deps-check.py
 
 format:
 	$(SWIFT) format format -i -r Sources Tests Benchmarks Fuzz docs/examples Package.swift
