@@ -29,7 +29,9 @@ struct EpisodeBatchRoute: Sendable {
 
     enum Slot: Sendable {
         case cached(CachedResponse)
-        case loaded(ResponseCache.Outcome?)
+        case loaded(ResponseCache.Outcome)
+        /// The client's quota refused its fetch.
+        case refused
         case pending
     }
 
@@ -69,7 +71,11 @@ struct EpisodeBatchRoute: Sendable {
             var slots = cachedSlots
             var pending = false
             for (n, i) in missing.enumerated() {
-                if let outcome = loaded[n] { slots[i] = .loaded(outcome) } else { pending = true }
+                switch loaded[n] {
+                case .outcome(let outcome)?: slots[i] = .loaded(outcome)
+                case .refused?: slots[i] = .refused
+                case nil: pending = true
+                }
             }
             return Self.answer(batch, slots, for: &context, status: .miss, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
         }
@@ -140,12 +146,12 @@ struct EpisodeBatchRoute: Sendable {
             switch slot {
             case .pending: h.add("pending".utf8)
             // Refused here before anything was sent: pending in the answer too (`status`).
-            case .loaded(.some(.failed(let error))) where error.refusedBeforeSending: h.add("pending".utf8)
-            case .loaded(nil): h.add("refused".utf8)
-            case .cached(let entry), .loaded(.some(.loaded(let entry, _))), .loaded(.some(.staleAfterError(let entry, _))),
-                .loaded(.some(.answered(let entry))), .loaded(.some(.fresh(let entry))), .loaded(.some(.stale(let entry))):
+            case .loaded(.failed(let error)) where error.refusedBeforeSending: h.add("pending".utf8)
+            case .refused: h.add("refused".utf8)
+            case .cached(let entry), .loaded(.loaded(let entry, _)), .loaded(.staleAfterError(let entry, _)), .loaded(.answered(let entry)),
+                .loaded(.fresh(let entry)), .loaded(.stale(let entry)):
                 h.add("\(entry.status) \(entry.etag)".utf8)
-            case .loaded(.some(.failed(let error))): h.add("\(error.error.code) \(error.error.message)".utf8)
+            case .loaded(.failed(let error)): h.add("\(error.error.code) \(error.error.message)".utf8)
             }
         }
         return h.hex
@@ -156,16 +162,16 @@ struct EpisodeBatchRoute: Sendable {
         switch slot {
         case .pending: return .pending
         case .cached(let cached): entry = cached
-        case .loaded(nil):
+        case .refused:
             let refused = ClientError.clientRateLimited(retryAfter: 1)
             return .error(code: refused.code, message: refused.message)
-        case .loaded(.some(.loaded(let loaded, _))), .loaded(.some(.staleAfterError(let loaded, _))), .loaded(.some(.answered(let loaded))),
-            .loaded(.some(.fresh(let loaded))), .loaded(.some(.stale(let loaded))):
+        case .loaded(.loaded(let loaded, _)), .loaded(.staleAfterError(let loaded, _)), .loaded(.answered(let loaded)), .loaded(.fresh(let loaded)),
+            .loaded(.stale(let loaded)):
             entry = loaded
         // Refused here before anything was sent (a busy host, the upstream's budget): not an
         // answer about the feed; asked again after Retry-After, it loads.
-        case .loaded(.some(.failed(let error))) where error.refusedBeforeSending: return .pending
-        case .loaded(.some(.failed(let error))): return .error(code: error.error.code, message: error.error.message)
+        case .loaded(.failed(let error)) where error.refusedBeforeSending: return .pending
+        case .loaded(.failed(let error)): return .error(code: error.error.code, message: error.error.message)
         }
         return EpisodeBatch.Status(cached: entry.status, body: entry.body)
     }

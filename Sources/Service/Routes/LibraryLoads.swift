@@ -18,12 +18,18 @@ struct LibraryLoads: Sendable {
     /// A client's `Cache-Control: no-cache`: each is revalidated.
     let bypass: Bool
 
+    /// What became of one podcast by the deadline.
+    enum Load: Sendable {
+        /// Its client's quota refused the fetch.
+        case refused
+        case outcome(ResponseCache.Outcome)
+    }
+
     /// What became of podcasts `podcasts` (each an id, and its feed when the request names
-    /// it) by the deadline: by index in `podcasts`, an outcome (nil: refused by the quota), or
-    /// nothing when it is still loading.
+    /// it) by the deadline: by index in `podcasts`, or nothing when it is still loading.
     func run(
         _ podcasts: [(id: Int, listed: EpisodesAdapter.ListedFeed?)], deadline: Double, for context: inout AppRequestContext
-    ) async -> (loaded: [Int: ResponseCache.Outcome?], admission: FetchAdmission) {
+    ) async -> (loaded: [Int: Load], admission: FetchAdmission) {
         context.identifyClient()
         context.noteMiss()  // only what is not cached comes here
         // The answer goes by then, whatever is still loading (which goes on).
@@ -39,7 +45,7 @@ struct LibraryLoads: Sendable {
             $0.trace = trace
             $0.completesOnceSent = true
         }
-        let loaded = await DeadlineGather.run(podcasts.count, answerBy: answerBy) { i -> ResponseCache.Outcome? in
+        let loaded = await DeadlineGather.run(podcasts.count, answerBy: answerBy) { i -> Load in
             let podcast = podcasts[i]
             // Each load looks its podcast up (when nothing names its feed yet) together with
             // whatever else this replica is looking up: a few lookups for a storm of requests.
@@ -65,11 +71,12 @@ struct LibraryLoads: Sendable {
                     }
                 }
             }
+            guard let outcome else { return .refused }  // the quota's `admit` said no
             // Gone stale since it was looked up (a long wait for a turn): served, and refreshed.
-            if case .stale? = outcome {
+            if case .stale = outcome {
                 cache.refreshInBackground(key, refreshing: feeds.loader(adapter.dataFeed(podcast.id, listed: podcast.listed), refreshFor: trace))
             }
-            return outcome
+            return .outcome(outcome)
         }
         return (loaded, admission)
     }

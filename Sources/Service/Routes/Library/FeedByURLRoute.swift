@@ -40,12 +40,12 @@ struct FeedByURLRoute: Sendable {
                 let retry = admission.refusedFor ?? 1
                 return .error(
                     ClientError(status: 503, code: "feed_pending", message: "the feed is still being read: ask again after Retry-After", retryAfter: retry))
-            case .some(nil):
+            case .refused?:
                 return .error(ClientError.clientRateLimited(retryAfter: admission.refusedFor ?? 1))
-            case .some(.failed(let error)):
+            case .outcome(.failed(let error))?:
                 return .error(error.error)
-            case .some(.loaded(let found, _)), .some(.fresh(let found)), .some(.stale(let found)), .some(.answered(let found)),
-                .some(.staleAfterError(let found, _)):
+            case .outcome(.loaded(let found, _))?, .outcome(.fresh(let found))?, .outcome(.stale(let found))?, .outcome(.answered(let found))?,
+                .outcome(.staleAfterError(let found, _))?:
                 entry = found
             }
             guard entry.status == 200 else {

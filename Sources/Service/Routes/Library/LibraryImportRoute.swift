@@ -57,7 +57,11 @@ struct LibraryImportRoute: Sendable {
             let (loaded, admission) = await loads.run(podcasts, deadline: deadline, for: &context)
             var statuses = known
             for (n, i) in missing.enumerated() {
-                if let outcome = loaded[n] { statuses[i] = EpisodeBatchRoute.status(.loaded(outcome)) }
+                switch loaded[n] {
+                case .outcome(let outcome)?: statuses[i] = EpisodeBatchRoute.status(.loaded(outcome))
+                case .refused?: statuses[i] = EpisodeBatchRoute.status(.refused)
+                case nil: break
+                }
             }
             let pending = statuses.contains { if case .pending = $0 { true } else { false } }
             return Self.answer(library, statuses, for: &context, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
