@@ -81,7 +81,7 @@ NAMESPACE = re.compile(r"xmlns:itunes|itunes\.com/dtds|itunes:(?=[A-Za-z])", re.
 
 def upstream_names() -> list[str]:
     names: set[str] = set()
-    for path in sorted((ROOT / CATALOG).glob("*.swift")):
+    for path in sorted((ROOT / CATALOG).rglob("*.swift")):
         text = path.read_text(encoding="utf-8")
         names.update(m.lower() for m in re.findall(r'UpstreamEndpoint\(\s*"--[^"]*",\s*"([A-Z][A-Z0-9]*)_', text))
         names.update(m.lower() for m in re.findall(r'"RATE_LIMIT_([A-Z][A-Z0-9]*)_PER_MIN"', text))

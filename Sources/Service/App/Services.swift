@@ -29,6 +29,8 @@ struct Services: Sendable {
     let feedRegistry: FeedRegistry
     /// This replica's event streams and the reads that keep their feeds warm.
     let episodeEvents: EpisodeEventHub
+    /// The podcast feeds' adapter and its cached loads, built once for all their routes.
+    let podcastFeeds: PodcastFeeds
     /// Announced when draining starts (`/readyz` turns 503); the server reads it too.
     let shutdown = ShutdownPhase()
     /// The server's connection counts, for `/metrics`.
@@ -91,6 +93,14 @@ struct Services: Sendable {
                 refreshBounds: min(c[Setting.watchRefreshMin], c[Setting.watchRefreshMax])...c[Setting.watchRefreshMax],
                 refreshesPerMinute: Double(c[Setting.watchRefreshesPerMinute])),
             websub: websub, records: records, pings: redis.map { RedisPingQueue(connection: $0, prefix: c.redisKeyPrefix) })
+        let adapter = EpisodesAdapter(c, lookups: podcastLookups, registry: feedRegistry)
+        let feedRoutes = Self.feedRoutes(c, cache: cache, upstream: upstream, metrics: metrics, logger: logger, spanSink: tracing)
+        podcastFeeds = PodcastFeeds(
+            adapter: adapter, episodes: feedRoutes(adapter, c[Setting.ttlEpisodes]), chapters: feedRoutes(adapter, c[Setting.ttlChapters]),
+            transcripts: feedRoutes(adapter, c[Setting.ttlTranscripts]))
+        // The streams' hub reads watched feeds through the episodes' loads (as /episodes would).
+        let read = EpisodeEventsRoute.refresher(adapter: adapter, feeds: podcastFeeds.episodes, hub: episodeEvents)
+        episodeEvents.setRefresher({ id, reason in Task.detached { await read(id, reason) } }, reading: read)
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0
@@ -101,11 +111,20 @@ struct Services: Sendable {
 
     /// A feed route over these services, with the route's TTL.
     func feedRoute(_ adapter: any FeedAdapter, ttl: Double) -> FeedRoute {
-        let c = configuration
-        return FeedRoute(
-            adapter: adapter, policy: FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError),
-            negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, stats: metrics.caches[adapter.source], logger: logger,
-            spanSink: tracing)
+        Self.feedRoutes(configuration, cache: cache, upstream: upstream, metrics: metrics, logger: logger, spanSink: tracing)(adapter, ttl)
+    }
+
+    /// Feed routes over these parts (what `feedRoute` makes, before the services are whole).
+    static func feedRoutes(
+        _ c: Configuration, cache: ResponseCache, upstream: UpstreamClient, metrics: Metrics, logger: Logger, spanSink: SpanExporter?
+    ) -> (any FeedAdapter, Double) -> FeedRoute {
+        { adapter, ttl in
+            FeedRoute(
+                adapter: adapter,
+                policy: FreshnessPolicy(ttl: ttl, staleWhileRevalidate: ttl * c.staleWhileRevalidateFactor, staleIfError: c.staleIfError),
+                negativeTTL: c.negativeTTL, cache: cache, upstream: upstream, metrics: metrics, stats: metrics.caches[adapter.source], logger: logger,
+                spanSink: spanSink)
+        }
     }
 
     /// The one Redis connection of this process; its failures are counted and logged

@@ -82,11 +82,21 @@ import Upstream
             ])
     }
 
+    /// The Swift files under `folder`, in its subfolders too (an upstream's files may have a folder).
+    static func swiftFiles(under folder: URL) -> [URL] {
+        var files: [URL] = []
+        for case let file as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) ?? .init()
+        where file.pathExtension == "swift" {
+            files.append(file)
+        }
+        return files
+    }
+
     /// Every upstream declared in `Catalog/` is in `UpstreamCatalog.all`: a declaration the list
     /// leaves out would compile and be served by nothing, with no test of its own failing.
     @Test func everyDeclaredUpstreamIsInTheCatalog() throws {
         let catalog = Self.repositoryRoot.appendingPathComponent("Sources/Service/Catalog")
-        let files = try FileManager.default.contentsOfDirectory(at: catalog, includingPropertiesForKeys: nil).filter { $0.pathExtension == "swift" }
+        let files = Self.swiftFiles(under: catalog)
         var declared: [String] = []
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
@@ -113,8 +123,7 @@ import Upstream
         }
         var adapters: Set<String> = []
         let catalog = root.appendingPathComponent("Sources/Service/Catalog")
-        let files = try FileManager.default.contentsOfDirectory(at: catalog, includingPropertiesForKeys: nil)
-        for file in files where file.lastPathComponent.hasSuffix("Upstream.swift") {
+        for file in Self.swiftFiles(under: catalog) where file.lastPathComponent.hasSuffix("Upstream.swift") {
             let text = try String(contentsOf: file, encoding: .utf8)
             for word in text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }) where word.hasSuffix("Adapter") && word.first?.isUppercase == true {
                 adapters.insert(String(word))

@@ -1,10 +1,10 @@
-import Push
 import Feeds
 
 extension UpstreamDeclaration {
     /// Each podcast's own RSS/Atom feed on its publisher's host (found through the iTunes
     /// lookup), and the chapters and transcript files it points to: one episode list, one
-    /// episode, a library's episodes.
+    /// episode, a library's episodes, its event stream and pings, the library by feed URL.
+    /// The routes are declared by concern beside this file (episodes, events, library).
     static let podcastFeeds = UpstreamDeclaration(
         source: SourceName.episodes,
         endpoints: [],
@@ -47,103 +47,7 @@ extension UpstreamDeclaration {
                 "--episode-file-max-bytes", "EPISODE_FILE_MAX_BYTES", \.[Setting.episodeFileMaxBytes], .bytes(1024...(1 << 30)),
                 "the most read of a chapters or transcript file (a larger one is served cut, the transcript truncated)"),
         ],
-        routes: [
-            RouteDeclaration(.episodes, operation: "listPodcastEpisodes", tag: .podcasts, described: PodcastFeedsAPI.episodes) { s in
-                s.feedRoute(EpisodesAdapter(s.configuration, lookups: s.podcastLookups, registry: s.feedRegistry), ttl: s.configuration[Setting.ttlEpisodes])
-                    .handle
-            },
-            RouteDeclaration(.episode, operation: "getPodcastEpisode", tag: .podcasts, described: PodcastFeedsAPI.episode) { s in
-                let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return EpisodeRoute(
-                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]),
-                    parts: EpisodePartLoader(maxFileBytes: c[Setting.episodeFileMaxBytes], allowPrivateHosts: c.allowPrivateFeedHosts),
-                    chapterLoads: s.feedRoute(adapter, ttl: c[Setting.ttlChapters]), transcriptLoads: s.feedRoute(adapter, ttl: c[Setting.ttlTranscripts])
-                ).handle
-            },
-            RouteDeclaration(.episodeBatch, operation: "listLibraryEpisodes", tag: .podcasts, described: PodcastFeedsAPI.library) { s in
-                let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return EpisodeBatchRoute(
-                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline],
-                    warm: s.episodeEvents
-                )
-                .handle
-            },
-            RouteDeclaration(
-                .episodeBatch, method: "POST", operation: "postLibraryEpisodes", tag: .podcasts,
-                described: LibraryAPI.formOf(PodcastFeedsAPI.library, path: "/episodes", note: " Follow page.next by sending its cursor in the form.")
-            ) { s in
-                let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return EpisodeBatchRoute(
-                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), deadline: c[Setting.episodesBatchDeadline],
-                    warm: s.episodeEvents
-                )
-                .handle
-            },
-            RouteDeclaration(.episodeEvents, operation: "streamLibraryEpisodes", tag: .podcasts, described: EventsAPI.events) { s in
-                let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
-                let read = EpisodeEventsRoute.refresher(adapter: adapter, feeds: feeds, hub: s.episodeEvents)
-                s.episodeEvents.setRefresher({ id, reason in Task.detached { await read(id, reason) } }, reading: read)
-                return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
-            },
-            RouteDeclaration(
-                .episodeEvents, method: "POST", operation: "postStreamLibraryEpisodes", tag: .podcasts,
-                described: LibraryAPI.formOf(
-                    EventsAPI.events, path: "/episodes/events",
-                    note: " For a library whose ids and token pass no URL: a fetch-based event-stream client POSTs them (EventSource cannot).")
-            ) { s in
-                let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                let feeds = s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes])
-                return EpisodeEventsRoute(adapter: adapter, feeds: feeds, hub: s.episodeEvents, deadline: c[Setting.episodesBatchDeadline]).handle
-            },
-            RouteDeclaration(
-                .episodeEventsLibrary, method: "POST", operation: "makeLibraryHandle", tag: .podcasts, described: EventsAPI.libraryHandle
-            ) { s in
-                LibraryHandleRoute(hub: s.episodeEvents).handle
-            },
-            RouteDeclaration(.hubNotify, operation: "notifyFeedChanged", tag: .podcasts, described: EventsAPI.notify) { s in
-                HubNotifyRoute(hub: s.episodeEvents).handle
-            },
-            RouteDeclaration(.hubNotify, method: "POST", operation: "postNotifyFeedChanged", tag: .podcasts, described: EventsAPI.notifyForm) { s in
-                HubNotifyRoute(hub: s.episodeEvents).handle
-            },
-            RouteDeclaration(
-                .hubWebSub, operation: "verifyWebSubSubscription", tag: .podcasts, described: EventsAPI.websubVerify, when: { $0.websubEnabled }
-            ) { s in
-                WebSubCallbackRoute.handler(s)
-            },
-            RouteDeclaration(
-                .hubWebSub, method: "POST", operation: "receiveWebSubNotification", tag: .podcasts, described: EventsAPI.websubNotify,
-                when: { $0.websubEnabled }
-            ) { s in
-                WebSubCallbackRoute.handler(s)
-            },
-            RouteDeclaration(.podcastByFeedURL, operation: "getPodcastByFeedURL", tag: .podcasts, described: LibraryAPI.byFeedURL) { s in
-                let adapter = EpisodesAdapter(s.configuration, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return FeedByURLRoute(adapter: adapter, feeds: s.feedRoute(adapter, ttl: s.configuration[Setting.ttlEpisodes]), registry: s.feedRegistry)
-                    .handle
-            },
-            RouteDeclaration(.library, method: "POST", operation: "importLibrary", tag: .library, described: LibraryAPI.importLibrary) { s in
-                let c = s.configuration
-                let adapter = EpisodesAdapter(c, lookups: s.podcastLookups, registry: s.feedRegistry)
-                return LibraryImportRoute(
-                    adapter: adapter, feeds: s.feedRoute(adapter, ttl: c[Setting.ttlEpisodes]), registry: s.feedRegistry,
-                    deadline: c[Setting.episodesBatchDeadline]
-                ).handle
-            },
-            RouteDeclaration(.library, operation: "exportLibrary", tag: .library, described: LibraryAPI.exportLibrary) { s in
-                LibraryExportRoute(s).handle
-            },
-            RouteDeclaration(
-                .libraryExport, method: "POST", operation: "postExportLibrary", tag: .library,
-                described: LibraryAPI.formOf(LibraryAPI.exportLibrary, path: "/library/opml")
-            ) { s in LibraryExportRoute(s).handle },
-        ],
+        routes: PodcastFeeds.episodeRoutes + PodcastFeeds.eventRoutes + PodcastFeeds.libraryRoutes,
         schemas: PodcastFeedsAPI.schemas.merging(LibraryAPI.schemas),
         fuzz: FuzzEntry(reading: ["rss/1200361736.xml", "rss/1580000001.xml"]) { EpisodesAdapter.fuzz($0) })
 }
