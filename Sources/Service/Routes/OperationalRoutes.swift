@@ -65,33 +65,10 @@ enum OperationalRoutes {
     ]
 
     private static func metricsResponse(_ s: Services) -> Response {
-        let statistics = s.statistics
-        let breakers = s.upstream.breakerStates().map { b -> (host: String, state: Int) in
-            switch b.state {
-            case .closed: return (b.host, 0)
-            case .halfOpen: return (b.host, 1)
-            case .open: return (b.host, 2)
-            }
-        }
-        let text = s.metrics.render(
-            .init(
-                openConnections: statistics.open, requestsInFlight: statistics.inFlight, cacheDeadlineWaits: s.cache.waitingWithDeadline,
-                loopConnections: statistics.perLoop, connectionsMoved: statistics.moved,
-                cacheBytes: s.cache.byteCount, cacheEntries: s.cache.entryCount, breakers: breakers, feedBreakers: s.upstream.feedBreakerCounts(),
-                draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, queues: s.upstream.queueStats(),
-                hostSlots: s.upstream.hostSlotStats(),
-                trackedClients: s.clients.limiter?.trackedClients ?? 0, untrustedForwarded: s.clients.untrustedForwarding?.count ?? 0,
-                eventStreams: s.episodeEvents.streamCount, watchedFeeds: s.episodeEvents.watchedCount,
-                events: s.episodeEvents.counters.eventsSent, eventsComposed: s.episodeEvents.counters.eventsComposed,
-                sharedTierEmptied: s.episodeEvents.counters.sharedTierEmptied, watchRefreshes: s.episodeEvents.counters.refreshesStarted,
-                pings: s.episodeEvents.counters.pingsHeard,
-                websub: s.episodeEvents.websub.map { w in
-                    let c = w.counters
-                    return (
-                        w.subscriptionCount, c.accepted.current, c.refused.current, c.denied.current, c.verified.current, c.notifications.current,
-                        c.forged.current, c.keptForOthers.current
-                    )
-                }))
+        let text = s.metrics.render([
+            ConnectionGauges(s.statistics), CacheGauges(s.cache), UpstreamGauges(s.upstream), ClientGauges(s.clients),
+            EventStreamGauges(hub: s.episodeEvents), LifecycleGauges(draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines),
+        ])
         let body = Array(text.utf8)
         var r = Response(status: 200, body: body, gzippedBody: Gzip.compress(body), compressible: true)
         r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

@@ -4,15 +4,13 @@ import Upstream
 @testable import Service
 
 @Suite(.offPool) struct MetricsTests {
-    static func render(_ configure: (inout Metrics.Gauges) -> Void = { _ in }) -> String {
+    static func render(breakers: [(host: String, state: Int)] = []) -> String {
         let m = Metrics(routes: RouteDeclaration.all.map(\.name.path), sources: ["flickr"])
         m.recordRequest(route: "/photos", status: 200, seconds: 0.002)
         m.recordRequest(route: "/photos", status: 404, seconds: 0.001)
         m.recordRequest(route: "/nowhere", status: 404, seconds: 0.001)
         m.recordUpstream(source: "flickr", outcome: "ok", seconds: 0.05)
-        var g = Metrics.Gauges(openConnections: 3, cacheBytes: 10, cacheEntries: 1, breakers: [], draining: false, droppedLogLines: 0)
-        configure(&g)
-        return m.render(g)
+        return m.render([ConnectionGauges(open: 3), CacheGauges(bytes: 10, entries: 1), UpstreamGauges(breakers: breakers), LifecycleGauges()])
     }
 
     @Test func requestsAreCountedByRouteAndStatusWithUnknownRoutesFolded() {
@@ -26,7 +24,7 @@ import Upstream
     }
 
     @Test func everyFamilyHasHelpAndTypeOnce() {
-        let text = Self.render { $0.breakers = [(host: "api.flickr.com", state: 2)] }
+        let text = Self.render(breakers: [(host: "api.flickr.com", state: 2)])
         let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
         #expect(Set(types).count == types.count, "a family is declared twice")
         for name in types { #expect(text.contains("# HELP \(name) ")) }
@@ -37,6 +35,6 @@ import Upstream
     @Test func labelValuesAreEscaped() {
         #expect(Metrics.labelValue("api.flickr.com") == "api.flickr.com")
         #expect(Metrics.labelValue("a\"b\\c\nd") == "a\\\"b\\\\c\\nd")
-        #expect(Self.render { $0.breakers = [(host: "evil\"}\n", state: 0)] }.contains(#"feedproxy_circuit_breaker_state{host="evil\"}\n"} 0"#))
+        #expect(Self.render(breakers: [(host: "evil\"}\n", state: 0)]).contains(#"feedproxy_circuit_breaker_state{host="evil\"}\n"} 0"#))
     }
 }
