@@ -38,6 +38,7 @@ enum EventsAPI {
                 "400": .error(
                     "podcasts missing (missing_parameter), an entry that is not an id, more than 500 ids, a bad limit, sync or library (invalid_parameter)"),
                 "410": .error("a sync token of a format this version no longer reads (sync_token_expired): connect without sync"),
+                "414": .error("uri_too_long: the request line is longer than 8 KiB (a big library: POST the form, or make a handle)"),
                 "429": .limited("too_many_streams: the replica holds EVENT_STREAMS_MAX streams, or half of them and this address EVENT_STREAMS_PER_CLIENT"),
             ],
         ]
@@ -58,7 +59,10 @@ enum EventsAPI {
                         "schema": [
                             "type": "object",
                             "properties": [
-                                "podcasts": ["type": "string", "description": "comma-separated podcast ids, 1-500"],
+                                "podcasts": [
+                                    "type": "string", "description": "comma-separated podcast ids, 1-500",
+                                    "pattern": .string("^\(space)*[1-9][0-9]{0,17}\(space)*(,\(space)*[1-9][0-9]{0,17}\(space)*){0,499}$"),
+                                ],
                                 "limit": ["type": "integer", "minimum": 1, "maximum": 500, "default": 100],
                                 "sync": ["type": "string", "pattern": .string(PodcastFeedsAPI.syncPattern), "description": "the syncToken to start from"],
                             ],
@@ -105,6 +109,7 @@ enum EventsAPI {
         ],
         "400": .error("neither url nor id (missing_parameter), or one that is not a feed URL or podcast id (invalid_parameter)"),
         "404": .error("feed_unknown: no podcast here reads this feed (nothing is fetched for a URL a stranger names)"),
+        "414": .error("uri_too_long: the request line is longer than 8 KiB"),
         "429": .limited(
             "ping_too_soon: this feed was pinged within the last 10 s (it is being read, and is read once more when the 10 s have passed); client_rate_limited: this client's pings (each costs a miss of CLIENT_MISS_RATE_PER_MIN) passed its quota"
         ),

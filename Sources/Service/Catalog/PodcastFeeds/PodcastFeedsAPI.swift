@@ -7,7 +7,8 @@ enum PodcastFeedsAPI {
         + "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]))$"
     private static let space = OpenAPIValue.trimmedSpace
     private static let cursorPattern = "^[A-Za-z0-9_-]{23}$"
-    static let syncPattern = "^[A-Za-z0-9_-]{8,32768}$"
+    /// Empty: no position at all (the recovery from a token that cannot be used).
+    static let syncPattern = "^([A-Za-z0-9_-]{8,32768})?$"
     static let sync = OpenAPIValue.query(
         "sync",
         "the syncToken of an earlier answer: only the episodes new or changed since it, in the order FeedProxy saw them "
