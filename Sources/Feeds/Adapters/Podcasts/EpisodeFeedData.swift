@@ -253,18 +253,8 @@ public struct EpisodeFeedData: Sendable {
         append(UInt64(hub.count), 2, to: &out)
         append(UInt64(topic.count), 2, to: &out)
         append(UInt64(said.interval ?? 0), 4, to: &out)
-        append(UInt64(log.versions.count), 2, to: &out)
-        for v in log.versions {
-            append(UInt64(v.seq), 4, to: &out)
-            append(UInt64(v.id), 4, to: &out)
-            append(UInt64(v.changes), 4, to: &out)
-        }
-        append(UInt64(made.horizon), 4, to: &out)
-        append(UInt64(made.tombstones.count), 2, to: &out)
-        for t in made.tombstones {
-            append(UInt64(t.seq), 4, to: &out)
-            EpisodeHistory.append(t.id, to: &out)
-        }
+        EpisodeHistory.append(log, to: &out)
+        EpisodeHistory.append(tombstones: made.tombstones, horizon: made.horizon, to: &out)
         let sizes: [(stored: Int, length: Int)] = plain ? [(area.count, area.count)] : blocks.map { ($0.stored.count, $0.length) }
         append(UInt64(sizes.count), 4, to: &out)
         var offset = 0
@@ -314,24 +304,8 @@ public struct EpisodeFeedData: Sendable {
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let n = r.int(4), n <= Self.maxEpisodes,
             let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let movedLength = r.int(2), let movedID = r.int64(),
             let flags = r.int(1), flags <= 1, let hubLength = r.int(2), let topicLength = r.int(2), let interval = r.int(4),
-            let versionCount = r.int(2), versionCount <= Self.maxEpisodes + EpisodeChangeLog.keptVersions
+            let changes = EpisodeHistory.readLog(&r), let (tombstones, horizon) = EpisodeHistory.readTombstones(&r)
         else { return nil }
-        var versions: [EpisodeChangeLog.Version] = []
-        versions.reserveCapacity(versionCount)
-        for _ in 0..<versionCount {
-            guard let seq = r.uint32(), let id = r.uint32(), let changes = r.uint32(), seq > (versions.last?.seq ?? 0) else { return nil }
-            versions.append(EpisodeChangeLog.Version(seq: seq, id: id, changes: changes))
-        }
-        let changes = EpisodeChangeLog(versions: versions)
-        guard let horizon = r.uint32(), let tombstoneCount = r.int(2), tombstoneCount <= EpisodeHistory.maxTombstones else { return nil }
-        var tombstones: [EpisodeHistory.Tombstone] = []
-        tombstones.reserveCapacity(tombstoneCount)
-        for _ in 0..<tombstoneCount {
-            guard let seq = r.uint32(), seq >= (tombstones.last?.seq ?? 0), let length = r.int(2), length <= EpisodeHistory.maxIDBytes,
-                let id = r.take(length)
-            else { return nil }
-            tombstones.append(EpisodeHistory.Tombstone(seq: seq, id: String(decoding: id, as: UTF8.self)))
-        }
         guard let blockCount = r.int(4), blockCount <= max(1, n) else { return nil }
         var table: [(offset: Int, stored: Int, length: Int)] = []
         table.reserveCapacity(blockCount)

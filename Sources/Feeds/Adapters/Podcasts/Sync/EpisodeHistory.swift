@@ -104,12 +104,7 @@ public struct EpisodeHistory: Sendable, Equatable {
     public var encoded: [UInt8] {
         var out = Self.magic + [Self.version]
         out.reserveCapacity(out.count + 16 + 12 * log.versions.count + 16 * stamps.count + 40 * known.count)
-        EpisodeFeedData.append(UInt64(log.versions.count), 2, to: &out)
-        for v in log.versions {
-            EpisodeFeedData.append(UInt64(v.seq), 4, to: &out)
-            EpisodeFeedData.append(UInt64(v.id), 4, to: &out)
-            EpisodeFeedData.append(UInt64(v.changes), 4, to: &out)
-        }
+        Self.append(log, to: &out)
         // By key: the same history always encodes to the same bytes (an unchanged one is not rewritten).
         EpisodeFeedData.append(UInt64(stamps.count), 4, to: &out)
         for (hash, stamp) in stamps.sorted(by: { $0.key < $1.key }) {
@@ -124,13 +119,53 @@ public struct EpisodeHistory: Sendable, Equatable {
             EpisodeFeedData.append(UInt64(k.firstSeen.ordinal), 4, to: &out)
             Self.append(k.id, to: &out)
         }
+        Self.append(tombstones: tombstones, horizon: horizon, to: &out)
+        return out
+    }
+
+    /// A log's versions as data and records keep them: u16 count · {u32 seq, u32 id, u32 changes}.
+    static func append(_ log: EpisodeChangeLog, to out: inout [UInt8]) {
+        EpisodeFeedData.append(UInt64(log.versions.count), 2, to: &out)
+        for v in log.versions {
+            EpisodeFeedData.append(UInt64(v.seq), 4, to: &out)
+            EpisodeFeedData.append(UInt64(v.id), 4, to: &out)
+            EpisodeFeedData.append(UInt64(v.changes), 4, to: &out)
+        }
+    }
+
+    /// The versions `append(_:to:)` wrote, bounded and ascending; nil when they are not.
+    static func readLog(_ r: inout EpisodeFeedData.Reader) -> EpisodeChangeLog? {
+        guard let count = r.int(2), count <= EpisodeFeedData.maxEpisodes + EpisodeChangeLog.keptVersions else { return nil }
+        var versions: [EpisodeChangeLog.Version] = []
+        versions.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let seq = r.uint32(), let id = r.uint32(), let changes = r.uint32(), seq > (versions.last?.seq ?? 0) else { return nil }
+            versions.append(EpisodeChangeLog.Version(seq: seq, id: id, changes: changes))
+        }
+        return EpisodeChangeLog(versions: versions)
+    }
+
+    /// Removals as data and records keep them: u32 horizon · u16 count · {u32 seq, u16 id length, id}.
+    static func append(tombstones: [Tombstone], horizon: UInt32, to out: inout [UInt8]) {
         EpisodeFeedData.append(UInt64(horizon), 4, to: &out)
         EpisodeFeedData.append(UInt64(tombstones.count), 2, to: &out)
         for t in tombstones {
             EpisodeFeedData.append(UInt64(t.seq), 4, to: &out)
-            Self.append(t.id, to: &out)
+            append(t.id, to: &out)
         }
-        return out
+    }
+
+    /// The removals `append(tombstones:horizon:to:)` wrote, bounded and in order; nil when they are not.
+    static func readTombstones(_ r: inout EpisodeFeedData.Reader) -> (tombstones: [Tombstone], horizon: UInt32)? {
+        guard let horizon = r.uint32(), let count = r.int(2), count <= maxTombstones else { return nil }
+        var tombstones: [Tombstone] = []
+        tombstones.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let seq = r.uint32(), seq >= (tombstones.last?.seq ?? 0), let length = r.int(2), length <= maxIDBytes, let id = r.take(length)
+            else { return nil }
+            tombstones.append(Tombstone(seq: seq, id: String(decoding: id, as: UTF8.self)))
+        }
+        return (tombstones, horizon)
     }
 
     /// An id after its length; one past `maxIDBytes` is kept as none (it is not told as removed).
@@ -144,16 +179,7 @@ public struct EpisodeHistory: Sendable, Equatable {
     /// another version): every count bounded, versions ascending, every stamp in its version.
     public init?(record: [UInt8]) {
         var r = EpisodeFeedData.Reader(bytes: record)
-        guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let versionCount = r.int(2),
-            versionCount <= EpisodeFeedData.maxEpisodes + EpisodeChangeLog.keptVersions
-        else { return nil }
-        var versions: [EpisodeChangeLog.Version] = []
-        versions.reserveCapacity(versionCount)
-        for _ in 0..<versionCount {
-            guard let seq = r.uint32(), let id = r.uint32(), let changes = r.uint32(), seq > (versions.last?.seq ?? 0) else { return nil }
-            versions.append(EpisodeChangeLog.Version(seq: seq, id: id, changes: changes))
-        }
-        let log = EpisodeChangeLog(versions: versions)
+        guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let log = Self.readLog(&r) else { return nil }
         func stamp(_ seq: UInt32, _ ordinal: UInt32) -> EpisodeStamp? {
             guard let version = log.version(seq), ordinal < version.changes else { return nil }
             return EpisodeStamp(seq: seq, ordinal: ordinal)
@@ -174,14 +200,7 @@ public struct EpisodeHistory: Sendable, Equatable {
             else { return nil }
             known[anchor] = Known(firstSeen: first, id: String(decoding: id, as: UTF8.self))
         }
-        guard let horizon = r.uint32(), let tombstoneCount = r.int(2), tombstoneCount <= Self.maxTombstones else { return nil }
-        var tombstones: [Tombstone] = []
-        tombstones.reserveCapacity(tombstoneCount)
-        for _ in 0..<tombstoneCount {
-            guard let seq = r.uint32(), seq >= (tombstones.last?.seq ?? 0), let length = r.int(2), length <= Self.maxIDBytes, let id = r.take(length)
-            else { return nil }
-            tombstones.append(Tombstone(seq: seq, id: String(decoding: id, as: UTF8.self)))
-        }
+        guard let (tombstones, horizon) = Self.readTombstones(&r) else { return nil }
         guard r.rest.isEmpty else { return nil }
         self.init(log: log, stamps: stamps, known: known, tombstones: tombstones, horizon: horizon)
     }
