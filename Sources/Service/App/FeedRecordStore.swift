@@ -24,6 +24,8 @@ struct FeedRecordStore: FeedRecords {
     /// (id, url) pairs written by this process: forgotten past 65,536 or after 10 minutes, so
     /// a store that lost them (a Redis restarted empty) has them again from the next reads.
     private let written = Locked((pairs: Set<String>(), since: NativeThread.monotonicSeconds()))
+    /// When lapsed library handles were last forgotten (SQLite; Redis lets them expire).
+    private let lastPurge = Locked(0)
 
     /// What this process read itself, by id and by URL (at most 65,536 ids, then begun again):
     /// answers while Redis is down or has just come back empty, before the records are
@@ -109,8 +111,18 @@ extension FeedRecordStore {
 
     func keepLibrary(_ name: String, _ record: [UInt8]) async -> Bool {
         switch backend {
-        case .redis(let redis): await redis.put(Self.libraryKind, name, record, expiringIn: LibraryHandle.lifetimeSeconds)
-        case .sqlite(let sqlite): sqlite.put(Self.libraryKind, name, record, at: Int64(Timestamp.now()))
+        case .redis(let redis): return await redis.put(Self.libraryKind, name, record, expiringIn: LibraryHandle.lifetimeSeconds)
+        case .sqlite(let sqlite):
+            let now = Timestamp.now()
+            // Handles lapse 30 days after their last use: forgotten here at most once an hour.
+            if lastPurge.withLock({ last in
+                guard now - last >= 3600 else { return false }
+                last = now
+                return true
+            }) {
+                sqlite.forget(Self.libraryKind, writtenBefore: Int64(now - LibraryHandle.lifetimeSeconds))
+            }
+            return sqlite.put(Self.libraryKind, name, record, at: Int64(now))
         }
     }
 
