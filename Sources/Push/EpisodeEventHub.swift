@@ -130,6 +130,8 @@ package final class EpisodeEventHub: Sendable {
     /// With a shared tier: accepted pings kept there until a replica has read their feed.
     let pingQueue: (any SharedPingQueue)?
     private let readingQueue = Atomic<Bool>(false)
+    /// Queued pings this replica waits to read (deferred until their time).
+    private let deferredEntries = Locked(Set<String>())
     package let counters = EventCounters()
 
     /// Which feed each podcast reads, kept for good: a ping finds its podcasts here when no
@@ -464,13 +466,19 @@ package final class EpisodeEventHub: Sendable {
                     // no reason to wait longer), pending under this replica meanwhile.
                     let wait = min(Double(ping.notBefore - Int64(Timestamp.now()) * 1000) / 1000, limits.pingInterval)
                     guard wait > 0 else {
+                        // One this replica already waits on (taken over from itself): left to that wait.
+                        if deferredEntries.withLock({ $0.contains(ping.entry) }) { continue }
                         group.addTask {
                             await read(ping.id, .ping)
                             await pingQueue.done(ping.entry)
                         }
                         continue
                     }
+                    // Pending under this replica while it waits: not taken over by this replica's own
+                    // XAUTOCLAIM when its wait and read outlast the stall time.
+                    guard deferredEntries.withLock({ $0.insert(ping.entry).inserted }) else { continue }
                     Task.detached { [self] in
+                        defer { deferredEntries.withLock { _ = $0.remove(ping.entry) } }
                         try? await Task.sleep(for: .seconds(wait))
                         let now = clock()
                         state.withLock { st in

@@ -29,7 +29,10 @@ package final class LibraryHandles: Sendable {
             remember(handle, as: name)
             return handle
         }
-        return here.withLock { $0[name] }
+        // Kept here but lost by the store (a failed write, a Redis emptied or evicting): written again.
+        guard let kept = here.withLock({ $0[name] }) else { return nil }
+        if let records { _ = await records.keepLibrary(name, kept.record) }
+        return kept
     }
 
     private func remember(_ handle: LibraryHandle, as name: String) {

@@ -120,6 +120,50 @@ import Testing
         #expect(record == EpisodeHistory(v3) && record.tombstones.map(\.id) == ["a3", "a1"])
     }
 
+    /// An edited episode keeps its first-seen stamp while its version is let go (the log keeps
+    /// the latest 64 and those stamps name): the data and the record still read, and the edit
+    /// is still told as a change. (Both readers refused them once that version was gone.)
+    @Test func anEditedEpisodeOutlivesTheVersionItWasFirstSeenIn() throws {
+        var episodes: [(guid: String, published: Int)] = [("a1", 1000), ("a2", 2000)]
+        var data = try Self.data(Self.feed("A", episodes), at: 50_000)
+        // Both edited: no episode's stamp names the first version any more, only their first-seen stamps.
+        let edited = ["a1": "edited", "a2": "edited"]
+        data = try Self.data(Self.feed("A", episodes, notes: edited), after: data, at: 50_001)
+        for n in 0..<70 {
+            episodes.append(("n\(n)", 3000 + n))
+            data = try Self.data(Self.feed("A", episodes, notes: edited), after: data, at: 50_002 + n)
+        }
+        #expect(data.changes.version(50_000) == nil, "the first version is let go")
+        #expect(EpisodeHistory(record: EpisodeHistory(data).encoded) != nil, "the record reads")
+        let again = try Self.data(Self.feed("A", episodes, notes: ["a1": "edited again", "a2": "edited"]), after: data, at: 60_000)
+        let u = again.unseen(since: SyncToken.Position(through: data.changes.current))
+        #expect(u.indices.map { again.id($0) } == ["a1"] && u.indices.allSatisfy { again.wasHad($0, by: u) }, "a change, not a new episode")
+    }
+
+    /// An episode the feed still lists but the data's budget leaves out is no removal: apps are
+    /// not told to drop it.
+    @Test func anEpisodeLeftOutByTheBudgetIsNotRemoved() throws {
+        // Notes that do not compress (each episode's its own pseudo-random letters): the budget must cut.
+        var seed: UInt64 = 66
+        func letters(_ n: Int) -> String {
+            String(
+                (0..<n).map { _ -> Character in
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return Character(UnicodeScalar(UInt8(97 + (seed >> 33) % 26)))
+                })
+        }
+        let episodes = (0..<40).map { ("e\($0)", 1000 + $0) }
+        let whole = try #require(
+            EpisodeFeedData(
+                try EpisodeFeedData.build(feed: Self.feed("A", episodes), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 8 << 20, seenAt: 50_000)))
+        let noted = Self.feed("A", episodes, notes: Dictionary(uniqueKeysWithValues: episodes.map { ($0.0, letters(6000)) }))
+        let cut = try #require(
+            EpisodeFeedData(
+                try EpisodeFeedData.build(feed: noted, contentType: nil, lookupTitle: nil, base: nil, maxBytes: 96 << 10, previous: whole, seenAt: 50_100)))
+        #expect(cut.truncated && cut.entries.count < 40)
+        #expect(cut.tombstones.isEmpty, "\(cut.tombstones.count) told removed")
+    }
+
     /// Tombstones are bounded: past 256 removals the oldest go, and a token from before them
     /// is sent the whole list (resync) rather than left holding what was removed.
     @Test func aTokenOlderThanTheRemovalsKeptResyncs() throws {

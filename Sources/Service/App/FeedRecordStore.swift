@@ -73,7 +73,10 @@ struct FeedRecordStore: FeedRecords {
         seenHere.withLock { seen in
             guard seen.urls[id] != url else { return }
             if seen.urls.count >= 65_536 { seen = ([:], [:]) }
-            if let old = seen.urls[id] { seen.podcasts[old]?.remove(id) }
+            if let old = seen.urls[id] {
+                seen.podcasts[old]?.remove(id)
+                if seen.podcasts[old]?.isEmpty == true { seen.podcasts[old] = nil }
+            }
             seen.urls[id] = url
             if (seen.podcasts[url]?.count ?? 0) < Self.maxPodcastsPerFeed { seen.podcasts[url, default: []].insert(id) }
         }

@@ -174,9 +174,19 @@ public struct EpisodeFeedData: Sendable {
         episodes = []
         let area = encoder.take()
         let total = area.count
+        // The history this refresh continues, and the episodes the feed lists (whether or not
+        // they fit below): one it still lists is not told as removed when the budget leaves it out.
+        let known = EpisodeHistory.newest(previous.map(EpisodeHistory.init), history)
+        let listed = Set(encoded.map(\.anchor))
+        // What the removals will take: those kept, and the ids of the episodes gone from the feed.
+        let removals = min(
+            EpisodeHistory.maxTombstones * (6 + EpisodeHistory.maxIDBytes),
+            (known?.tombstones.reduce(0) { $0 + 6 + $1.id.utf8.count } ?? 0)
+                + (known?.known.reduce(0) { $0 + (listed.contains($1.key) ? 0 : 6 + $1.value.id.utf8.count) } ?? 0))
         // Whole in one plain block when it fits; else compressed blocks, as many as fit.
         let overhead =
-            64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + encoded.reduce(0) { $0 + $1.id.utf8.count } + 4096
+            64 + 12 * (encoded.count + EpisodeChangeLog.keptVersions) + encoded.count * entryBytes + encoded.reduce(0) { $0 + $1.id.utf8.count } + removals
+            + 4096
         // Plain: `area` is the one block, behind the blob; else the compressed blocks.
         var plain = false
         var blocks: [(stored: [UInt8], length: Int)] = []
@@ -235,8 +245,8 @@ public struct EpisodeFeedData: Sendable {
         let said = hints.completed(by: PublisherHints(hub: parsed.hub, topic: parsed.selfURL, interval: docInterval))
         let hub = Array((said.hub ?? "").utf8), topic = Array((said.topic ?? "").utf8)
         guard hub.count <= 0xFFFF, topic.count <= 0xFFFF else { throw .badUpstreamResponse("the podcast feed") }
-        let known = EpisodeHistory.newest(previous.map(EpisodeHistory.init), history)
-        let (stamps, firstSeen, made) = EpisodeHistory.continuing(known, with: encoded.map { ($0.hash, $0.anchor, $0.id) }, at: seenAt)
+        let (stamps, firstSeen, made) = EpisodeHistory.continuing(
+            known, with: encoded.map { ($0.hash, $0.anchor, $0.id) }, stillListed: listed, at: seenAt)
         let log = made.log
         var idBytes: [UInt8] = []
         for e in encoded { idBytes += e.id.utf8 }
@@ -325,7 +335,8 @@ public struct EpisodeFeedData: Sendable {
                 let chapters = r.int(4), let seq = r.uint32(), let ordinal = r.uint32(), let hash = r.uint(8), let firstSeq = r.uint32(),
                 let firstOrdinal = r.uint32(), let idLength = r.int(2), idLength <= EpisodeHistory.maxIDBytes,
                 // Every stamp names a version the log holds, within its changes, the first no later; every episode lies in its block.
-                let stamped = changes.version(seq), ordinal < stamped.changes, let first = changes.version(firstSeq), firstOrdinal < first.changes,
+                // (The first-seen stamp is only compared: it may name a version the log has let go.)
+                let stamped = changes.version(seq), ordinal < stamped.changes,
                 EpisodeStamp(seq: firstSeq, ordinal: firstOrdinal) <= EpisodeStamp(seq: seq, ordinal: ordinal), block < table.count, length > 0,
                 offset <= table[block].length, length <= table[block].length - offset, chapters <= table[block].length - offset - length
             else { return nil }

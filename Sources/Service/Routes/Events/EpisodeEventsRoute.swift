@@ -91,9 +91,11 @@ struct EpisodeEventsRoute: Sendable {
         // with `resync: true`, so the app knows to reconcile instead of taking the newest
         // episodes for all it missed.
         let reconnect: SyncToken?
+        var unreadable = false
         if let last = context.request.headers["last-event-id"], !last.isEmpty {
             reconnect = try? SyncToken.decode(last)
-            if reconnect == nil, case .given(let ids, let limit, nil) = library { library = .given(ids: ids, limit: limit, token: SyncToken()) }
+            unreadable = reconnect == nil
+            if unreadable, case .given(let ids, let limit, nil) = library { library = .given(ids: ids, limit: limit, token: SyncToken()) }
         } else {
             reconnect = nil
         }
@@ -112,7 +114,7 @@ struct EpisodeEventsRoute: Sendable {
         // nginx passes each event on at once rather than buffering the stream.
         headers.add("X-Accel-Buffering", "no")
         let hub = self.hub, loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: false), deadline = self.deadline, cache = feeds.cache
-        let chosen = library
+        let chosen = library, fromNowhere = unreadable
         return .stream(Response(status: 200, headers: headers)) { stream, context in
             stream.send(ServerSentEvent.retry(milliseconds: Self.retryMilliseconds))
             let ids: [Int], limit: Int, start: SyncToken?
@@ -128,7 +130,7 @@ struct EpisodeEventsRoute: Sendable {
                     stream.finish()
                     return
                 }
-                (ids, limit, start) = (handle.ids, handle.limit, reconnect ?? handle.token)
+                (ids, limit, start) = (handle.ids, handle.limit, reconnect ?? handle.token ?? (fromNowhere ? SyncToken() : nil))
             }
             let subscriber = EpisodeEventHub.Subscriber(stream: stream, ids: ids, limit: limit, client: client, token: start)
             hub.add(subscriber, in: place)

@@ -56,7 +56,7 @@ public struct LibraryHandle: Sendable, Equatable {
         var ids: [Int] = []
         ids.reserveCapacity(count)
         for _ in 0..<count {
-            guard let id = r.uint(8), id > 0, id <= 999_999_999_999_999_999 else { return nil }
+            guard let id = r.uint(8), id > 0, id <= 999_999_999_999_999_999, !ids.contains(Int(id)) else { return nil }  // once each, as asked
             ids.append(Int(id))
         }
         let text = String(decoding: r.rest, as: UTF8.self)

@@ -70,10 +70,12 @@ public struct EpisodeHistory: Sendable, Equatable {
     /// at `time`: their stamps and first-seen stamps, and the history that goes with them.
     /// Episodes `previous` knew that are not listed any more become tombstones (unless listed
     /// again); past `maxTombstones` the oldest go and the horizon moves past them.
-    static func continuing(_ previous: EpisodeHistory?, with episodes: [(hash: UInt64, anchor: UInt64, id: String)], at time: Int) -> (
-        stamps: [EpisodeStamp], firstSeen: [EpisodeStamp], history: EpisodeHistory
-    ) {
-        let listed = Set(episodes.map(\.anchor))
+    /// `stillListed`: the anchors of every episode the feed lists, those the data's budget left
+    /// out too (an episode still in the feed is no removal; it is simply no longer kept).
+    static func continuing(
+        _ previous: EpisodeHistory?, with episodes: [(hash: UInt64, anchor: UInt64, id: String)], stillListed: Set<UInt64>? = nil, at time: Int
+    ) -> (stamps: [EpisodeStamp], firstSeen: [EpisodeStamp], history: EpisodeHistory) {
+        let listed = stillListed ?? Set(episodes.map(\.anchor))
         let gone = (previous?.known ?? [:]).filter { !listed.contains($0.key) }.sorted { $0.key < $1.key }
         let (stamps, log) = EpisodeChangeLog.stamp(episodes.map(\.hash), removing: gone.map(\.key), after: previous, at: time)
         var firstSeen: [EpisodeStamp] = []
@@ -195,10 +197,11 @@ public struct EpisodeHistory: Sendable, Equatable {
         var known: [UInt64: Known] = [:]
         known.reserveCapacity(knownCount)
         for _ in 0..<knownCount {
-            guard let anchor = r.uint(8), let seq = r.uint32(), let ordinal = r.uint32(), let first = stamp(seq, ordinal), let length = r.int(2),
+            // A first-seen stamp is only compared: it may name a version the log has let go.
+            guard let anchor = r.uint(8), let seq = r.uint32(), let ordinal = r.uint32(), seq <= log.current.seq, let length = r.int(2),
                 length <= Self.maxIDBytes, let id = r.take(length)
             else { return nil }
-            known[anchor] = Known(firstSeen: first, id: String(decoding: id, as: UTF8.self))
+            known[anchor] = Known(firstSeen: EpisodeStamp(seq: seq, ordinal: ordinal), id: String(decoding: id, as: UTF8.self))
         }
         guard let (tombstones, horizon) = Self.readTombstones(&r) else { return nil }
         guard r.rest.isEmpty else { return nil }
