@@ -531,13 +531,23 @@ package final class EpisodeEventHub: Sendable {
         await noticeAnEmptiedTier(changes)
         let cursor = state.withLock { $0.changeCursor }
         if let (next, heard) = await changes.changes(after: cursor) {
-            state.withLock { st in
+            let unwatched = state.withLock { st -> [String] in
                 st.changeCursor = next
+                var unwatched: [String] = []
                 for (key, etag) in heard {
-                    guard let id = Self.podcastID(ofDataKey: key), st.watchers[id] != nil, st.told[id] != etag else { continue }
-                    st.announced[id] = (etag, 10)
+                    guard let id = Self.podcastID(ofDataKey: key) else { continue }
+                    guard st.watchers[id] != nil else {
+                        unwatched.append(key)
+                        continue
+                    }
+                    if st.told[id] != etag { st.announced[id] = (etag, 10) }
                 }
+                return unwatched
             }
+            // A podcast no stream here watches but this replica holds: its copy is taken too, or a
+            // stream that comes to watch it later (an app reconnecting from a replica that went
+            // away) would start from the stale copy and hear of nothing until the next read.
+            for key in unwatched where cache.peek(key) != nil { _ = await cache.newestAnywhere(key) }
         }
         let wanted = state.withLock { st -> [(Int, String)] in
             var wanted: [(Int, String)] = []

@@ -214,6 +214,30 @@ import TestSupport
         }
     }
 
+    /// A replica that holds a podcast no stream there watches takes another replica's newer
+    /// copy when it is announced: an app that reconnects there later (its replica went away
+    /// in a deploy) hears of what came meanwhile, not the stale copy's nothing until a read
+    /// (the chaos test's rolling deploy lost two episodes so).
+    @Test func aReplicaHoldingAnUnwatchedPodcastTakesTheNewerCopy() async throws {
+        try await offPool {
+            let replicas = try Self.twoReplicas(streamOnBFor: 1_590_000_046)
+            defer { _ = replicas.b.stop() }
+            let (a, b) = (replicas.a, replicas.b)
+            let x = 1_590_000_047
+            #expect(try a.get("/podcasts/\(x)/episodes?limit=50").status == 200)
+            #expect(waitUntil { a.sharedStores >= 2 })
+            let held = try RawClient.get(port: b.port, "/podcasts/\(x)/episodes?limit=50")
+            let token = try #require(a.json(held)["syncToken"] as? String)
+            #expect(a.upstream.publish(podcast: x, at: Int(Date().timeIntervalSince1970)))
+            #expect(try a.get("/hub/notify?id=\(x)").status == 202)
+            #expect(
+                waitUntil(10) {
+                    let answer = try? RawClient.get(port: b.port, "/podcasts/\(x)/episodes?limit=50&sync=\(token)")
+                    return answer.map { Self.items(a.json($0)).count } == 1
+                }, "B still answers from its copy from before the ping")
+        }
+    }
+
     /// Issue 67: a publisher pings by URL (as pubnotify and podping do) a replica that never
     /// read the feed of a directory podcast: its record (kept in Redis by the replica that read
     /// it) names the podcast, the ping is a 202, and the stream on the other replica hears of
