@@ -363,13 +363,9 @@ class Cluster:
         for i in range(len(self.ports)):
             self.procs.stop(f"replica{i + 1}")
 
-    def redeploy_replica(self, i, overrides, grace=15, timeout=20):
-        """One step of a rolling deploy (scripts/tests/chaos-test.py's): replica i SIGTERMed
-        (SIGKILL after `grace` s), waited for, started again on its port with `overrides`,
-        until it answers /readyz 200 and is on Redis. Returns (seconds to exit, seconds from
-        the start to ready)."""
-        name = f"replica{i + 1}"
-        p = self.procs.procs.pop(name)
+    def stop_replica(self, i, grace=15):
+        """A deploy's stop: replica i SIGTERMed, SIGKILLed after `grace` s; seconds until it exited."""
+        p = self.procs.procs.pop(f"replica{i + 1}")
         t = time.monotonic()
         p.terminate()
         try:
@@ -377,13 +373,20 @@ class Cluster:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait(timeout=10)
-        exited = time.monotonic() - t
+        return time.monotonic() - t
+
+    def redeploy_replica(self, i, overrides, grace=15, timeout=20):
+        """One step of a rolling deploy (scripts/tests/chaos-test.py's): replica i SIGTERMed
+        (SIGKILL after `grace` s), waited for, started again on its port with `overrides`,
+        until it answers /readyz 200 and is on Redis. Returns (seconds to exit, seconds from
+        the start to ready)."""
+        exited = self.stop_replica(i, grace)
         port = self.ports[i]
         env = self.replica_env(dict(overrides, PORT=str(port)))
         with open(self.replica_log(i), "ab") as f:
             f.write(f"--- deploy {time.strftime('%H:%M:%S')} {' '.join(f'{k}={v}' for k, v in sorted(overrides.items()))}\n".encode())
         t = time.monotonic()
-        self.procs.spawn(name, [self.args.binary], env=env, stdout=open(self.replica_log(i), "ab"))
+        self.procs.spawn(f"replica{i + 1}", [self.args.binary], env=env, stdout=open(self.replica_log(i), "ab"))
         if not wait_until(lambda: http_get(("127.0.0.1", 0), port, "/readyz", timeout=2)[0] == 200, timeout):
             raise RuntimeError(f"replica {i + 1} not ready after the deploy (log {self.replica_log(i)})")
         if not wait_until(lambda: self.metrics(i).get("feedproxy_redis_up") == 1, 10):

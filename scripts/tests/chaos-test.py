@@ -162,18 +162,10 @@ class Chaos(storm.Cluster):
 
     def term_replica(self, i, grace=15):
         """SIGTERM (a deploy's stop), then SIGKILL after `grace` s; seconds until it exited."""
-        name = f"replica{i + 1}"
-        p = self.procs.procs.pop(name)
-        t = time.monotonic()
-        p.terminate()
-        try:
-            p.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait(timeout=10)
-        self.replica_pids.pop(name, None)
+        exited = self.stop_replica(i, grace)
+        self.replica_pids.pop(f"replica{i + 1}", None)
         self.pids_changed()
-        return time.monotonic() - t
+        return exited
 
     def kill_redis(self):
         p = self.procs.procs.pop("redis")
