@@ -62,6 +62,29 @@ import TestSupport
         #expect(!receiver.spans.contains { $0["traceId"] as? String == "1af7651916cd43dd8448eb211c80319c" })
     }
 
+    /// A stream's own work (the loads of podcasts this replica had not read) records under
+    /// its request's span, as deferred work does; the stream's server span is recorded when the
+    /// stream closes.
+    @Test func aStreamsLoadsAreSpansUnderItsRequest() async throws {
+        let receiver = try await offPool { try OTLPReceiverProcess() }
+        let h = try await offPool { try Harness(environment: Self.environment(receiver, ["ALLOW_PRIVATE_FEED_HOSTS": "true"])) }
+        let trace = "2af7651916cd43dd8448eb211c80319c"
+        try await offPool {
+            let stream = try LibraryEventsEndToEndTests.EventStream(
+                h, "podcasts=1590000011&limit=5", headers: ["traceparent: 00-\(trace)-\(Self.callerSpan)-01"])
+            #expect(stream.head.status == 200)
+            #expect(!LibraryEventsEndToEndTests.items(try stream.episodes().json).isEmpty)
+            stream.client.close()
+        }
+        #expect(await eventually { receiver.spans.contains { $0["traceId"] as? String == trace && $0["kind"] as? Int == 2 } })
+        let spans = receiver.spans.filter { $0["traceId"] as? String == trace }
+        let server = try #require(spans.first { $0["kind"] as? Int == 2 })
+        #expect(server["name"] as? String == "GET /episodes/events" && server["parentSpanId"] as? String == Self.callerSpan)
+        let fetches = spans.filter { $0["name"] as? String == "cache fetch" }
+        #expect(!fetches.isEmpty, "the stream's load is a span of its trace: \(spans.compactMap { $0["name"] as? String })")
+        #expect(fetches.allSatisfy { $0["parentSpanId"] as? String == server["spanId"] as? String })
+    }
+
     @Test func aBackgroundRefreshIsItsOwnTraceLinkedToItsRequest() async throws {
         let receiver = try await offPool { try OTLPReceiverProcess() }
         let h = try await offPool { try Harness(environment: Self.environment(receiver, ["CACHE_TTL_PODCASTS": "1"])) }

@@ -11,7 +11,7 @@ import TestSupport
 /// and sees each request's end with the context its work left, a stream's end included.
 @Suite(.serialized, .offPool) struct MiddlewareTests {
     /// The application's own state per request: the server knows nothing of these fields.
-    struct TestContext: RequestContext {
+    struct TestContext: RootRequestContext {
         let core: CoreRequestContext
         var notes: [String] = []
         var member: String?
@@ -85,8 +85,8 @@ import TestSupport
         var router = Router<TestContext>()
         router.use(Recorder(ends: ends))
         router.get("/open") { _ in .response(.json(Array("{}".utf8))) }
-        router.group(membership) { members in
-            members.get("/members/:id") { context in
+        router.group("/members", middleware: { membership }) { members in
+            members.get(":id") { context in
                 handled.withLock { $0 += 1 }
                 let id = context.pathParameters["id"] ?? ""
                 return .deferred { context in
@@ -95,13 +95,13 @@ import TestSupport
                     return .json(Array("{\"member\":\"\(context.member ?? "")\"}".utf8))
                 }
             }
-            members.get("/members/slow") { _ in
+            members.get("slow") { _ in
                 .deferred { _ in
                     try? await Task.sleep(for: .seconds(30))
                     return .json(Array("{}".utf8))
                 }
             }
-            members.get("/members/events") { _ in
+            members.get("events") { _ in
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", "text/event-stream")
                 return .stream(Response(status: 200, headers: headers)) { stream, context in
@@ -211,7 +211,7 @@ import TestSupport
             let record = try #require(s.ends.wait(for: 1).first)
             #expect(record.context.route == "(invalid)")
             // Introduced as any request is: a valid trace (never all zeros) and its peer.
-            #expect(record.context.trace.traceHigh | record.context.trace.traceLow != 0 && record.context.trace.spanID != 0)
+            #expect(record.context.core.trace.traceHigh | record.context.core.trace.traceLow != 0 && record.context.core.trace.spanID != 0)
             #expect(record.context.peer != nil)
             #expect(s.calls.value == 0)
         }

@@ -1,7 +1,7 @@
 import HTTPServer
 
 /// Starts an HTTPServer on 127.0.0.1 with an ephemeral port.
-public func startTestServer<Context: RequestContext>(
+public func startTestServer<Context: RootRequestContext>(
     _ router: Router<Context>, configure: (inout ServerConfiguration) -> Void = { _ in }
 ) throws -> Server {
     var config = ServerConfiguration()

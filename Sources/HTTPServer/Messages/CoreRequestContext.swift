@@ -7,10 +7,13 @@ import Primitives
 /// A reference, made once per request by the parser: the request moves from the connection
 /// into the application's context and on to deferred work as one pointer (as a value of a
 /// dozen fields it was copied and destroyed a retain and a release per field at each hand-over,
-/// more than the whole router). Written only on the loop, before the handler returns: the
-/// server's fields at dispatch, the route by the router, the trace by a middleware's `handle`.
-/// From then on it is only read, and may be read at once by deferred work, the loop (a client
-/// that left) and a stream's task: nothing may write it after the handler has returned.
+/// more than the whole router). Written only by this module, on the loop, before the handler
+/// runs: the parser's fields as the request arrives, the server's at dispatch, the route by the
+/// router. The application can only read it (no setter leaves this module, so its compiler
+/// checks that); what it learns of a request, the trace its tracing decides included, is its
+/// context's, a value each piece of deferred work gets and hands back. From the handler on it
+/// is only read, and may be read at once by deferred work, the loop (a client that left) and a
+/// stream's task.
 public final class CoreRequestContext: @unchecked Sendable {
     /// The request as parsed; the server appends its body, nobody else changes it.
     public internal(set) var request: Request
@@ -25,9 +28,10 @@ public final class CoreRequestContext: @unchecked Sendable {
     /// Read here, in the server's module: a read of these fields from a module that keeps
     /// run-time exclusivity checks cost one (~110 instructions per logged request).
     public var id: (generated: UInt64, given: String) { (generatedID, givenID) }
-    /// The W3C trace this request belongs to and its span here (see `TraceContext`); a tracing
-    /// middleware decides whether it is sampled.
-    public var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
+    /// The W3C trace this request belongs to and its span here (see `TraceContext`), as the
+    /// server continued the client's or began one; the application's context starts from it
+    /// (a tracing middleware decides there whether it is sampled).
+    public internal(set) var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
     /// The address of the connection's peer (a proxy, when there is one); nil in process.
     public internal(set) var peer: IPAddress?
     /// The matched route pattern (`/podcasts/:id/episodes`), or a fixed label: `(unmatched)`, `*`, `(invalid)`.

@@ -6,9 +6,26 @@ import Primitives
 /// Handlers get it `inout`; deferred work gets it back and hands it on, so what the work
 /// learned reaches the middleware that see the response's end.
 public protocol RequestContext: Sendable {
-    /// A context for a request the server has just parsed (or a test made).
-    init(core: CoreRequestContext)
     var core: CoreRequestContext { get }
+}
+
+/// The context a router runs over: the one made for each request the server parsed (or a
+/// test made). Groups may narrow it for their routes (`ChildRequestContext`).
+public protocol RootRequestContext: RequestContext {
+    init(core: CoreRequestContext)
+}
+
+/// A narrower context a route group gives its routes (`RouteGroup.group(context:)`): its
+/// parent's, plus what a narrowing learned, as typed fields that are not optional (who the
+/// client is, where a quota applies). It carries its parent and hands it back, with what the
+/// routes wrote into it, to the middleware outside the group.
+public protocol ChildRequestContext: RequestContext {
+    associatedtype Parent: RequestContext
+    var parent: Parent { get set }
+}
+
+extension ChildRequestContext {
+    @inlinable public var core: CoreRequestContext { parent.core }
 }
 
 // The server's fields, read through the context: inlinable, so reading one costs what a stored
@@ -16,11 +33,6 @@ public protocol RequestContext: Sendable {
 extension RequestContext {
     @inlinable public var request: Request { core.request }
     @inlinable public var requestID: String { core.requestID }
-    /// Set only in a middleware's `handle`, on the loop (see `CoreRequestContext`).
-    @inlinable public var trace: TraceContext {
-        get { core.trace }
-        nonmutating set { core.trace = newValue }
-    }
     @inlinable public var peer: IPAddress? { core.peer }
     @inlinable public var route: String { core.route }
     @inlinable public var pathParameters: [String: String] { core.pathParameters }
@@ -29,7 +41,7 @@ extension RequestContext {
 
 /// A context with nothing of the application's: for servers that keep no state per request
 /// (the fixture upstream, tests).
-public struct BasicRequestContext: RequestContext {
+public struct BasicRequestContext: RootRequestContext {
     public let core: CoreRequestContext
     public init(core: CoreRequestContext) { self.core = core }
 }

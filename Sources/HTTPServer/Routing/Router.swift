@@ -1,27 +1,28 @@
 /// The application's routes over its context type, with the middleware around them: the
 /// router's own (`use`: every request, a 404, a 405 or a request that broke the protocol
-/// included) and each route's (`group`: only the routes that need them).
+/// included) and each group's (`group`: only the routes that need them).
 ///
 /// Each route's middleware and handler are composed into one function when it is added, so
 /// a request makes a fixed number of calls whatever the middleware. The code here is inlinable:
 /// it is compiled, specialised for the context, in the module that names that type (see
 /// `RouterResponder` for the server's side).
-public struct Router<Context: RequestContext>: Sendable {
+public struct Router<Context: RootRequestContext>: Sendable {
     /// A route as it runs: its middleware around its handler, and its middleware's ends.
     @usableFromInline struct Route: Sendable {
         @usableFromInline let respond: Handler<Context>
         /// nil outside every group (no call made for nothing).
         @usableFromInline let ended: (@Sendable (Context, RequestOutcome) -> Void)?
 
-        @inlinable init<M: Middleware>(_ middleware: M, _ handler: @escaping Handler<Context>) where M.Context == Context {
-            respond = { context in middleware.handle(&context, next: handler) }
-            ended = { context, outcome in middleware.ended(context, outcome) }
-        }
-
         /// A route outside every group: its handler as it is.
         @inlinable init(_ handler: @escaping Handler<Context>) {
             respond = handler
             ended = nil
+        }
+
+        /// A group's route: its handler inside the group's middleware, and their ends.
+        @inlinable init(respond: @escaping Handler<Context>, ended: (@Sendable (Context, RequestOutcome) -> Void)?) {
+            self.respond = respond
+            self.ended = ended
         }
     }
 
@@ -71,25 +72,31 @@ public struct Router<Context: RequestContext>: Sendable {
 
     @inlinable public mutating func get(_ pattern: String, _ handler: @escaping Handler<Context>) { add("GET", pattern, handler) }
 
-    /// Routes added in `body` run inside `middleware` (and the router's own); only they do.
-    @inlinable public mutating func group<M: Middleware>(_ middleware: M, _ body: (inout RouteGroup<Context, M>) -> Void) where M.Context == Context {
-        var group = RouteGroup<Context, M>(middleware)
+    /// Routes added in `body` under `prefix` (Hummingbird's `RouterGroup`): they run inside the
+    /// middleware the group is given (and the router's); only they do. Groups nest, add
+    /// middleware of their own, and may give their routes a narrower context.
+    @inlinable public mutating func group(_ prefix: String = "", _ body: (inout RouteGroup<Context>) -> Void) {
+        var group = RouteGroup<Context>(prefix: prefix)
         body(&group)
-        for (method, pattern, route) in group.routes { add(method, pattern, route) }
-    }
-}
-
-/// Routes that share middleware: those a group adds run inside it (several middleware are one
-/// `MiddlewareChain`, composed by type).
-public struct RouteGroup<Context: RequestContext, M: Middleware>: Sendable where M.Context == Context {
-    @usableFromInline let middleware: M
-    @usableFromInline var routes: [(method: String, pattern: String, route: Router<Context>.Route)] = []
-
-    @inlinable init(_ middleware: M) { self.middleware = middleware }
-
-    @inlinable public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler<Context>) {
-        routes.append((method, pattern, Router<Context>.Route(middleware, handler)))
+        for route in group.routes { add(route.method, route.pattern, Route(respond: route.respond, ended: route.ended)) }
     }
 
-    @inlinable public mutating func get(_ pattern: String, _ handler: @escaping Handler<Context>) { add("GET", pattern, handler) }
+    /// The same, with `middleware` (outermost first) around every route of the group.
+    @inlinable public mutating func group<M: Middleware>(
+        _ prefix: String = "", @MiddlewareBuilder middleware: () -> M, _ body: (inout RouteGroup<Context>) -> Void
+    ) where M.Context == Context {
+        let middleware = middleware()
+        group(prefix) { group in
+            group.add(middleware: middleware)
+            body(&group)
+        }
+    }
+
+    /// Routes added in `body` over `Child`, a narrower context `narrow` makes from the router's
+    /// (see `RouteGroup.group(context:)`).
+    @inlinable public mutating func group<Child: ChildRequestContext>(
+        _ prefix: String = "", context: Child.Type, _ narrow: @escaping @Sendable (Context) -> Child, _ body: (inout RouteGroup<Child>) -> Void
+    ) where Child.Parent == Context {
+        group(prefix) { $0.group(context: context, narrow, body) }
+    }
 }

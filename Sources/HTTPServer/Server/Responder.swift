@@ -46,7 +46,7 @@ public struct DeferredAnswer: Sendable {
 /// code unspecialised, which suits tests and the fixture upstream; an application whose hit
 /// path counts declares its own final class that calls the same two methods, so the router's
 /// code is specialised for its context in its module.
-public final class RouterResponder<Context: RequestContext>: Responder {
+public final class RouterResponder<Context: RootRequestContext>: Responder {
     let router: Router<Context>
 
     public init(_ router: Router<Context>) { self.router = router }

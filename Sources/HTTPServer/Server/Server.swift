@@ -20,7 +20,7 @@ public final class Server: Sendable {
     }
 
     /// A server answering through `router` as it is (`RouterResponder`: its code unspecialised).
-    public convenience init<Context: RequestContext>(
+    public convenience init<Context: RootRequestContext>(
         configuration: ServerConfiguration, router: Router<Context>, statistics: ServerStatistics = ServerStatistics(),
         shutdown: ShutdownPhase = ShutdownPhase()
     ) {

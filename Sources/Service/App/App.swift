@@ -54,15 +54,12 @@ extension App {
     static func handlers(_ services: Services) throws -> [ServedRoute] {
         var seen = Set<String>()
         var handlers: [ServedRoute] = []
-        // The catalog's routes are those an upstream answers: the only ones that can cost one.
-        let upstreams = Set(UpstreamCatalog.all.flatMap(\.routes).map(\.name))
         for route in RouteDeclaration.all {
             guard seen.insert(route.method + " " + route.name.path).inserted else {
                 throw RouteTableError(description: "\(route.method) \(route.name.path) is declared twice")
             }
             if route.isEnabled(services.configuration) {
-                handlers.append(
-                    ServedRoute(route: route.name, method: route.method, costsUpstream: upstreams.contains(route.name), handler: route.make(services)))
+                handlers.append(ServedRoute(route: route.name, method: route.method, handler: route.make(services)))
             }
         }
         return handlers
@@ -74,9 +71,7 @@ extension App {
 struct ServedRoute {
     let route: RouteName
     let method: String
-    /// Declared by an upstream: it runs under client identity and the miss quota.
-    let costsUpstream: Bool
-    let handler: AppHandler
+    let handler: DeclaredHandler
 }
 
 struct RouteTableError: Error, CustomStringConvertible {

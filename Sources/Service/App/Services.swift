@@ -18,7 +18,7 @@ struct Services: Sendable {
     /// Who the client is (behind `TRUSTED_PROXIES`), for the access log and spans.
     let clientResolver: ClientResolver
     /// Client identity, on misses, and the miss quota.
-    let clients: ClientIdentityMiddleware
+    let clients: ClientMetering
     /// Where spans go, when trace export is configured.
     let tracing: SpanExporter?
     /// The image proxy's signer and decoders, when `IMAGE_PROXY_KEY` is set.
@@ -104,7 +104,7 @@ struct Services: Sendable {
         let resolver = ClientResolver(trusted: c.trustedProxies)
         clientResolver = resolver
         let quota = c.clientMissRatePerMinute > 0
-        clients = ClientIdentityMiddleware(
+        clients = ClientMetering(
             resolver: resolver, limiter: quota ? ClientLimiter(perMinute: c.clientMissRatePerMinute, maxClients: c.clientStateMax) : nil,
             untrustedForwarding: quota ? UntrustedForwarding(logger: logger) : nil, clock: { NativeThread.monotonicSeconds() })
     }

@@ -2,9 +2,10 @@ import HTTPServer
 import Primitives
 
 /// Tracing (`OTEL_EXPORTER_OTLP_ENDPOINT`): decides whether each request's trace is sampled,
-/// runs a sampled request's deferred work under its span (so the cache, the upstream client,
-/// Redis and the parse record as its children), and records the request as a server span by
-/// OpenTelemetry's HTTP server conventions at its end.
+/// runs a sampled request's deferred work, and a stream's body (its first loads), under its
+/// span (so the cache, the upstream client, Redis and the parse record as its children), and
+/// records the request as a server span by OpenTelemetry's HTTP server conventions at its end
+/// (a stream's when it closes).
 final class TracingMiddleware: Middleware {
     let sink: any SpanSink
     /// Resolves the client for `client.address` when the request did not.
@@ -20,9 +21,16 @@ final class TracingMiddleware: Middleware {
     > {
         context.trace = sink.decide(context.trace)
         let result = next(&context)
-        // Work on the loop records nothing; deferred work records under the request's span.
-        guard case .deferred(let work) = result, let scope = TraceScope.sampled(context.trace, sink: sink) else { return result }
-        return .deferred { context in await TraceScope.$current.withValue(scope) { await work(&context) } }
+        // Work on the loop records nothing; deferred work and a stream's body record under the request's span.
+        switch result {
+        case .response: return result
+        case .deferred(let work):
+            guard let scope = TraceScope.sampled(context.trace, sink: sink) else { return result }
+            return .deferred { context in await TraceScope.$current.withValue(scope) { await work(&context) } }
+        case .stream(let head, let open):
+            guard let scope = TraceScope.sampled(context.trace, sink: sink) else { return result }
+            return .stream(head) { stream, context in await TraceScope.$current.withValue(scope) { await open(stream, context) } }
+        }
     }
 
     func ended(_ context: AppRequestContext, _ outcome: RequestOutcome) {

@@ -51,7 +51,7 @@ enum CachedRendering {
     }
 
     /// The answer from `entry`; the cache status goes into the context's log fields.
-    static func response(_ entry: CachedResponse, for context: inout AppRequestContext, cacheStatus: CacheStatus, now: Double) -> Response {
+    static func response(_ entry: CachedResponse, for context: inout MeteredRequestContext, cacheStatus: CacheStatus, now: Double) -> Response {
         context.logFields = cacheStatus.logFields
         let representation = entry.representation
         // The writer sends the gzip variant when the request accepts it; its validator is its own.

@@ -35,7 +35,7 @@ struct EpisodeBatchRoute: Sendable {
         case pending
     }
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let batch: EpisodeBatch
         do {
             batch = try EpisodeBatch(QueryParameters(try Self.parameters(of: context.request)))
@@ -98,7 +98,7 @@ struct EpisodeBatchRoute: Sendable {
     /// the client to (`etag`): asking with the token and the ETag of the answer that gave it
     /// (with `sync` or without) is a 304 until something new comes.
     static func answer(
-        _ batch: EpisodeBatch, _ slots: [Slot], for context: inout AppRequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
+        _ batch: EpisodeBatch, _ slots: [Slot], for context: inout MeteredRequestContext, status: CachedRendering.CacheStatus, retryAfter: Double?
     ) -> Response {
         context.logFields = status.logFields
         let statuses = slots.map(Self.status)

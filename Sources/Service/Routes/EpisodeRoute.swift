@@ -22,7 +22,7 @@ struct EpisodeRoute: Sendable {
 
     static let episodeNotFound = ClientError(status: 404, code: "episode_not_found", message: "this podcast's feed has no episode with this id")
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let query: EpisodeQuery
         do {
             query = try EpisodeQuery(QueryParameters(context.pathParameters.map { ($0.key, $0.value) } + context.request.queryItems))
@@ -74,7 +74,7 @@ struct EpisodeRoute: Sendable {
         var fetched: Bool { state.withLock { $0.fetched } }
         var costTheUpstream: Bool { state.withLock { $0.cost } }
 
-        func answer(_ query: EpisodeQuery, for context: inout AppRequestContext) async -> Response {
+        func answer(_ query: EpisodeQuery, for context: inout MeteredRequestContext) async -> Response {
             let cache = route.feeds.cache, adapter = route.adapter, id = query.podcastID
             // A podcast looked up before (`/podcasts/{id}`) names its feed: no second lookup.
             let prepared = adapter.dataFeed(id)

@@ -19,14 +19,14 @@ struct FeedRoute: Sendable {
     /// Where a background refresh's own trace goes.
     var spanSink: (any SpanSink)?
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let target = context.request.target
         return handle(&context, alias: target)
     }
 
     /// `alias`: what the fast path knows this request by (its target, plus what else selects
     /// the answer: an image's negotiated encoding); `adding`: parameters the route derived.
-    func handle(_ context: inout AppRequestContext, alias: String, adding derived: [(name: String, value: String)] = []) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext, alias: String, adding derived: [(name: String, value: String)] = []) -> MeteredResult {
         let bypass = Self.bypassesCache(context.request.headers)
         // Fast path: this exact target was validated before and its entry is fresh.
         let now = cache.now  // one clock read: freshness and Age from the same instant
@@ -56,7 +56,9 @@ struct FeedRoute: Sendable {
 
     /// Inside stale-while-revalidate: the entry is the answer (or what it is cut from), and a
     /// refresh starts unless one runs.
-    private func stale(_ entry: CachedResponse, _ prepared: PreparedFeed, cutting cut: Cutter?, for context: inout AppRequestContext, now: Double) -> Response {
+    private func stale(_ entry: CachedResponse, _ prepared: PreparedFeed, cutting cut: Cutter?, for context: inout MeteredRequestContext, now: Double)
+        -> Response
+    {
         stats?.stale.add()
         cache.refreshInBackground(prepared.loadKey, refreshing: loader(prepared, refreshFor: context.trace))
         if let cut { return cut(entry, .stale, &context, now) }
@@ -64,7 +66,7 @@ struct FeedRoute: Sendable {
     }
 
     /// An answer cut from a loaded entry (the request's context gets its log fields).
-    typealias Cutter = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout AppRequestContext, Double) -> Response
+    typealias Cutter = @Sendable (CachedResponse, CachedRendering.CacheStatus, inout MeteredRequestContext, Double) -> Response
 
     /// Cuts the answer from `data` and keeps it under the request's own key, stamped with the
     /// data's time and policy (so it ages, and expires, with what it was cut from), for as long
@@ -93,7 +95,7 @@ struct FeedRoute: Sendable {
     /// before, remembered as `alias`) when fresh; else the load's entry, fresh or stale, as the
     /// answer or what `cutting` cuts it from; else the load (single-flight, shared tier, the
     /// client's quota), then the same.
-    func lookUpOrLoad(_ prepared: PreparedFeed, bypass: Bool, alias: String?, answer: String?, cutting cut: Cutter?) -> AppResult {
+    func lookUpOrLoad(_ prepared: PreparedFeed, bypass: Bool, alias: String?, answer: String?, cutting cut: Cutter?) -> MeteredResult {
         let route = self, cache = self.cache, metrics = self.metrics, source = adapter.source, upstream = self.upstream
         return .deferred { context in
             let started = cache.now
@@ -124,7 +126,7 @@ struct FeedRoute: Sendable {
                     func admit() -> Bool {
                         // Asked only when no flight for the key is running: otherwise this joins one.
                         startedFlight = true
-                        guard let identity, let client else { return true }
+                        guard let client else { return true }
                         denied = identity.admit(client)
                         charged = denied == nil
                         return charged
@@ -142,7 +144,7 @@ struct FeedRoute: Sendable {
                 context.logFields = CachedRendering.CacheStatus.miss.logFields
                 return Self.clientRateLimited(retryAfter: denied ?? 1, source: source, metrics: metrics)
             }
-            if charged, let client, !Self.costTheUpstream(outcome) { identity?.refund(client) }
+            if charged, let client, !Self.costTheUpstream(outcome) { identity.refund(client) }
             var response: Response
             switch outcome {
             case .answered(let entry):

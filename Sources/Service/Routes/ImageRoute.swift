@@ -10,7 +10,7 @@ import ResponseCache
 struct ImageRoute: Sendable {
     let feeds: FeedRoute
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let target = ImageTarget.negotiate(accept: context.request.headers["accept"])
         let alias = target.rawValue + " " + context.request.target
         return feeds.handle(&context, alias: alias, adding: [(ImageAdapter.negotiatedParameter, target.rawValue)])

@@ -28,7 +28,7 @@ struct LibraryLoads: Sendable {
     /// What became of podcasts `podcasts` (each an id, and its feed when the request names
     /// it) by the deadline: by index in `podcasts`, or nothing when it is still loading.
     func run(
-        _ podcasts: [(id: Int, listed: EpisodesAdapter.ListedFeed?)], deadline: Double, for context: inout AppRequestContext
+        _ podcasts: [(id: Int, listed: EpisodesAdapter.ListedFeed?)], deadline: Double, for context: inout MeteredRequestContext
     ) async -> (loaded: [Int: Load], admission: FetchAdmission) {
         context.identifyClient()
         context.noteMiss()  // only what is not cached comes here

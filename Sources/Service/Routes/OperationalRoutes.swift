@@ -8,11 +8,11 @@ import Upstream
 /// that never touch an upstream.
 enum OperationalRoutes {
     static let all: [RouteDeclaration] = [
-        RouteDeclaration(.healthz, operation: "getHealth", tag: .operations, described: OperationalRoutesAPI.health) { _ in
+        RouteDeclaration(operational: .healthz, operation: "getHealth", tag: .operations, described: OperationalRoutesAPI.health) { _ in
             let healthy = uncacheable(.json(Array("{\"status\":\"ok\"}".utf8)))
             return { _ in .response(healthy) }
         },
-        RouteDeclaration(.readyz, operation: "getReadiness", tag: .operations, described: OperationalRoutesAPI.readiness) { s in
+        RouteDeclaration(operational: .readyz, operation: "getReadiness", tag: .operations, described: OperationalRoutesAPI.readiness) { s in
             // A shared cache must never keep "ready" while this replica drains.
             let ready = uncacheable(.json(Array("{\"status\":\"ready\"}".utf8)))
             let drainingResponse = {
@@ -31,18 +31,18 @@ enum OperationalRoutes {
             let shutdown = s.shutdown, metrics = s.metrics
             return { _ in .response(shutdown.isAnnounced ? drainingResponse : metrics.shared.redisIsUp == false ? alone : ready) }
         },
-        RouteDeclaration(.metrics, operation: "getMetrics", tag: .operations, described: OperationalRoutesAPI.metrics) { s in
+        RouteDeclaration(operational: .metrics, operation: "getMetrics", tag: .operations, described: OperationalRoutesAPI.metrics) { s in
             // Rendered and compressed on a pool thread: tens of KiB of text per scrape is
             // not the event loop's work.
             { _ in .deferred { _ in metricsResponse(s) } }
         },
-        RouteDeclaration(.openAPI, operation: "getOpenAPIDocument", tag: .operations, described: OperationalRoutesAPI.document) { _ in
+        RouteDeclaration(operational: .openAPI, operation: "getOpenAPIDocument", tag: .operations, described: OperationalRoutesAPI.document) { _ in
             // A constant, so compressed once here instead of on the loop per request.
             let document = Array(OpenAPIDocument.json.utf8)
             let openAPI = Response.json(document, gzipped: Gzip.compress(document))
             return { _ in .response(openAPI) }
         },
-        RouteDeclaration(.demo, operation: "getDemoPage", tag: .operations, described: OperationalRoutesAPI.demo, when: { $0.demoPage }) { _ in
+        RouteDeclaration(operational: .demo, operation: "getDemoPage", tag: .operations, described: OperationalRoutesAPI.demo, when: { $0.demoPage }) { _ in
             // `/demo/` is sent to `/demo`: its relative links (demo/app.js) would resolve under /demo/demo/.
             let moved = {
                 var r = Response(status: 301, body: [])
@@ -56,7 +56,7 @@ enum OperationalRoutes {
             let missing = Response.error(status: 404, code: "not_found", message: "no such file in the demo page")
             return { context in .response(DemoAssets.file(context.pathParameters["file"] ?? "")?.answer(context.request) ?? missing) }
         },
-        RouteDeclaration(.index, operation: "getIndex", tag: .operations, described: OperationalRoutesAPI.index) { s in
+        RouteDeclaration(operational: .index, operation: "getIndex", tag: .operations, described: OperationalRoutesAPI.index) { s in
             let c = s.configuration
             let listed = RouteDeclaration.listed(RouteDeclaration.all.filter { $0.isEnabled(c) }).map { "\"\($0)\"" }.joined(separator: ",")
             let index = Response.json(Array("{\"name\":\"FeedProxy\",\"version\":\"\(Configuration.version)\",\"routes\":[\(listed)]}".utf8))

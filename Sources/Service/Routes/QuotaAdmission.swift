@@ -6,18 +6,18 @@ import Synchronization
 /// A request's one quota decision (one episode and its parts): taken by its first upstream
 /// fetch, the same for the rest, given back when nothing it fetched cost the upstream.
 final class RequestAdmission: Sendable {
-    private let identity: (any ClientIdentity)?
+    private let identity: any ClientIdentity
     private let client: IPAddress?
     /// nil: not decided yet; then the seconds until a retry (0: admitted).
     private let decision = Locked<Double?>(nil)
 
-    init(identity: (any ClientIdentity)?, client: IPAddress?) {
+    init(identity: any ClientIdentity, client: IPAddress?) {
         self.identity = identity
         self.client = client
     }
 
     func admit() -> Bool {
-        guard let identity, let client else { return true }
+        guard let client else { return true }
         return decision.withLock { d in
             if d == nil { d = identity.admit(client) ?? 0 }
             return d == 0
@@ -26,7 +26,7 @@ final class RequestAdmission: Sendable {
 
     /// Gives the request's unit back when it took one (its fetches cost the upstream nothing).
     func refund() {
-        guard let identity, let client, decision.withLock({ $0 }) == 0 else { return }
+        guard let client, decision.withLock({ $0 }) == 0 else { return }
         identity.refund(client)
     }
 
@@ -42,7 +42,7 @@ final class RequestAdmission: Sendable {
 /// `client_rate_limited`, with `Retry-After`). A fetch another replica's answer made
 /// unnecessary is given back.
 final class FetchAdmission: Sendable {
-    private let identity: (any ClientIdentity)?
+    private let identity: any ClientIdentity
     private let client: IPAddress?
     private let cost: Double
     /// The longest wait a refusal named (seconds), 0 while nothing was refused.
@@ -50,15 +50,15 @@ final class FetchAdmission: Sendable {
 
     static let feedsPerAllowance = Double(EpisodeBatch.maxPodcasts)
 
-    init(identity: (any ClientIdentity)?, client: IPAddress?) {
+    init(identity: any ClientIdentity, client: IPAddress?) {
         self.identity = identity
         self.client = client
-        cost = (identity?.allowance ?? 0) / Self.feedsPerAllowance
+        cost = (identity.allowance ?? 0) / Self.feedsPerAllowance
     }
 
     /// Charges one fetch; false when the client's allowance cannot pay for it now.
     func admit() -> Bool {
-        guard let identity, let client, cost > 0 else { return true }
+        guard let client, cost > 0 else { return true }
         guard let retryAfter = identity.admit(client, cost: cost) else { return true }
         refused.withLock { $0 = max($0, retryAfter) }
         return false
@@ -66,7 +66,7 @@ final class FetchAdmission: Sendable {
 
     /// Gives one fetch's cost back.
     func refund() {
-        guard let identity, let client, cost > 0 else { return }
+        guard let client, cost > 0 else { return }
         identity.refund(client, cost: cost)
     }
 

@@ -15,26 +15,40 @@ struct RouteDeclaration: Sendable {
     let operation: RouteOperation?
     /// Served only when the configuration turns it on.
     let isEnabled: @Sendable (Configuration) -> Bool
-    let make: @Sendable (Services) -> AppHandler
+    let make: @Sendable (Services) -> DeclaredHandler
 
+    /// A route an upstream declares: its handler runs metered (client identity and the miss
+    /// quota), the only kind that can cost an upstream.
     init(
         _ name: RouteName, method: String = "GET", operation id: String, tag: OperationTag, described pathItem: OpenAPIValue,
-        when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> AppHandler
+        when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> MeteredHandler
     ) {
         self.name = name
         self.method = method
         operation = RouteOperation(name, method, id, tag, pathItem)
         self.isEnabled = isEnabled
-        self.make = make
+        self.make = { .metered(make($0)) }
     }
 
-    /// A route the API document leaves out.
+    /// One of FeedProxy's own routes (health, metrics, the document …): no upstream, no quota.
+    init(
+        operational name: RouteName, operation id: String, tag: OperationTag, described pathItem: OpenAPIValue,
+        when isEnabled: @escaping @Sendable (Configuration) -> Bool = { _ in true }, _ make: @escaping @Sendable (Services) -> AppHandler
+    ) {
+        self.name = name
+        method = "GET"
+        operation = RouteOperation(name, method, id, tag, pathItem)
+        self.isEnabled = isEnabled
+        self.make = { .open(make($0)) }
+    }
+
+    /// An operational route the API document leaves out.
     init(undocumented name: RouteName, when isEnabled: @escaping @Sendable (Configuration) -> Bool, _ make: @escaping @Sendable (Services) -> AppHandler) {
         self.name = name
         method = "GET"
         operation = nil
         self.isEnabled = isEnabled
-        self.make = make
+        self.make = { .open(make($0)) }
     }
 
     /// Every route FeedProxy serves, in the order the index lists them: each upstream's, then
@@ -46,6 +60,13 @@ struct RouteDeclaration: Sendable {
         var seen = Set<String>()
         return routes.compactMap(\.name.listedAs).filter { seen.insert($0).inserted }
     }
+}
+
+/// A route's handler, of the context it runs over: the router puts metered ones in the group
+/// that makes their `MeteredRequestContext`.
+enum DeclaredHandler: Sendable {
+    case open(AppHandler)
+    case metered(MeteredHandler)
 }
 
 /// A route's operation in the OpenAPI document.

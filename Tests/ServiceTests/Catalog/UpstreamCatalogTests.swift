@@ -68,7 +68,7 @@ import Upstream
     /// tag name used twice, a schema declared twice or referred to and declared nowhere.
     @Test func aDocumentThatContradictsItselfIsFound() throws {
         let podcasts = try #require(UpstreamCatalog.all.first { $0.source == SourceName.itunes })
-        let noop: @Sendable (Services) -> AppHandler = { _ in { _ in .response(.error(status: 404, code: "not_found", message: "")) } }
+        let noop: @Sendable (Services) -> MeteredHandler = { _ in { _ in .response(.error(status: 404, code: "not_found", message: "")) } }
         let again = RouteDeclaration(.podcasts, operation: "searchPodcasts", tag: OperationTag("Podcasts", "another"), described: ITunesAPI.search, noop)
         let problems = OpenAPIDocument.problems(routes: RouteDeclaration.all + [again], upstreams: UpstreamCatalog.all + [podcasts])
         #expect(problems.contains { $0.hasPrefix("more than one path: GET /podcasts") })
@@ -284,13 +284,14 @@ import Upstream
         c.dataDirectory = nil  // no records file written by a unit test
         c[Setting.imageProxyKey] = "catalog-test"
         c.pointUpstreams(atFixtures: "http://127.0.0.1:9")
-        let handlers = try App.handlers(try Services(c, logLanes: 1))
+        let services = try Services(c, logLanes: 1)
+        let handlers = try App.handlers(services)
         let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
         let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
         var checked = 0
         for route in RouteDeclaration.all {
             guard let operation = route.operation,
-                let handler = handlers.first(where: { $0.route.path == route.name.path && $0.method == route.method })?.handler
+                let handler = handlers.first(where: { $0.route.path == route.name.path && $0.method == route.method })?.handler.served(services)
             else { continue }
             let described = paths[operation.path]?[operation.methodKey]
             var parameters = (described?["parameters"] as? [[String: Any]] ?? []).filter { ["query", "path"].contains($0["in"] as? String) }

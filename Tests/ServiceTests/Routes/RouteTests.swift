@@ -10,11 +10,11 @@ import Upstream
 
 /// The feed route and the rendering of cached entries, as units: no socket, no binary.
 @Suite(.offPool) struct FeedRouteTests {
-    static func request(_ target: String, headers: [(String, String)] = []) -> AppRequestContext {
+    static func request(_ target: String, headers: [(String, String)] = []) -> MeteredRequestContext {
         .make(target: target, headers: headers)
     }
 
-    static func handle(_ route: FeedRoute, _ target: String, headers: [(String, String)] = []) -> AppResult {
+    static func handle(_ route: FeedRoute, _ target: String, headers: [(String, String)] = []) -> MeteredResult {
         var context = request(target, headers: headers)
         return route.handle(&context)
     }
@@ -34,7 +34,7 @@ import Upstream
         return (services.feedRoute(FlickrAdapter(feedURL: c[Setting.flickrFeedURL]), ttl: 60), services.cache)
     }
 
-    static func response(_ result: AppResult) -> Response? {
+    static func response(_ result: MeteredResult) -> Response? {
         if case .response(let r) = result { return r }
         return nil
     }
@@ -88,7 +88,7 @@ import Upstream
     /// the span through it.
     @Test func aMissFillsInTheRequestsContext() async throws {
         let (route, _) = try Self.route()
-        var context = AppRequestContext.make(target: "/photos?limit=3", peer: IPAddress("192.0.2.7"))
+        var context = MeteredRequestContext.make(target: "/photos?limit=3", peer: IPAddress("192.0.2.7"))
         guard case .deferred(let work) = route.handle(&context) else {
             Issue.record("a miss answers off the loop")
             return

@@ -24,7 +24,7 @@ extension PodcastFeeds {
         ) { s in libraryBatch(s) },
     ]
 
-    private static func libraryBatch(_ s: Services) -> Handler<AppRequestContext> {
+    private static func libraryBatch(_ s: Services) -> Handler<MeteredRequestContext> {
         EpisodeBatchRoute(
             adapter: s.podcastFeeds.adapter, feeds: s.podcastFeeds.episodes, deadline: s.configuration[Setting.episodesBatchDeadline],
             warm: s.episodeEvents

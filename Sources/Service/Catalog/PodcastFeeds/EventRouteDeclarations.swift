@@ -30,7 +30,7 @@ extension PodcastFeeds {
         ) { s in WebSubCallbackRoute.handler(s) },
     ]
 
-    private static func stream(_ s: Services) -> Handler<AppRequestContext> {
+    private static func stream(_ s: Services) -> Handler<MeteredRequestContext> {
         EpisodeEventsRoute(
             adapter: s.podcastFeeds.adapter, feeds: s.podcastFeeds.episodes, hub: s.episodeEvents, deadline: s.configuration[Setting.episodesBatchDeadline]
         ).handle

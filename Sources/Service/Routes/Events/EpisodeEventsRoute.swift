@@ -62,7 +62,7 @@ struct EpisodeEventsRoute: Sendable {
         case handle(String)
     }
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         var library: Library
         do throws(ClientError) {
             // A GET's query, or a POST's form: a 500-podcast library and its token (7 KB and

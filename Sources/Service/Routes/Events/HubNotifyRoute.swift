@@ -11,7 +11,7 @@ import Primitives
 struct HubNotifyRoute: Sendable {
     let hub: EpisodeEventHub
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         var ids = Set<Int>()
         var feedURL: String?
         do throws(ClientError) {

@@ -11,7 +11,7 @@ import Primitives
 struct LibraryHandleRoute: Sendable {
     let hub: EpisodeEventHub
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let handle: LibraryHandle
         do throws(ClientError) {
             let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))

@@ -17,7 +17,7 @@ struct FeedByURLRoute: Sendable {
 
     static let invalidURL = ClientError.invalidParameter("url must be an absolute http(s) feed URL (feed:, itpc: and pcast: links are read as one)")
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         guard let given = context.request.query("url"), !given.isEmpty else {
             return .response(.error(status: 400, code: "missing_parameter", message: "url is required: the podcast's feed URL"))
         }

@@ -34,7 +34,7 @@ struct LibraryExportRoute: Sendable {
         case unavailable
     }
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let ids: [Int]
         do {
             ids = try EpisodeBatch.podcastIDs(QueryParameters(EpisodeBatchRoute.parameters(of: context.request)))

@@ -18,7 +18,7 @@ struct LibraryImportRoute: Sendable {
     /// Seconds from the request's arrival the answer waits for feeds not cached.
     let deadline: Double
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let library: LibraryImport
         do {
             library = try LibraryImport(opml: context.request.body)
@@ -68,7 +68,7 @@ struct LibraryImportRoute: Sendable {
         }
     }
 
-    static func answer(_ library: LibraryImport, _ statuses: [EpisodeBatch.Status], for context: inout AppRequestContext, retryAfter: Double?) -> Response {
+    static func answer(_ library: LibraryImport, _ statuses: [EpisodeBatch.Status], for context: inout MeteredRequestContext, retryAfter: Double?) -> Response {
         context.logFields = CachedRendering.CacheStatus.miss.logFields
         let outlines = library.entries.map { entry -> ImportedOutline in
             switch entry.feed {

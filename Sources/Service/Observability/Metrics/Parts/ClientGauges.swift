@@ -8,7 +8,7 @@ struct ClientGauges: MetricsPart {
         self.untrustedForwarded = untrustedForwarded
     }
 
-    init(_ clients: ClientIdentityMiddleware) {
+    init(_ clients: ClientMetering) {
         self.init(tracked: clients.limiter?.trackedClients ?? 0, untrustedForwarded: clients.untrustedForwarding?.count ?? 0)
     }
 

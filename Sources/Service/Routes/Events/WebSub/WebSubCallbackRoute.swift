@@ -16,7 +16,7 @@ struct WebSubCallbackRoute: Sendable {
     let hub: EpisodeEventHub
 
     /// The route's handler over these services (on only with WebSub: the hub then has its subscriber).
-    static func handler(_ s: Services) -> @Sendable (inout AppRequestContext) -> AppResult {
+    static func handler(_ s: Services) -> @Sendable (inout MeteredRequestContext) -> MeteredResult {
         guard let subscriber = s.episodeEvents.websub else {
             let off = Response.error(status: 404, code: "not_found", message: "WebSub is off (WEBSUB_KEY and PUBLIC_BASE_URL)")
             return { _ in .response(off) }
@@ -24,7 +24,7 @@ struct WebSubCallbackRoute: Sendable {
         return WebSubCallbackRoute(subscriber: subscriber, hub: s.episodeEvents).handle
     }
 
-    func handle(_ context: inout AppRequestContext) -> AppResult {
+    func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let request = context.request
         guard let text = request.query("podcast"), text.utf8.count <= 18, let id = Int(text), id > 0, let token = request.query("token"),
             subscriber.validToken(token, for: id)
@@ -32,7 +32,7 @@ struct WebSubCallbackRoute: Sendable {
         return request.method == "POST" ? notification(request, id: id) : verification(request, id: id)
     }
 
-    private func verification(_ request: Request, id: Int) -> AppResult {
+    private func verification(_ request: Request, id: Int) -> MeteredResult {
         let mode = request.query("hub.mode"), topic = request.query("hub.topic") ?? ""
         if mode == "denied" {
             subscriber.denied(id, now: hub.clock())
@@ -72,7 +72,7 @@ struct WebSubCallbackRoute: Sendable {
         }
     }
 
-    private func notification(_ request: Request, id: Int) -> AppResult {
+    private func notification(_ request: Request, id: Int) -> MeteredResult {
         let signed = request.headers["x-hub-signature"].map { HubSignature.valid($0, body: request.body, secret: Array(subscriber.secret(id).utf8)) }
         guard signed == true else {
             subscriber.counters.forged.add()

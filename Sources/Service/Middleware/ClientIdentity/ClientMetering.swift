@@ -2,13 +2,14 @@ import HTTPServer
 import Primitives
 
 /// Client identity (`TRUSTED_PROXIES`) and the miss quota (`CLIENT_MISS_RATE_PER_MIN`): on the
-/// routes that can cost an upstream only (the catalog's), put on the request's context, asked
-/// by the route only when the request is about to cost the upstream. Who the client is then
+/// routes that can cost an upstream only (the catalog's, a router group over
+/// `MeteredRequestContext` that `narrow` makes), asked by the route only when the request is
+/// about to cost the upstream. Who the client is then
 /// decides its place in the upstream's fair queue and, with the quota on, charges it (starting
 /// a fetch; joining one in flight is free). An answer from the hot path never resolves its
 /// client, only a miss is checked for untrusted forwarding, and a request no upstream can
 /// answer (a 404, `/healthz`) never meets this.
-final class ClientIdentityMiddleware: Middleware, ClientIdentity {
+final class ClientMetering: ClientIdentity {
     let resolver: ClientResolver
     /// nil when `CLIENT_MISS_RATE_PER_MIN` is 0.
     let limiter: ClientLimiter?
@@ -23,12 +24,8 @@ final class ClientIdentityMiddleware: Middleware, ClientIdentity {
         self.clock = clock
     }
 
-    func handle(_ context: inout AppRequestContext, next: (inout AppRequestContext) -> HandlerResult<AppRequestContext>) -> HandlerResult<
-        AppRequestContext
-    > {
-        context.identity = self
-        return next(&context)
-    }
+    /// The context of a route that can cost an upstream: this metering, always there.
+    func narrow(_ context: AppRequestContext) -> MeteredRequestContext { MeteredRequestContext(parent: context, identity: self) }
 
     func client(of context: AppRequestContext) -> IPAddress? { resolver.client(peer: context.peer, headers: context.request.headers) }
 
