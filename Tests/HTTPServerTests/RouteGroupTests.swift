@@ -20,6 +20,14 @@ import Testing
         let name: String
     }
 
+    /// Who the member is, from a header (a guest without one).
+    struct Membership: ContextNarrowing {
+        func narrow(_ context: consuming Parent) -> Member {
+            let name = context.request.headers["x-member"] ?? "guest"
+            return Member(parent: context, name: name)
+        }
+    }
+
     /// Notes its label on the way in and on the way out, and at the end.
     struct Note<Context: RequestContext>: Middleware {
         let label: String
@@ -105,7 +113,7 @@ import Testing
         let ends = Locked<[String]>([])
         var router = Router<Parent>()
         router.use(Self.note("router", ends))
-        router.group("/members", context: Member.self, { Member(parent: $0, name: $0.request.headers["x-member"] ?? "guest") }) { members in
+        router.group("/members", context: Member.self, narrowing: Membership()) { members in
             members.add(middleware: Note<Member>(label: "member", ends: ends) { $0.parent.trail.append("\($1):\($0.name)") })
             members.get("now") { context in
                 context.parent.trail.append("now:\(context.name)")

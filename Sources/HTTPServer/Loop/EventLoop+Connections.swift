@@ -196,7 +196,7 @@ extension EventLoop {
     /// Inlined: as a call it cost the hit path ~70 instructions (callgrind).
     @inline(__always) private func introduce(_ core: CoreRequestContext, from conn: Connection) {
         if core.generatedID == 0 { context.assignRequestID(core) }
-        core.trace = TraceContext.continuing(
+        core.continuedTrace = TraceContext.continuing(
             traceparent: core.request.headers.single("traceparent"), tracestate: core.request.headers["tracestate"], ids: &traceIDs)
         core.peer = conn.peer
     }

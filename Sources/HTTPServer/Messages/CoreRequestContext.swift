@@ -31,7 +31,14 @@ public final class CoreRequestContext: @unchecked Sendable {
     /// The W3C trace this request belongs to and its span here (see `TraceContext`), as the
     /// server continued the client's or began one; the application's context starts from it
     /// (a tracing middleware decides there whether it is sampled).
-    public internal(set) var trace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
+    /// Read here, in the server's module, as `id` is (a read from a module that keeps run-time
+    /// exclusivity checks costs one: ~80 instructions a request).
+    public var trace: TraceContext { continuedTrace }
+    /// Its flags alone (whether the caller sampled it), with no copy of its `tracestate`.
+    public var traceFlags: UInt8 { continuedTrace.flags }
+    /// Its ids alone, for a writer that renders them (the access log).
+    public var traceIDs: (high: UInt64, low: UInt64, span: UInt64) { (continuedTrace.traceHigh, continuedTrace.traceLow, continuedTrace.spanID) }
+    var continuedTrace = TraceContext(traceHigh: 0, traceLow: 0, spanID: 0)
     /// The address of the connection's peer (a proxy, when there is one); nil in process.
     public internal(set) var peer: IPAddress?
     /// The matched route pattern (`/podcasts/:id/episodes`), or a fixed label: `(unmatched)`, `*`, `(invalid)`.

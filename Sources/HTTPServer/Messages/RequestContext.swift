@@ -26,6 +26,19 @@ public protocol ChildRequestContext: RequestContext {
 
 extension ChildRequestContext {
     @inlinable public var core: CoreRequestContext { parent.core }
+
+    /// The parent, with what the routes wrote into it, moved out of a child that is done.
+    @inlinable public consuming func intoParent() -> Parent { parent }
+}
+
+/// What makes a group's narrower context from its parent's (Hummingbird's
+/// `ChildRequestContext.init(context:)`), after the middleware outside the group ran. A type,
+/// not a closure, so a route's narrowing is specialised into its call; pure: a child group's
+/// middleware see a request's end through the context narrowed again.
+public protocol ContextNarrowing<Parent, Child>: Sendable {
+    associatedtype Parent: RequestContext
+    associatedtype Child: ChildRequestContext where Child.Parent == Parent
+    func narrow(_ context: consuming Parent) -> Child
 }
 
 // The server's fields, read through the context: inlinable, so reading one costs what a stored

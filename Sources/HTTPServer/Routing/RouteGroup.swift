@@ -67,19 +67,18 @@ public struct RouteGroup<Context: RequestContext>: Sendable {
         for route in inner.routes { adopt(route.method, route.pattern, route.respond, route.ended) }
     }
 
-    /// Routes added in `body` over `Child`, a narrower context made by `narrow` from this
-    /// group's (after this group's middleware ran), under the same prefix. What the routes
-    /// write into the child's parent reaches the middleware outside the group, deferred work
-    /// and streams included. `narrow` is pure: a child group's middleware see a request's end
-    /// through the context narrowed again from the parent it ended with.
-    @inlinable public mutating func group<Child: ChildRequestContext>(
-        context: Child.Type, _ narrow: @escaping @Sendable (Context) -> Child, _ body: (inout RouteGroup<Child>) -> Void
-    ) where Child.Parent == Context {
+    /// Routes added in `body` over `Child`, a narrower context `narrowing` makes from this
+    /// group's (after this group's middleware ran), under the same prefix. What the routes write
+    /// into the child's parent reaches the middleware outside the group, deferred work and
+    /// streams included.
+    @inlinable public mutating func group<Child, Narrowing: ContextNarrowing>(
+        context: Child.Type, narrowing: Narrowing, _ body: (inout RouteGroup<Child>) -> Void
+    ) where Narrowing.Parent == Context, Narrowing.Child == Child {
         var inner = RouteGroup<Child>(prefix: prefix)
         body(&inner)
         for route in inner.routes {
-            let ended = route.ended.map { ended in { @Sendable (context: Context, outcome: RequestOutcome) in ended(narrow(context), outcome) } }
-            adopt(route.method, route.pattern, Self.widen(route.respond, narrow), ended)
+            let ended = route.ended.map { ended in { @Sendable (context: Context, outcome: RequestOutcome) in ended(narrowing.narrow(context), outcome) } }
+            adopt(route.method, route.pattern, Self.widen(route.respond, narrowing), ended)
         }
     }
 
@@ -103,27 +102,28 @@ public struct RouteGroup<Context: RequestContext>: Sendable {
     /// A child context's handler as a handler of its parent's: the child is made on the loop,
     /// and the parent it carries comes back out of it now, when deferred work ends, and into a
     /// stream's body (which gets the child as the handler left it).
-    @inlinable static func widen<Child: ChildRequestContext>(_ handler: @escaping Handler<Child>, _ narrow: @escaping @Sendable (Context) -> Child)
-        -> Handler<Context> where Child.Parent == Context
-    {
+    @inlinable static func widen<Narrowing: ContextNarrowing>(_ handler: @escaping Handler<Narrowing.Child>, _ narrowing: Narrowing) -> Handler<Context>
+    where Narrowing.Parent == Context {
         { context in
-            var child = narrow(context)
+            var child = narrowing.narrow(consume context)
             let result = handler(&child)
-            context = child.parent
-            switch result {
+            switch consume result {
             case .response(let response):
+                context = child.intoParent()
                 return .response(response)
             case .deferred(let work):
                 let left = child
+                context = child.intoParent()
                 return .deferred { parent in
                     var child = left
                     child.parent = parent
                     let response = await work(&child)
-                    parent = child.parent
+                    parent = child.intoParent()
                     return response
                 }
             case .stream(let head, let open):
                 let left = child
+                context = child.intoParent()
                 return .stream(head) { stream, parent in
                     var child = left
                     child.parent = parent

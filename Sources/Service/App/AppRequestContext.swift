@@ -16,13 +16,20 @@ struct AppRequestContext: RootRequestContext {
     /// for the request (the upstream's budget, queue waits included) fits before it.
     var deadline: Double?
 
-    /// The request's trace and span, as the tracing middleware decided its sampling (the
-    /// server's, `core.trace`, until then).
-    var trace: TraceContext
+    /// The trace's flags as the tracing middleware decided its sampling (the caller's until
+    /// then): the only part of the server's trace (`core.trace`) the application changes.
+    var traceFlags: UInt8
 
     init(core: CoreRequestContext) {
         self.core = core
-        trace = core.trace
+        traceFlags = core.traceFlags
+    }
+
+    /// The request's trace and span, sampled as decided.
+    var trace: TraceContext {
+        var trace = core.trace
+        trace.flags = traceFlags
+        return trace
     }
 
     /// A request built in process (tests), not routed.

@@ -17,7 +17,7 @@ extension App {
             CORSMiddleware(origin: services.configuration.corsOrigin)
         }
         let served = try handlers(services)
-        router.group(context: MeteredRequestContext.self, services.clients.narrow) { metered in
+        router.group(context: MeteredRequestContext.self, narrowing: services.clients) { metered in
             for route in served { if case .metered(let handler) = route.handler { metered.add(route.method, route.route.path, handler) } }
         }
         for route in served { if case .open(let handler) = route.handler { router.add(route.method, route.route.path, handler) } }

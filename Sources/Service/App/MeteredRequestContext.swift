@@ -15,6 +15,7 @@ struct MeteredRequestContext: ChildRequestContext {
         get { parent.logFields }
         _modify { yield &parent.logFields }
     }
+    /// The request's trace and span, sampled as decided.
     var trace: TraceContext { parent.trace }
     var deadline: Double? {
         get { parent.deadline }

@@ -27,11 +27,12 @@ final class AccessLogMiddleware: Middleware {
             } else {
                 LogLine.appendString(id.given, into: &out)
             }
+            let trace = context.core.traceIDs
             out.append(literal: #","trace_id":""#)
-            out.append(hex: context.trace.traceHigh)
-            out.append(hex: context.trace.traceLow)
+            out.append(hex: trace.high)
+            out.append(hex: trace.low)
             out.append(literal: #"","span_id":""#)
-            out.append(hex: context.trace.spanID)
+            out.append(hex: trace.span)
             out.append(0x22)
             out.append(literal: #","method":"#)
             LogLine.appendString(context.request.method, into: &out)

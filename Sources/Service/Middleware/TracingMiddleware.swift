@@ -19,9 +19,10 @@ final class TracingMiddleware: Middleware {
     func handle(_ context: inout AppRequestContext, next: (inout AppRequestContext) -> HandlerResult<AppRequestContext>) -> HandlerResult<
         AppRequestContext
     > {
-        context.trace = sink.decide(context.trace)
+        context.traceFlags = sink.decide(context.core.trace).flags
         let result = next(&context)
         // Work on the loop records nothing; deferred work and a stream's body record under the request's span.
+        guard context.traceFlags & 1 == 1 else { return result }
         switch result {
         case .response: return result
         case .deferred(let work):
@@ -34,7 +35,7 @@ final class TracingMiddleware: Middleware {
     }
 
     func ended(_ context: AppRequestContext, _ outcome: RequestOutcome) {
-        guard context.trace.isSampled else { return }
+        guard context.traceFlags & 1 == 1 else { return }
         sink.record(serverSpan(context, outcome))
     }
 

@@ -24,7 +24,7 @@ extension DeclaredHandler {
     func served(_ services: Services) -> AppHandler {
         switch self {
         case .open(let handler): return handler
-        case .metered(let handler): return RouteGroup<AppRequestContext>.widen(handler, services.clients.narrow)
+        case .metered(let handler): return RouteGroup<AppRequestContext>.widen(handler, services.clients)
         }
     }
 }

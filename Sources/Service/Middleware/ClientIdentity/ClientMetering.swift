@@ -9,7 +9,7 @@ import Primitives
 /// a fetch; joining one in flight is free). An answer from the hot path never resolves its
 /// client, only a miss is checked for untrusted forwarding, and a request no upstream can
 /// answer (a 404, `/healthz`) never meets this.
-final class ClientMetering: ClientIdentity {
+final class ClientMetering: ClientIdentity, ContextNarrowing {
     let resolver: ClientResolver
     /// nil when `CLIENT_MISS_RATE_PER_MIN` is 0.
     let limiter: ClientLimiter?
@@ -25,7 +25,7 @@ final class ClientMetering: ClientIdentity {
     }
 
     /// The context of a route that can cost an upstream: this metering, always there.
-    func narrow(_ context: AppRequestContext) -> MeteredRequestContext { MeteredRequestContext(parent: context, identity: self) }
+    func narrow(_ context: consuming AppRequestContext) -> MeteredRequestContext { MeteredRequestContext(parent: context, identity: self) }
 
     func client(of context: AppRequestContext) -> IPAddress? { resolver.client(peer: context.peer, headers: context.request.headers) }
 
