@@ -17,8 +17,8 @@ and a published rate limit of one a minute refuses a second miss with Retry-Afte
 With --omissions it then leaves out each part in turn and checks that the build, a generator or
 those tests fail: the catalog line, the docs section, each file, each regenerated document, and
 in the declaration each setting, each schema, each parameter description, the rate budget, the
-fuzz entry's recorded answers and what the fuzz entry reads. The parts are found in the
-declaration's text, so this works for whatever upstream the example adds.
+fuzz entry's recorded answers and what the fuzz entry reads; and the adapter's upstream name
+(asking under another name). The parts are found in the declaration's text, so this works for whatever upstream the example adds.
 
 Usage: scripts/checks/add-upstream-check.py [--example DIR] [--omissions] [--keep]
        (DIR default docs/examples/news; --keep leaves the copy)
@@ -48,6 +48,10 @@ GENERATED = {"the settings reference": ("scripts/generate/settings-reference.py"
 # The tests that check every declaration, run over the copy with the example's own.
 DECLARATION_TESTS = ["UpstreamCatalogTests", "settingsReferenceMatchesHelpExactly", "theFixtureUpstreamAnswersEveryDeclaredEndpoint",
                      "committedOpenAPIDocumentMatchesTheServedOne", "routeTablesMatchTheServedDocument"]
+
+# A declaration however Swift lets it be written (`= UpstreamDeclaration(`, `: UpstreamDeclaration = .init(`, …),
+# as UpstreamCatalogTests.everyDeclaredUpstreamIsInTheCatalog reads it.
+DECLARATION = re.compile(r"static\s+(?:let|var)\s+(\w+)\s*(?::\s*UpstreamDeclaration\s*)?=\s*(?:UpstreamDeclaration)?(?:\.init)?\s*\(")
 
 STARTED = time.monotonic()
 
@@ -147,16 +151,17 @@ class Example:
     def __init__(self, directory):
         self.dir = directory.resolve()
         self.files = sorted(p.relative_to(self.dir) for p in self.dir.rglob("*") if p.is_file() and p.name != SECTION)
-        declarations = [f for f in self.files if f.parts[:3] == ("Sources", "Service", "Catalog") and "= UpstreamDeclaration(" in (self.dir / f).read_text()]
+        declarations = [f for f in self.files if f.parts[:3] == ("Sources", "Service", "Catalog") and DECLARATION.search((self.dir / f).read_text())]
         if len(declarations) != 1:
             fail(f"{directory}: one declaration in Sources/Service/Catalog/ expected, found {[str(f) for f in declarations]}")
         self.declaration = declarations[0]
         self.text = (self.dir / self.declaration).read_text()
-        self.name = re.search(r"static let (\w+) = UpstreamDeclaration\(", self.text).group(1)
+        self.name = DECLARATION.search(self.text).group(1)
         self.section = (self.dir / SECTION).read_text() if (self.dir / SECTION).exists() else None
         if self.section is None:
             fail(f"{directory}/{SECTION}: the route's section of docs/API.md is part of the example")
-        self.tests = sorted({m for f in self.files if f.parts[0] == "Tests" for m in re.findall(r"@Suite\s+struct\s+(\w+)", (self.dir / f).read_text())})
+        self.tests = sorted({m for f in self.files if f.parts[0] == "Tests" for m in re.findall(r"@Suite(?:\([^)]*\))?\s+struct\s+(\w+)", (self.dir / f).read_text())})
+        self.adapters = [f for f in self.files if f.parts[:3] == ("Sources", "Feeds", "Adapters")]
         self.variables = sorted(set(re.findall(r'"--[a-z0-9-]+",\s*"([A-Z][A-Z0-9_]+)"', self.text)))
         rate = re.search(r'RateLimitSetting\(\s*"--[a-z0-9-]+",\s*"([A-Z0-9_]+)"', self.text)
         self.rate_variable = rate.group(1) if rate else None
@@ -351,7 +356,8 @@ def check_served(example, tree):
     process, port = serve(tree, {})
     try:
         paths = json.loads(get(port, "/openapi.json")[2])["paths"]
-        added = {path: item["get"] for path, item in paths.items() if path not in before}
+        # Served and cached as GETs are; a POST-only path is checked by its declaration's tests.
+        added = {path: item["get"] for path, item in paths.items() if path not in before and "get" in item}
         if not added:
             fail("the copy's /openapi.json has no operation docs/openapi.json lacks")
         index = json.loads(get(port, "/")[2])["routes"]
@@ -426,13 +432,18 @@ def check_omissions(example, tree):
     parts += [(str(f), f) for f in example.files]
     parts += [(name, name) for name in GENERATED]
     parts += [(name, ("declaration", text)) for name, text in example.declaration_parts()]
+    # The adapter asking its upstream under another name: no rate budget, queue or cache counters of its own.
+    for adapter in example.adapters:
+        text = (example.dir / adapter).read_text()
+        if "upstream: source" in text:
+            parts.append((f"the upstream name in {adapter.name}", ("file", adapter, text.replace("upstream: source", 'upstream: "renamed"'))))
     silent = []
     for name, part in parts:
         apply_edits(example, tree, leaving_out=name if part == "edit" else None)
         if isinstance(part, Path):
             (tree / part).unlink()
         if isinstance(part, tuple):
-            (tree / example.declaration).write_text(part[1])
+            (tree / (part[1] if part[0] == "file" else example.declaration)).write_text(part[-1])
         try:
             build_and_test(example, tree, quiet=True, stale=part if part in GENERATED else None)
             silent.append(name)
@@ -443,7 +454,8 @@ def check_omissions(example, tree):
             if isinstance(part, Path):
                 shutil.copy2(example.dir / part, tree / part)
             if isinstance(part, tuple):
-                shutil.copy2(example.dir / example.declaration, tree / example.declaration)
+                changed = part[1] if part[0] == "file" else example.declaration
+                shutil.copy2(example.dir / changed, tree / changed)
     apply_edits(example, tree)
     if silent:
         fail("left out without a failure: " + ", ".join(silent))

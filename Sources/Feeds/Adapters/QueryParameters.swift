@@ -1,4 +1,5 @@
 import Primitives
+import Upstream
 
 /// Validated access to query parameters: each accessor either returns a clean value
 /// or throws the 400 the client should see. Unknown parameters are ignored.
@@ -94,9 +95,11 @@ public struct QueryParameters: Sendable {
         @TaskLocal public static var reads: QueryReads?
     }
 
-    /// The parameter names read under `QueryParameters.reads`.
+    /// The parameter names read under `QueryParameters.reads`, and what the feeds prepared
+    /// from them name as their source and their first request's upstream.
     public final class QueryReads: Sendable {
         private let read = Locked<Set<String>>([])
+        private let named = Locked<[(source: String, upstream: String)]>([])
 
         public init() {}
 
@@ -104,7 +107,14 @@ public struct QueryParameters: Sendable {
             read.withLock { _ = $0.insert(name) }
         }
 
+        /// A feed prepared from what was read: the source its answer is counted under, and the
+        /// upstream its request is budgeted and queued as.
+        public func note(_ prepared: PreparedFeed) {
+            named.withLock { $0.append((prepared.source, prepared.upstreamRequest.upstream)) }
+        }
+
         public var names: Set<String> { read.withLock { $0 } }
+        public var prepared: [(source: String, upstream: String)] { named.withLock { $0 } }
     }
 #endif
 

@@ -41,6 +41,9 @@ struct FeedRoute: Sendable {
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
+        #if DEBUG
+            QueryParameters.reads?.note(prepared)  // a test compares it with the route's declaration
+        #endif
         // A target seen before: the probe found its answer's entry stale or gone.
         let seen = known?.key == prepared.cacheKey
         if seen, !bypass, prepared.view == nil, case .stale(let entry)? = known?.lookup {

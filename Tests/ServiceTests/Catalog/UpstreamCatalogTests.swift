@@ -98,10 +98,16 @@ import Upstream
         let catalog = Self.repositoryRoot.appendingPathComponent("Sources/Service/Catalog")
         let files = Self.swiftFiles(under: catalog)
         var declared: [String] = []
+        // Written any way Swift allows: `= UpstreamDeclaration(`, `: UpstreamDeclaration = .init(`, `= Self(` …
+        let declaration = try Regex(
+            #"static\s+(?:let|var)\s+(\w+)\s*(?::\s*(?:UpstreamDeclaration|Self)\s*)?=\s*(?:UpstreamDeclaration|Self)?(?:\.init)?\s*\("#)
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
-            for line in text.split(separator: "\n") where line.contains(" = UpstreamDeclaration(") {
-                declared += line.split(separator: " ").drop { $0 != "let" }.dropFirst().prefix(1).map(String.init)
+            for match in text.matches(of: declaration) {
+                let written = text[match.range]
+                guard let name = match.output[1].substring.map(String.init), ["UpstreamDeclaration", "Self", ".init"].contains(where: written.contains)
+                else { continue }
+                declared.append(name)
             }
         }
         let list =
@@ -279,7 +285,7 @@ import Upstream
     /// parameter parsed but not described is missing from the document and every generated
     /// client. Each route is asked with its required parameters' examples (the description's
     /// own), and the names its handler reads are listened to.
-    @Test func everyParameterARouteReadsIsInItsAPIDescription() throws {
+    @Test func everyParameterARouteReadsIsInItsAPIDescriptionAndItsFeedIsItsDeclarations() throws {
         var c = Configuration()
         c.dataDirectory = nil  // no records file written by a unit test
         c[Setting.imageProxyKey] = "catalog-test"
@@ -289,6 +295,7 @@ import Upstream
         let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
         let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
         var checked = 0
+        var preparedBy = Set<String>()
         for route in RouteDeclaration.all {
             guard let operation = route.operation,
                 let handler = handlers.first(where: { $0.route.path == route.name.path && $0.method == route.method })?.handler.served(services)
@@ -327,8 +334,23 @@ import Upstream
                 Issue.record("\(route.method) \(route.name.path) reads \(name), which its API description does not declare")
             }
             if !reads.names.isEmpty { checked += 1 }
+            // The feed it prepared is its declaration's: counted under its source, and its request
+            // budgeted and queued as that upstream (another name runs with no rate budget, no
+            // fair queue of its own and no cache counters, and nothing else fails).
+            let declaration = UpstreamCatalog.all.first { $0.routes.contains { $0.name == route.name && $0.method == route.method } }
+            for named in reads.prepared {
+                let source = declaration?.source ?? "(none)"
+                #expect(named.source == source, "\(route.method) \(route.name.path) counts its answers under \(named.source), declared by \(source)")
+                // One with no endpoint of its own (podcast feeds: the publishers', found by an iTunes
+                // lookup) may begin at another declared upstream's.
+                let borrowed = declaration?.endpoints.isEmpty == true && UpstreamCatalog.sources.contains(named.upstream)
+                #expect(
+                    named.upstream == source || borrowed, "\(route.method) \(route.name.path) asks its upstream as \(named.upstream), declared as \(source)")
+                preparedBy.insert(source)
+            }
         }
         #expect(checked >= 8, "routes whose reads were heard")
+        #expect(preparedBy.isSuperset(of: [SourceName.flickr, SourceName.itunes, SourceName.kiva]), "routes whose prepared feed was compared: \(preparedBy)")
     }
 
     @Test func everyUpstreamIsCountedInTheMetrics() throws {
