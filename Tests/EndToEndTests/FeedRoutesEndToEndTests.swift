@@ -37,6 +37,52 @@ import TestSupport
         }
     }
 
+    /// Every upstream's route, asked as its API description's examples ask it (the GETs whose
+    /// answer names its source), answers items from the fixture upstream: an answer the
+    /// adapter decodes into nothing (a recorded file served at the wrong path, an empty one,
+    /// a decoder that drops every item) fails here, not only in production.
+    @Test func everyUpstreamRouteAnswersItemsFromTheFixtureUpstream() async throws {
+        try await offPool {
+            let h = try Harness(environment: ["ALLOW_PRIVATE_FEED_HOSTS": "true"])
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(try h.get("/openapi.json").body)) as? [String: Any])
+            let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]] ?? [:]
+            let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
+            var sources = Set<String>()
+            for (path, item) in paths.sorted(by: { $0.key < $1.key }) {
+                guard let get = item["get"],
+                    let answer = ((get["responses"] as? [String: Any])?["200"] as? [String: Any])?["content"] as? [String: [String: Any]],
+                    let ref = (answer["application/json"]?["schema"] as? [String: Any])?["$ref"] as? String,
+                    let source = ((schemas[String(ref.split(separator: "/").last ?? "")]?["properties"] as? [String: Any])?["source"] as? [String: Any])?[
+                        "const"]
+                        as? String
+                else { continue }
+                var target = path
+                var query: [String] = []
+                for parameter in get["parameters"] as? [[String: Any]] ?? [] {
+                    let name = parameter["name"] as? String ?? ""
+                    let example = (parameter["example"] ?? (parameter["schema"] as? [String: Any])?["example"]).map { "\($0)" }
+                    switch parameter["in"] as? String {
+                    case "path": target = target.replacingOccurrences(of: "{\(name)}", with: example ?? "")
+                    case "query" where parameter["required"] as? Bool == true:
+                        query.append("\(name)=\(example?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+                    default: break
+                    }
+                }
+                if !query.isEmpty { target += "?" + query.joined(separator: "&") }
+                let r = try h.get(target, timeout: 30)
+                guard r.status == 200 else {
+                    Issue.record("\(target) answered \(r.status): \(r.text.prefix(200))")
+                    continue
+                }
+                let json = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any] ?? [:]
+                let items = (json["count"] as? Int ?? 0) > 0 || !(json["items"] as? [Any] ?? []).isEmpty || json["item"] is [String: Any]
+                #expect(items, "\(target) (\(source)) answered no item: \(r.text.prefix(200))")
+                sources.insert(source)
+            }
+            #expect(sources.count >= 4, "sources asked: \(sources.sorted())")
+        }
+    }
+
     /// One feed, one fetch: Flickr sends the same photos whatever the limit, so every limit's
     /// answer is cut from one download (each then cached under its own key).
     @Test func everyPhotoLimitIsCutFromOneFetch() async throws {

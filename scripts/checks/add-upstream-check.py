@@ -16,7 +16,7 @@ and a published rate limit of one a minute refuses a second miss with Retry-Afte
 
 With --omissions it then leaves out each part in turn and checks that the build, a generator or
 those tests fail: the catalog line, the docs section, each file, each regenerated document, and
-in the declaration each setting, each schema, each parameter description, the rate budget, the
+the docs section's text (its heading kept), in the declaration each setting, each schema, each parameter description, the rate budget, the
 fuzz entry's recorded answers and what the fuzz entry reads; and the adapter's upstream name
 (asking under another name). The parts are found in the declaration's text, so this works for whatever upstream the example adds.
 
@@ -47,7 +47,8 @@ GENERATED = {"the settings reference": ("scripts/generate/settings-reference.py"
              "the API document": ("scripts/generate/openapi.py", "docs/openapi.json")}
 # The tests that check every declaration, run over the copy with the example's own.
 DECLARATION_TESTS = ["UpstreamCatalogTests", "settingsReferenceMatchesHelpExactly", "theFixtureUpstreamAnswersEveryDeclaredEndpoint",
-                     "committedOpenAPIDocumentMatchesTheServedOne", "routeTablesMatchTheServedDocument"]
+                     "everyUpstreamRouteAnswersItemsFromTheFixtureUpstream", "committedOpenAPIDocumentMatchesTheServedOne",
+                     "routeTablesMatchTheServedDocument"]
 
 # A declaration however Swift lets it be written (`= UpstreamDeclaration(`, `: UpstreamDeclaration = .init(`, …),
 # as UpstreamCatalogTests.everyDeclaredUpstreamIsInTheCatalog reads it.
@@ -247,7 +248,8 @@ def apply_edits(example, tree, leaving_out=None):
     catalog = (ROOT / CATALOG).read_text()
     write_if_changed(tree / CATALOG, catalog if leaving_out == "the catalog line" else catalog_with(catalog, example.name))
     page = (ROOT / API_PAGE).read_text()
-    write_if_changed(tree / API_PAGE, page if leaving_out == "the docs/API.md section" else page_with(page, example.section))
+    section = example.section.splitlines()[0] + "\n" if leaving_out == "the docs/API.md section's text" else example.section
+    write_if_changed(tree / API_PAGE, page if leaving_out == "the docs/API.md section" else page_with(page, section))
 
 
 def run(args, tree, quiet=False):
@@ -366,7 +368,10 @@ def check_served(example, tree):
             status, headers, body = get(port, target)
             if status != 200:
                 fail(f"{target} answered {status}: {body[:300]!r}")
-            source = json.loads(body).get("source")
+            answer = json.loads(body)
+            source = answer.get("source")
+            if not (answer.get("count") or answer.get("items") or answer.get("item")):
+                fail(f"{target} answered no item from the fixture upstream: {body[:300]!r}")
             if headers.get("X-Cache") != "MISS" or get(port, target)[1].get("X-Cache") != "HIT":
                 fail(f"{target} is not cached (MISS, then HIT)")
             if not source or f'source="{source}"' not in get(port, "/metrics")[2].decode():
@@ -428,7 +433,7 @@ def what_failed(error):
 
 def check_omissions(example, tree):
     """Each part left out must stop the build, a generator or a test."""
-    parts = [("the catalog line", "edit"), ("the docs/API.md section", "edit")]
+    parts = [("the catalog line", "edit"), ("the docs/API.md section", "edit"), ("the docs/API.md section's text", "edit")]
     parts += [(str(f), f) for f in example.files]
     parts += [(name, name) for name in GENERATED]
     parts += [(name, ("declaration", text)) for name, text in example.declaration_parts()]

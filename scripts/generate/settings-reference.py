@@ -8,8 +8,10 @@ root = pathlib.Path(__file__).resolve().parent.parent.parent
 binary = sys.argv[1] if len(sys.argv) > 1 else str(root / ".build" / "debug" / "feedproxy")
 help_text = subprocess.run([binary, "--help"], check=True, capture_output=True, text=True).stdout
 rows = []
-unbudgeted = help_text.split("Upstreams without a shared rate budget", 1)[1].splitlines()[1:] if "Upstreams without a shared rate budget" in help_text else []
+ENDPOINTLESS = "Upstreams without an endpoint setting of their own"
+unbudgeted = help_text.split("Upstreams without a shared rate budget", 1)[1].split(ENDPOINTLESS, 1)[0].splitlines()[1:] if "Upstreams without a shared rate budget" in help_text else []
 unlimited = [f"- `{m.group(1)}`: {m.group(2)}" for m in (re.match(r"^  (\S+): (.*)$", line) for line in unbudgeted) if m]
+endpointless = [f"- `{m.group(1)}`: {m.group(2)}" for m in (re.match(r"^  (\S+): (.*)$", line) for line in help_text.split(ENDPOINTLESS, 1)[-1].splitlines()[1:]) if m] if ENDPOINTLESS in help_text else []
 flag_only = []
 for line in help_text.split("Upstreams without a shared rate budget", 1)[0].splitlines():
     m = re.match(r"^\s+(--\S+) \((\S+)\)\s+(.*) \[default: (.*)\]$", line)
@@ -30,5 +32,8 @@ for line in help_text.split("Upstreams without a shared rate budget", 1)[0].spli
     "| Environment variable | Flag | Default | Meaning |\n|---|---|---|---|\n" + "\n".join(rows + flag_only) + "\n\n"
     "## Upstreams without a shared rate budget\n\n"
     "Each upstream either publishes a limit (its `RATE_LIMIT_*_PER_MIN` above, one budget for all replicas) or spends nobody's budget, for a reason its declaration gives:\n\n"
-    + "\n".join(unlimited) + "\n")
+    + "\n".join(unlimited) + "\n\n"
+    "## Upstreams without an endpoint setting of their own\n\n"
+    "Each upstream either names where it is (its `*_URL` settings above) or has no address of its own, for a reason its declaration gives:\n\n"
+    + "\n".join(endpointless) + "\n")
 print(f"docs/configuration.md: {len(rows)} settings")

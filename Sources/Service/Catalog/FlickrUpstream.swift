@@ -4,11 +4,10 @@ extension UpstreamDeclaration {
     /// Flickr's public photo feed: `/photos`.
     static let flickr = UpstreamDeclaration(
         source: SourceName.flickr,
-        endpoints: [
+        endpoints: .at(
             UpstreamEndpoint(
                 "--flickr-feed-url", "FLICKR_FEED_URL", \.[Setting.flickrFeedURL], fixturePath: "/services/feeds/photos_public.gne",
-                "Flickr public photo feed endpoint")
-        ],
+                "Flickr public photo feed endpoint")),
         rateLimit: .published(
             RateLimitSetting("--rate-limit-flickr", "RATE_LIMIT_FLICKR_PER_MIN", \.[Setting.rateFlickrPerMinute], "Flickr feed requests per minute")),
         settings: [Option("--cache-ttl-photos", "CACHE_TTL_PHOTOS", \.[Setting.ttlPhotos], .seconds(), "seconds /photos stays fresh")],

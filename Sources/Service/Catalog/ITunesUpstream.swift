@@ -5,11 +5,10 @@ extension UpstreamDeclaration {
     /// each podcast's own feed, which `podcastFeeds` fetches).
     static let itunes = UpstreamDeclaration(
         source: SourceName.itunes,
-        endpoints: [
+        endpoints: .at(
             UpstreamEndpoint("--itunes-search-url", "ITUNES_SEARCH_URL", \.[Setting.itunesSearchURL], fixturePath: "/search", "iTunes Search endpoint"),
             UpstreamEndpoint(
-                "--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.[Setting.itunesLookupURL], fixturePath: "/lookup", "iTunes Lookup endpoint (podcast episodes)"),
-        ],
+                "--itunes-lookup-url", "ITUNES_LOOKUP_URL", \.[Setting.itunesLookupURL], fixturePath: "/lookup", "iTunes Lookup endpoint (podcast episodes)")),
         rateLimit: .published(
             RateLimitSetting(
                 "--rate-limit-itunes", "RATE_LIMIT_ITUNES_PER_MIN", \.[Setting.rateITunesPerMinute],

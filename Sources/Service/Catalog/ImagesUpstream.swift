@@ -6,7 +6,7 @@ extension UpstreamDeclaration {
     /// is its own breaker, as for feeds.
     static let images = UpstreamDeclaration(
         source: SourceName.images,
-        endpoints: [],
+        endpoints: .none(because: "each image is at the URL a feed or an answer names, signed under IMAGE_PROXY_KEY"),
         rateLimit: .none(because: "publishers' own image hosts, with their own breakers and fair turns, as feeds"),
         settings: [
             Option(

@@ -5,12 +5,11 @@ extension UpstreamDeclaration {
     /// REST API: `/loans` and `/loans/{id}`.
     static let kiva = UpstreamDeclaration(
         source: SourceName.kiva,
-        endpoints: [
+        endpoints: .at(
             UpstreamEndpoint("--kiva-graphql-url", "KIVA_GRAPHQL_URL", \.[Setting.kivaGraphQLURL], fixturePath: "/graphql", "Kiva GraphQL endpoint"),
             UpstreamEndpoint(
                 "--kiva-loans-url", "KIVA_LOANS_URL", \.[Setting.kivaLoansURL], fixturePath: "/v1/loans/newest.json",
-                "when set, use Kiva's legacy REST newest-loans endpoint instead of GraphQL"),
-        ],
+                "when set, use Kiva's legacy REST newest-loans endpoint instead of GraphQL")),
         rateLimit: .published(
             RateLimitSetting(
                 "--rate-limit-kiva", "RATE_LIMIT_KIVA_PER_MIN", \.[Setting.rateKivaPerMinute], "Kiva requests per minute (60 unregistered)")),

@@ -27,7 +27,7 @@ public enum UpstreamCatalog {
     /// What the configured upstream endpoints are, for the shared-cache fingerprint: their
     /// URLs, or, when they stand for something else (`--fixtures`), which optional ones are set.
     static func endpointIdentity(_ c: Configuration) -> [String] {
-        let endpoints = all.flatMap(\.endpoints)
+        let endpoints = all.flatMap(\.endpoints.all)
         guard let identity = c.upstreamIdentity else { return endpoints.map { $0.value(c) ?? "" } }
         return [identity] + endpoints.filter(\.isOptional).map { $0.value(c) == nil ? "unset" : "set" }
     }
@@ -37,7 +37,7 @@ public enum UpstreamCatalog {
     /// replicas against one.
     public static func fixtureEnvironment(baseURL: String) -> [String: String] {
         var env: [String: String] = [:]
-        for endpoint in all.flatMap(\.endpoints) where !endpoint.isOptional { env[endpoint.option.env] = baseURL + endpoint.fixturePath }
+        for endpoint in all.flatMap(\.endpoints.all) where !endpoint.isOptional { env[endpoint.option.env] = baseURL + endpoint.fixturePath }
         return env
     }
 
@@ -45,14 +45,14 @@ public enum UpstreamCatalog {
     public static var rateLimitVariables: [String] { all.compactMap { $0.rateLimit.published?.option.env } }
 
     /// Where the fixture upstream must answer as each endpoint would.
-    public static var fixturePaths: [String] { all.flatMap(\.endpoints).map(\.fixturePath) }
+    public static var fixturePaths: [String] { all.flatMap(\.endpoints.all).map(\.fixturePath) }
 }
 
 extension Configuration {
     /// `--fixtures`: every upstream endpoint at the fixture upstream at `baseURL`, which is on
     /// loopback (so feed URLs may be private), and one fingerprint for all such replicas.
     public mutating func pointUpstreams(atFixtures baseURL: String) {
-        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) { endpoint.point(&self, baseURL) }
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints.all) { endpoint.point(&self, baseURL) }
         allowPrivateFeedHosts = true
         upstreamIdentity = "fixtures"
         // The recorded feeds' artwork is served through the image proxy: offline, one known

@@ -10,8 +10,8 @@ import HTTPServer
 struct UpstreamDeclaration: Sendable {
     /// What its rate budget, queue, breakers, metrics and answers call it (`SourceName`).
     let source: String
-    /// The settings that say where it is.
-    let endpoints: [UpstreamEndpoint]
+    /// The settings that say where it is, or none of its own and why.
+    let endpoints: UpstreamEndpoints
     /// Its shared rate budget: a published limit, or none and why (never a silent "unlimited").
     let rateLimit: RateBudget
     /// Its other settings (freshness, bounds), in `--help` order after its endpoints.
@@ -25,7 +25,24 @@ struct UpstreamDeclaration: Sendable {
     let fuzz: FuzzEntry
 
     /// Its settings as the parser, `--help` and docs/configuration.md list them.
-    var options: [Option] { endpoints.map(\.option) + settings + (rateLimit.published.map { [$0.option] } ?? []) }
+    var options: [Option] { endpoints.all.map(\.option) + settings + (rateLimit.published.map { [$0.option] } ?? []) }
+}
+
+/// Where an upstream is, a choice every declaration makes: at least one setting naming its
+/// URL (`.at(…)`), or none of its own and why (the publishers' hosts a feed or an image names),
+/// which `--help` and docs/configuration.md print. An empty list does not compile.
+enum UpstreamEndpoints: Sendable {
+    case settings(UpstreamEndpoint, [UpstreamEndpoint])
+    case none(because: String)
+
+    static func at(_ first: UpstreamEndpoint, _ more: UpstreamEndpoint...) -> UpstreamEndpoints { .settings(first, more) }
+
+    var all: [UpstreamEndpoint] {
+        switch self {
+        case .settings(let first, let more): [first] + more
+        case .none: []
+        }
+    }
 }
 
 /// A setting naming an upstream URL, and the path the fixture upstream serves it at.

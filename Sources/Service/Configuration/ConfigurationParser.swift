@@ -125,6 +125,10 @@ public enum ConfigurationParser {
         for upstream in UpstreamCatalog.all {
             if case .none(let reason) = upstream.rateLimit { lines.append("  \(upstream.source): \(reason)") }
         }
+        lines += ["", "Upstreams without an endpoint setting of their own, and why:"]
+        for upstream in UpstreamCatalog.all {
+            if case .none(let reason) = upstream.endpoints { lines.append("  \(upstream.source): \(reason)") }
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -117,6 +117,22 @@ import Upstream
         for name in declared { #expect(list.contains(".\(name),") || list.contains(".\(name)]"), "UpstreamCatalog.all does not list .\(name)") }
     }
 
+    /// No part of a declaration is empty in silence: its endpoints are settings or a reason
+    /// (`.none(because:)`, printed by --help beside the rate budgets' reasons), and it has
+    /// settings and routes (a declaration with none serves nothing and tunes nothing).
+    @Test func everyUpstreamHasEndpointsSettingsAndRoutesOrSaysWhy() {
+        let help = ConfigurationParser.helpText()
+        for upstream in UpstreamCatalog.all {
+            if case .none(let reason) = upstream.endpoints {
+                #expect(reason.count >= 20, "\(upstream.source): a reason, not a word: \(reason)")
+                #expect(help.contains("  \(upstream.source): \(reason)"), "--help gives \(upstream.source)'s reason for no endpoint")
+            }
+            #expect(!upstream.settings.isEmpty, "\(upstream.source) declares no setting")
+            #expect(!upstream.routes.isEmpty, "\(upstream.source) declares no route")
+        }
+        #expect(UpstreamCatalog.all.contains { $0.endpoints.all.isEmpty } && UpstreamCatalog.all.contains { !$0.endpoints.all.isEmpty })
+    }
+
     /// Every adapter a declaration builds has tests of its own (Tests/FeedsTests names it): the
     /// declaration tests here check the wiring, not what the adapter makes of its upstream.
     @Test func everyAdapterHasTestsOfItsOwn() throws {
@@ -138,6 +154,30 @@ import Upstream
         #expect(adapters.count >= 6, "\(adapters.sorted())")
         for adapter in adapters.sorted() {
             #expect(tests.contains("\(adapter)("), "no test in Tests/FeedsTests builds \(adapter)")
+        }
+    }
+
+    /// Each upstream's adapter is tested on what it makes of its recorded answers: some test
+    /// reads one of the answers its fuzz entry names and asserts on the model it gets (three
+    /// `#expect`s comparing values at least). A test that only builds the adapter, or asserts
+    /// nothing of the model, does not count.
+    @Test func everyUpstreamsAdapterIsTestedOnItsModel() throws {
+        var tests: [String] = []
+        for folder in ["Tests/FeedsTests", "Tests/ImagesTests"] {
+            let directory = Self.repositoryRoot.appendingPathComponent(folder)
+            for case let file as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? .init()
+            where file.pathExtension == "swift" {
+                // A test's body: from its `@Test` to the next.
+                tests += ((try? String(contentsOf: file, encoding: .utf8)) ?? "").components(separatedBy: "@Test").dropFirst()
+            }
+        }
+        for upstream in UpstreamCatalog.all {
+            let answers = upstream.fuzz.recorded.flatMap { [$0, String($0.split(separator: "/").last ?? "")] }
+            let asserting = tests.filter { body in
+                answers.contains { body.contains("\"\($0)\"") }
+                    && body.split(separator: "\n").filter { $0.contains("#expect(") && $0.contains("==") }.count >= 3
+            }
+            #expect(!asserting.isEmpty, "no test reads \(upstream.source)'s recorded answers (\(upstream.fuzz.recorded)) and asserts on the model it makes")
         }
     }
 
@@ -193,7 +233,7 @@ import Upstream
     /// Two replicas with different upstream URLs must not share cache entries.
     @Test func everyEndpointShapesTheSharedCacheFingerprint() throws {
         let base = SchemaFingerprint.compute(Configuration())
-        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) {
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints.all) {
             let moved = try Self.parse([endpoint.option.env: "https://elsewhere.example/api"])
             #expect(SchemaFingerprint.compute(moved) != base, "\(endpoint.option.env) does not change the fingerprint")
         }
@@ -203,14 +243,14 @@ import Upstream
     @Test func fixtureModePointsEveryEndpointAtTheFixtureUpstream() throws {
         let fixtures = "http://127.0.0.1:9"
         var everySet = try Self.parse(
-            Dictionary(uniqueKeysWithValues: UpstreamCatalog.all.flatMap(\.endpoints).map { ($0.option.env, "https://real.example/api") }))
+            Dictionary(uniqueKeysWithValues: UpstreamCatalog.all.flatMap(\.endpoints.all).map { ($0.option.env, "https://real.example/api") }))
         everySet.pointUpstreams(atFixtures: fixtures)
-        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) {
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints.all) {
             #expect(endpoint.value(everySet) == fixtures + endpoint.fixturePath, "\(endpoint.option.env) is not pointed at the fixtures")
         }
         var defaults = Configuration()
         defaults.pointUpstreams(atFixtures: fixtures)
-        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) where endpoint.isOptional {
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints.all) where endpoint.isOptional {
             #expect(endpoint.value(defaults) == nil, "\(endpoint.option.env) was switched on by --fixtures")
         }
         // Fixture replicas share one fingerprint whichever port their fixture upstream has.
@@ -226,7 +266,7 @@ import Upstream
             case .run(let c) = try ConfigurationParser.parse(
                 arguments: ["--fixtures-upstream", "http://127.0.0.1:9"], environment: ["FLICKR_FEED_URL": "https://real.example/feed"])
         else { throw ConfigurationError(description: "not a run") }
-        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints) where !endpoint.isOptional {
+        for endpoint in UpstreamCatalog.all.flatMap(\.endpoints.all) where !endpoint.isOptional {
             #expect(endpoint.value(c) == "http://127.0.0.1:9" + endpoint.fixturePath)
         }
         var fixtures = Configuration()
@@ -260,42 +300,85 @@ import Upstream
     /// upstream's route, a bullet (`- \`GET /path\``) under Operations for the others.
     @Test func everyOperationHasADocsSection() throws {
         let page = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("docs/API.md"), encoding: .utf8)
-        let lines = page.split(separator: "\n")
+        let lines = page.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
+        let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
+        /// The text a heading or list item opens: a heading's lines up to the next heading of
+        /// its level or above, a list item's own line.
+        func section(_ method: String, _ path: String) -> String? {
+            let name = "`\(method) \(path)"
+            guard
+                let at = lines.firstIndex(where: { line in
+                    guard line.hasPrefix("## \(name)") || line.hasPrefix("### \(name)") || line.hasPrefix("- \(name)") else { return false }
+                    let after = line.dropFirst(line.prefix { $0 != "`" }.count + name.count).first
+                    return after == "`" || after == "?" || after == " "
+                })
+            else { return nil }
+            guard lines[at].hasPrefix("#") else { return lines[at] }
+            let level = lines[at].prefix { $0 == "#" }.count
+            let end = lines[(at + 1)...].firstIndex { $0.hasPrefix("#") && $0.prefix { $0 == "#" }.count <= level } ?? lines.count
+            return lines[at..<end].joined(separator: "\n")
+        }
         for operation in RouteDeclaration.all.compactMap(\.operation) {
-            let name = "`\(operation.method) \(operation.path)"
-            let found = lines.contains { line in
-                guard line.hasPrefix("## \(name)") || line.hasPrefix("### \(name)") || line.hasPrefix("- \(name)") else { return false }
-                let after = line.dropFirst(line.prefix { $0 != "`" }.count + name.count).first
-                return after == "`" || after == "?" || after == " "
+            guard let text = section(operation.method, operation.path) else {
+                Issue.record("docs/API.md has no section for \(operation.path) (\(operation.id)): a heading `## `\(operation.method) \(operation.path)` — …")
+                continue
             }
-            #expect(found, "docs/API.md has no section for \(operation.path) (\(operation.id)): a heading `## \(name)` — …")
+            let body = text.split(separator: "\n").dropFirst().filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            #expect(!body.isEmpty || text.hasPrefix("- "), "docs/API.md's section for \(operation.method) \(operation.path) is a heading alone")
+            // Its parameters, each named: `name`, {name} or name=. A POST section that points to
+            // the GET of its path (a form of the same parameters) may leave them to that one.
+            let described = paths[operation.path]?[operation.methodKey]
+            // (Header parameters are the shared ones: X-Request-ID, If-None-Match … in their own sections.)
+            var names = (described?["parameters"] as? [[String: Any]] ?? []).filter { ["query", "path"].contains($0["in"] as? String) }
+                .compactMap { $0["name"] as? String }
+            let form =
+                (((described?["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/x-www-form-urlencoded"] as? [String: Any])?[
+                    "schema"] as? [String: Any]
+            names += (form?["properties"] as? [String: Any]).map { Array($0.keys) } ?? []
+            let borrowed = operation.method == "POST" && text.contains("`GET \(operation.path)") ? section("GET", operation.path) ?? "" : ""
+            for name in Set(names) {
+                let named = ["`\(name)`", "{\(name)}", "\(name)=", "`\(name)="].contains { text.contains($0) || borrowed.contains($0) }
+                #expect(named, "docs/API.md's section for \(operation.method) \(operation.path) does not name its parameter \(name)")
+            }
         }
     }
 
     /// Every setting the services and routes read is one an option parses: a setting left out
     /// of its upstream's `settings` would keep its default, missing from --help and the docs.
     @Test func everySettingTheRoutesReadIsAnOption() throws {
+        // Every route built and asked here: a setting read only while a request is answered is
+        // heard whatever ran before.
         _ = try App.handlers(try Self.services())
+        _ = try Self.askEveryRoute()
         let parsed = Set(ConfigurationParser.options.map { $0.keyPath as AnyKeyPath })
         #expect(SettingReads.all.count >= 10)
         for keyPath in SettingReads.all.subtracting(parsed) { Issue.record("read, but no option parses it: \(keyPath)") }
     }
 
-    /// Every query or path parameter a route reads is one its API description declares: a
-    /// parameter parsed but not described is missing from the document and every generated
-    /// client. Each route is asked with its required parameters' examples (the description's
-    /// own), and the names its handler reads are listened to.
-    @Test func everyParameterARouteReadsIsInItsAPIDescriptionAndItsFeedIsItsDeclarations() throws {
+    /// What one route was asked and what it read: a route asked by `askEveryRoute`.
+    struct Asked {
+        let route: RouteDeclaration
+        /// The parameters its API description declares (query, path, form fields).
+        let described: Set<String>
+        let reads: QueryReads
+    }
+
+    /// Every route on (the image proxy and WebSub too), asked through its handler as the router
+    /// runs it, with its required parameters' examples (its description's own) in the query, the
+    /// path or a form, while the names it reads and the feeds it prepares are listened to.
+    static func askEveryRoute() throws -> [Asked] {
         var c = Configuration()
         c.dataDirectory = nil  // no records file written by a unit test
         c[Setting.imageProxyKey] = "catalog-test"
+        c[Setting.websubKey] = "catalog-test"
+        c[Setting.publicBaseURL] = "https://feedproxy.example"
         c.pointUpstreams(atFixtures: "http://127.0.0.1:9")
         let services = try Services(c, logLanes: 1)
         let handlers = try App.handlers(services)
         let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
         let paths = try #require(document?["paths"] as? [String: [String: [String: Any]]])
-        var checked = 0
-        var preparedBy = Set<String>()
+        var asked: [Asked] = []
         for route in RouteDeclaration.all {
             guard let operation = route.operation,
                 let handler = handlers.first(where: { $0.route.path == route.name.path && $0.method == route.method })?.handler.served(services)
@@ -329,8 +412,21 @@ import Upstream
                     body: isForm ? Array(query.joined(separator: "&").utf8) : [], pathParameters: pathParameters)
                 _ = handler(&context)
             }
-            let names = Set(parameters.compactMap { $0["name"] as? String })
-            for name in reads.names.subtracting(names) {
+            asked.append(Asked(route: route, described: Set(parameters.compactMap { $0["name"] as? String }), reads: reads))
+        }
+        return asked
+    }
+
+    /// Every query or path parameter a route reads is one its API description declares: a
+    /// parameter parsed but not described is missing from the document and every generated
+    /// client. Each route is asked with its required parameters' examples (the description's
+    /// own), and the names its handler reads are listened to.
+    @Test func everyParameterARouteReadsIsInItsAPIDescriptionAndItsFeedIsItsDeclarations() throws {
+        var checked = 0
+        var preparedBy = Set<String>()
+        for asked in try Self.askEveryRoute() {
+            let (route, reads) = (asked.route, asked.reads)
+            for name in reads.names.subtracting(asked.described) {
                 Issue.record("\(route.method) \(route.name.path) reads \(name), which its API description does not declare")
             }
             if !reads.names.isEmpty { checked += 1 }
@@ -343,7 +439,7 @@ import Upstream
                 #expect(named.source == source, "\(route.method) \(route.name.path) counts its answers under \(named.source), declared by \(source)")
                 // One with no endpoint of its own (podcast feeds: the publishers', found by an iTunes
                 // lookup) may begin at another declared upstream's.
-                let borrowed = declaration?.endpoints.isEmpty == true && UpstreamCatalog.sources.contains(named.upstream)
+                let borrowed = declaration?.endpoints.all.isEmpty == true && UpstreamCatalog.sources.contains(named.upstream)
                 #expect(
                     named.upstream == source || borrowed, "\(route.method) \(route.name.path) asks its upstream as \(named.upstream), declared as \(source)")
                 preparedBy.insert(source)
@@ -371,6 +467,6 @@ import Upstream
         let env = UpstreamCatalog.fixtureEnvironment(baseURL: "http://127.0.0.1:9")
         #expect(env["FLICKR_FEED_URL"] == "http://127.0.0.1:9/services/feeds/photos_public.gne")
         #expect(env["KIVA_LOANS_URL"] == nil)  // optional: it switches Kiva to its REST API
-        #expect(env.count == UpstreamCatalog.all.flatMap(\.endpoints).filter { !$0.isOptional }.count)
+        #expect(env.count == UpstreamCatalog.all.flatMap(\.endpoints.all).filter { !$0.isOptional }.count)
     }
 }

@@ -7,7 +7,7 @@ extension UpstreamDeclaration {
     /// The routes are declared by concern beside this file (episodes, events, library).
     static let podcastFeeds = UpstreamDeclaration(
         source: SourceName.episodes,
-        endpoints: [],
+        endpoints: .none(because: "each podcast's feed is at the URL its iTunes lookup (ITUNES_LOOKUP_URL) or its feed id names"),
         rateLimit: .none(because: "each publisher's own host, with its own breaker and fair turns (8 transfers at once per host)"),
         settings: [
             Option("--cache-ttl-episodes", "CACHE_TTL_EPISODES", \.[Setting.ttlEpisodes], .seconds(), "seconds /podcasts/{id}/episodes stays fresh"),

@@ -4,7 +4,7 @@ extension UpstreamDeclaration {
     /// A news API's top headlines: `/news`.
     static let news = UpstreamDeclaration(
         source: SourceName.news,
-        endpoints: [UpstreamEndpoint("--news-api-url", "NEWS_API_URL", \.[Setting.newsAPIURL], fixturePath: "/news/v2/top", "News API endpoint")],
+        endpoints: .at(UpstreamEndpoint("--news-api-url", "NEWS_API_URL", \.[Setting.newsAPIURL], fixturePath: "/news/v2/top", "News API endpoint")),
         rateLimit: .published(
             RateLimitSetting("--rate-limit-news", "RATE_LIMIT_NEWS_PER_MIN", \.[Setting.rateNewsPerMinute], "News API requests per minute")),
         settings: [Option("--cache-ttl-news", "CACHE_TTL_NEWS", \.[Setting.ttlNews], .seconds(), "seconds /news stays fresh")],
