@@ -59,12 +59,16 @@ let package = Package(
         .target(name: "Records", dependencies: ["CSQLite", "Primitives"], swiftSettings: strictImports),
         // The optional shared tier: implements the protocols ResponseCache and Upstream own.
         .target(name: "RedisTier", dependencies: ["CHiredis", "ResponseCache", "Upstream", "Primitives"], swiftSettings: strictImports),
+        // What an operator watches: /metrics' families and the parts each subsystem renders, the
+        // logger and its sink, OTLP span export. No feed, no route.
+        .target(name: "Observability", dependencies: ["Upstream", "Primitives"], swiftSettings: strictImports),
         // A podcast's push: event streams' hub (one event per change), pings, WebSub, library handles.
         .target(
             name: "Push", dependencies: ["HTTPServer", "Upstream", "Feeds", "FeedFormats", "ResponseCache", "Primitives"],
             swiftSettings: strictImports),
         .target(
-            name: "Service", dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Push", "Primitives"],
+            name: "Service",
+            dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Push", "Observability", "Primitives"],
             // The demo page's files stay real HTML, CSS and JavaScript (editors and `make lint` read them as such), in the binary.
             resources: [.embedInCode("Demo/demo.html"), .embedInCode("Demo/demo.css"), .embedInCode("Demo/demo.js")],
             swiftSettings: strictImports),
@@ -82,7 +86,7 @@ let package = Package(
         .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives", "TestSupport"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "Feeds", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "Observability", "Feeds", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
         .testTarget(name: "PushTests", dependencies: ["Push", "Feeds", "HTTPServer", "ResponseCache", "Upstream", "Primitives", "TestSupport"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),

@@ -1,6 +1,7 @@
 import FixtureUpstream
 import FoundationEssentials
 import Glibc
+import Observability
 import Service
 
 // Thin entry point: configuration, wiring, signals.

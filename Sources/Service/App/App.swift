@@ -1,5 +1,6 @@
 import Feeds
 import HTTPServer
+import Observability
 import Primitives
 import RedisTier
 import Upstream

@@ -1,5 +1,6 @@
 import Feeds
 import FoundationEssentials
+import Observability
 import Primitives
 import RedisTier
 import Records

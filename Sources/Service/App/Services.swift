@@ -1,3 +1,4 @@
+import Observability
 import Push
 import Feeds
 import HTTPServer
@@ -46,7 +47,7 @@ struct Services: Sendable {
         let metrics = Metrics(
             routes: RouteDeclaration.all.map(\.name.path),
             sources: UpstreamCatalog.sources,
-            tracing: traceMetrics, images: images?.metrics)
+            tracing: traceMetrics, version: Configuration.version)
         tracing = export.flatMap { settings in traceMetrics.map { SpanExporter(settings: settings, metrics: $0, logger: logger) } }
         self.logger = logger
         self.metrics = metrics

@@ -1,3 +1,4 @@
+import Observability
 import RedisTier
 
 /// Every setting, from environment variables with matching `--flags` (flags win).

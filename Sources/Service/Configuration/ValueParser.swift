@@ -1,3 +1,4 @@
+import Observability
 import Primitives
 import FoundationEssentials
 import RedisTier

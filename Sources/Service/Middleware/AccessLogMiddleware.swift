@@ -1,4 +1,5 @@
 import HTTPServer
+import Observability
 import Primitives
 
 /// The access log (`LOG_LEVEL` info or lower): one JSON line per answered request, rendered

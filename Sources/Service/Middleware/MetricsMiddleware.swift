@@ -1,4 +1,5 @@
 import HTTPServer
+import Observability
 
 /// Every answered request into `feedproxy_requests_total` and the duration histogram, by route and status.
 final class MetricsMiddleware: Middleware {

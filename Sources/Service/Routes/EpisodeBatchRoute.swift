@@ -1,6 +1,7 @@
 import Push
 import Feeds
 import HTTPServer
+import Observability
 import Primitives
 import ResponseCache
 import Synchronization

@@ -1,3 +1,4 @@
+import Observability
 import Push
 import HTTPServer
 import Primitives
@@ -65,10 +66,12 @@ enum OperationalRoutes {
     ]
 
     private static func metricsResponse(_ s: Services) -> Response {
-        let text = s.metrics.render([
+        var parts: [any MetricsPart] = [
             ConnectionGauges(s.statistics), CacheGauges(s.cache), UpstreamGauges(s.upstream), ClientGauges(s.clients),
             EventStreamGauges(hub: s.episodeEvents), LifecycleGauges(draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines),
-        ])
+        ]
+        if let images = s.images { parts.append(images.metrics) }
+        let text = s.metrics.render(parts)
         let body = Array(text.utf8)
         var r = Response(status: 200, body: body, gzippedBody: Gzip.compress(body), compressible: true)
         r.headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

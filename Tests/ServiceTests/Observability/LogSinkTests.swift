@@ -1,3 +1,4 @@
+import Observability
 import Primitives
 import Foundation
 import Glibc

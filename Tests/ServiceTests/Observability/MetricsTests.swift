@@ -1,3 +1,4 @@
+import Observability
 import TestSupport
 import Testing
 import Upstream

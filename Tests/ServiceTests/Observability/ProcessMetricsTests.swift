@@ -1,4 +1,5 @@
 import Glibc
+import Observability
 import TestSupport
 import Testing
 @testable import Service

@@ -1,4 +1,5 @@
 import HTTPServer
+import Observability
 import Primitives
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Feeds
 import HTTPServer
+import Observability
 import Primitives
 import ResponseCache
 import Upstream

@@ -1,22 +1,21 @@
 import Primitives
 import Synchronization
-import Upstream
 
 /// A Prometheus histogram with fixed buckets; all atomics.
-final class Histogram: Sendable {
-    static let defaultBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    let bounds: [Double]
+package final class Histogram: Sendable {
+    package static let defaultBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    package let bounds: [Double]
     /// One counter per bucket, then the sum in microseconds, then the count: one striped block.
     private let counters: StripedCounters
     private var sumIndex: Int { bounds.count }
     private var countIndex: Int { bounds.count + 1 }
 
-    init(bounds: [Double] = Histogram.defaultBuckets) {
+    package init(bounds: [Double] = Histogram.defaultBuckets) {
         self.bounds = bounds
         counters = StripedCounters(count: bounds.count + 2)
     }
 
-    func observe(_ seconds: Double) {
+    package func observe(_ seconds: Double) {
         for (i, bound) in bounds.enumerated() where seconds <= bound {
             counters.add(i)
             break
@@ -27,7 +26,7 @@ final class Histogram: Sendable {
     }
 
     /// Lines for one labelled series; `labels` is like `route="/photos"`.
-    func render(_ name: String, labels: String, into out: inout String) {
+    package func render(_ name: String, labels: String, into out: inout String) {
         var cumulative = 0
         let before = labels.isEmpty ? "" : labels + ",", only = labels.isEmpty ? "" : "{\(labels)}"
         for (i, bound) in bounds.enumerated() {

@@ -5,17 +5,17 @@ import Primitives
 /// standard names, read from `/proc/self` at scrape time (a few small reads, no state), and
 /// the container's memory limit from the cgroup, so alerts can compare the two. Every
 /// number read is checked: a field that does not parse is left out, never a trap.
-struct ProcessMetrics {
-    var cpuSeconds: Double?
-    var residentBytes: Int?
-    var virtualBytes: Int?
-    var startTimeSeconds: Double?
-    var openFDs: Int?
-    var maxFDs: Int?
+package struct ProcessMetrics {
+    package var cpuSeconds: Double?
+    package var residentBytes: Int?
+    package var virtualBytes: Int?
+    package var startTimeSeconds: Double?
+    package var openFDs: Int?
+    package var maxFDs: Int?
     /// The cgroup's memory limit; nil when unlimited or unknown.
-    var memoryLimitBytes: Int?
+    package var memoryLimitBytes: Int?
 
-    static func read() -> ProcessMetrics {
+    package static func read() -> ProcessMetrics {
         var m = ProcessMetrics()
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let page = sysconf(Int32(_SC_PAGESIZE))
@@ -42,13 +42,13 @@ struct ProcessMetrics {
     }
 
     /// `/proc/self/stat` after the command name, which may itself hold spaces and parentheses.
-    static func statFields(_ text: String) -> [Substring] {
+    package static func statFields(_ text: String) -> [Substring] {
         guard let close = text.lastIndex(of: ")") else { return [] }
         return text[text.index(after: close)...].split(separator: " ")
     }
 
     /// Seconds since the epoch at boot (`btime` in /proc/stat).
-    static func bootTime() -> Double? {
+    package static func bootTime() -> Double? {
         guard let text = readFile("/proc/stat") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("btime ") {
             return Double(line.dropFirst(6).trimmingASCIIWhitespace())
@@ -60,7 +60,7 @@ struct ProcessMetrics {
     /// its cgroup up to the root; cgroup v1's `hierarchical_memory_limit` (which already
     /// folds in the ancestors) and `memory.limit_in_bytes`. "max", and v1's "unlimited"
     /// (a page-rounded 2^63), read as no limit.
-    static func memoryLimit() -> Int? {
+    package static func memoryLimit() -> Int? {
         var best: Int?
         func consider(_ text: Substring?) {
             guard let text, let v = Int(text.trimmingASCIIWhitespace()), v > 0, v < 1 << 62 else { return }
@@ -87,7 +87,7 @@ struct ProcessMetrics {
     }
 
     /// A small text file, whole (procfs and cgroupfs report size 0, so read until EOF).
-    static func readFile(_ path: String) -> String? {
+    package static func readFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -103,7 +103,7 @@ struct ProcessMetrics {
 
     /// Entries of a directory but `.` and `..` (open descriptors in /proc/self/fd, the
     /// descriptor used for reading included, as other clients count it).
-    static func countEntries(_ path: String) -> Int? {
+    package static func countEntries(_ path: String) -> Int? {
         guard let dir = opendir(path) else { return nil }
         defer { closedir(dir) }
         var n = 0
@@ -115,7 +115,7 @@ struct ProcessMetrics {
     }
 
     /// The families, in the Prometheus text format.
-    func render(into out: inout String) {
+    package func render(into out: inout String) {
         func metric(_ name: String, _ type: String, _ help: String, _ value: String?) {
             guard let value else { return }
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"

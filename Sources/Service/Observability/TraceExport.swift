@@ -1,3 +1,4 @@
+import Observability
 import Primitives
 
 /// Trace export from the OpenTelemetry settings: on when an OTLP endpoint is configured (and
@@ -29,6 +30,6 @@ enum TraceExport {
             exportTimeoutMs: c.otelBSPExportTimeoutMs, scheduleDelayMs: c.otelBSPScheduleDelayMs, maxQueue: c.otelBSPMaxQueueSize,
             maxBatch: min(c.otelBSPMaxExportBatchSize, c.otelBSPMaxQueueSize),
             sampler: TraceSampler(name: c.otelTracesSampler, argument: c.otelTracesSamplerArg) ?? TraceSampler(followsParent: true, ratio: 1),
-            resource: resource)
+            resource: resource, version: Configuration.version)
     }
 }

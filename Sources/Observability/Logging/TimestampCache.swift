@@ -2,11 +2,11 @@ import Glibc
 import Primitives
 
 /// UTC `YYYY-MM-DDTHH:MM:SS.mmm` with the calendar part rendered once per second.
-struct TimestampCache {
+package struct TimestampCache {
     private var second = Int.min
     private var text: [UInt8] = []
 
-    mutating func appendNow<Sink: ByteSink & ~Copyable>(into out: inout Sink) {
+    package mutating func appendNow<Sink: ByteSink & ~Copyable>(into out: inout Sink) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         if ts.tv_sec != second { render(ts.tv_sec) }

@@ -1,9 +1,9 @@
 import Glibc
 
 /// `feedproxy_build_info`: which version a replica runs, as a constant 1 with labels.
-enum BuildInfo {
+package enum BuildInfo {
     /// The compiler that built this binary, as precisely as `#if compiler` can say.
-    static let swiftVersion: String = {
+    package static let swiftVersion: String = {
         #if compiler(>=6.4)
             return "6.4"
         #elseif compiler(>=6.3.1)
@@ -17,7 +17,7 @@ enum BuildInfo {
         #endif
     }()
 
-    static func render(version: String, into out: inout String) {
+    package static func render(version: String, into out: inout String) {
         out += "# HELP feedproxy_build_info A constant 1, labelled with the version this replica runs and the Swift compiler that built it.\n"
         out += "# TYPE feedproxy_build_info gauge\n"
         out += "feedproxy_build_info{version=\"\(Metrics.labelValue(version))\",swift_version=\"\(swiftVersion)\"} 1\n"

@@ -1,4 +1,5 @@
 import HTTPServer
+import Observability
 
 /// The server's connections and requests in flight, and how its loops share them.
 struct ConnectionGauges: MetricsPart {

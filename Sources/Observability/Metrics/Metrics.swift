@@ -1,6 +1,5 @@
 import Primitives
 import Synchronization
-import Upstream
 
 /// Everything `/metrics` reports. Routes and sources are fixed at startup, so the
 /// hot path only touches atomics.
@@ -10,19 +9,19 @@ public final class Metrics: Sendable {
     /// hashing the per-request lookup cost hundreds of instructions. /metrics sorts them.
     private let routes: [(pattern: String, stats: RouteStats)]
     private let unmatched: RouteStats
-    let caches: [String: CacheStats]
+    package let caches: [String: CacheStats]
     /// Upstream outcomes and rejections (error and miss paths only, so a lock is fine).
     private let counters = LabelledCounters()
     private let upstreamLatency: [String: Histogram]
-    let shared = SharedTierMetrics()
+    package let shared = SharedTierMetrics()
     /// The trace exporter's counters, when export is on.
-    let tracing: TraceMetrics?
-    /// The image proxy's counters, when it is on.
-    let images: ImageMetrics?
+    package let tracing: TraceMetrics?
+    /// The service's version (`feedproxy_build_info`).
+    private let version: String
 
-    init(routes: [String], sources: [String], tracing: TraceMetrics? = nil, images: ImageMetrics? = nil) {
+    package init(routes: [String], sources: [String], tracing: TraceMetrics? = nil, version: String = "") {
         self.tracing = tracing
-        self.images = images
+        self.version = version
         var all: [(pattern: String, stats: RouteStats)] = []
         for route in routes + ["(unmatched)", "(invalid)", "*"] where !all.contains(where: { $0.pattern == route }) {
             all.append((route, RouteStats()))
@@ -39,26 +38,26 @@ public final class Metrics: Sendable {
         upstreamLatency = h
     }
 
-    func recordRequest(route: String, status: Int, seconds: Double) {
+    package func recordRequest(route: String, status: Int, seconds: Double) {
         for i in routes.indices where routes[i].pattern == route {
             return routes[i].stats.record(status: status, seconds: seconds)
         }
         unmatched.record(status: status, seconds: seconds)
     }
 
-    func recordUpstream(source: String, outcome: String, seconds: Double) {
+    package func recordUpstream(source: String, outcome: String, seconds: Double) {
         counters.add("feedproxy_upstream_requests_total", "source=\"\(source)\",outcome=\"\(outcome)\"")
         if outcome != "rate_limited" && outcome != "circuit_open" { upstreamLatency[source]?.observe(seconds) }
     }
 
-    func recordRejection(source: String, status: Int, reason: String) {
+    package func recordRejection(source: String, status: Int, reason: String) {
         counters.add("feedproxy_rejected_requests_total", "source=\"\(source)\",status=\"\(status)\",reason=\"\(reason)\"")
     }
 
     /// The text of `/metrics`: the server's own families (requests, cache lookups, upstream
-    /// attempts and rejections), then each subsystem's `parts`, then the shared tier, traces,
-    /// images, the process and the build.
-    func render(_ parts: [any MetricsPart]) -> String {
+    /// attempts and rejections), then each subsystem's `parts` (the image proxy's among them),
+    /// then the shared tier, traces, the process and the build.
+    package func render(_ parts: [any MetricsPart]) -> String {
         var out = ""
         MetricsText.family("feedproxy_http_requests_total", "counter", "HTTP requests answered, by route and status.", into: &out)
         let sorted = routes.sorted { $0.pattern < $1.pattern }
@@ -84,15 +83,14 @@ public final class Metrics: Sendable {
         for part in parts { part.render(into: &out) }
         shared.render(into: &out)
         tracing?.render(into: &out)
-        images?.render(into: &out)
         ProcessMetrics.read().render(into: &out)
-        BuildInfo.render(version: Configuration.version, into: &out)
+        BuildInfo.render(version: version, into: &out)
         return out
     }
 
     /// A label value as the Prometheus text format wants it: backslash, double quote and
     /// line feed escaped (a host name comes from configuration or a redirect, not from us).
-    static func labelValue(_ value: String) -> String {
+    package static func labelValue(_ value: String) -> String {
         guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
         var out = ""
         for ch in value.unicodeScalars {

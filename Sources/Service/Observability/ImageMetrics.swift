@@ -1,9 +1,10 @@
+import Observability
 import Primitives
 import Feeds
 import Images
 
 /// What the image proxy did, for `/metrics` (rendered only when it is on).
-final class ImageMetrics: Sendable {
+final class ImageMetrics: MetricsPart {
     /// Source images resized, and refused by reason.
     let outcomes = Tally(["resized", "unsupported_type", "too_many_pixels", "undecodable", "timed_out", "busy"])
     let bytesIn = Counter()

@@ -1,3 +1,4 @@
+import Observability
 import Upstream
 
 /// The upstream client's queues, busy hosts and circuit breakers.

@@ -1,3 +1,4 @@
+import Observability
 /// Client identity and the miss quota.
 struct ClientGauges: MetricsPart {
     var tracked = 0

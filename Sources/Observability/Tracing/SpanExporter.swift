@@ -8,22 +8,41 @@ import Upstream
 /// collector that is down, slow or paused costs dropped batches after the retries the
 /// OTLP specification allows (429/502/503/504, `Retry-After` honoured), within the export
 /// timeout. Failures are logged at most once a minute.
-final class SpanExporter: SpanSink {
-    struct Settings: Sendable {
-        var url: String
-        var headers: [(String, String)]
-        var gzip: Bool
-        var timeoutMs: Int
-        var exportTimeoutMs: Int
-        var scheduleDelayMs: Int
-        var maxQueue: Int
-        var maxBatch: Int
-        var sampler: TraceSampler
-        var resource: [(String, Span.Value)]
+package final class SpanExporter: SpanSink {
+    package struct Settings: Sendable {
+        package var url: String
+        package var headers: [(String, String)]
+        package var gzip: Bool
+        package var timeoutMs: Int
+        package var exportTimeoutMs: Int
+        package var scheduleDelayMs: Int
+        package var maxQueue: Int
+        package var maxBatch: Int
+        package var sampler: TraceSampler
+        package var resource: [(String, Span.Value)]
+        /// The service's version: the instrumentation scope's and the User-Agent's.
+        package var version: String
+
+        package init(
+            url: String, headers: [(String, String)], gzip: Bool, timeoutMs: Int, exportTimeoutMs: Int, scheduleDelayMs: Int, maxQueue: Int,
+            maxBatch: Int, sampler: TraceSampler, resource: [(String, Span.Value)], version: String
+        ) {
+            self.url = url
+            self.headers = headers
+            self.gzip = gzip
+            self.timeoutMs = timeoutMs
+            self.exportTimeoutMs = exportTimeoutMs
+            self.scheduleDelayMs = scheduleDelayMs
+            self.maxQueue = maxQueue
+            self.maxBatch = maxBatch
+            self.sampler = sampler
+            self.resource = resource
+            self.version = version
+        }
     }
 
-    let settings: Settings
-    let metrics: TraceMetrics
+    package let settings: Settings
+    package let metrics: TraceMetrics
     private let logger: Logger
     private let queue = Mutex<[Span]>([])
     private let wake = WakeSignal()
@@ -31,7 +50,7 @@ final class SpanExporter: SpanSink {
     private let done = WakeSignal()
     private let lastLog = Mutex<Double>(-.infinity)
 
-    init(settings: Settings, metrics: TraceMetrics, logger: Logger) {
+    package init(settings: Settings, metrics: TraceMetrics, logger: Logger) {
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
@@ -39,9 +58,9 @@ final class SpanExporter: SpanSink {
         if !started { logger.warn("trace export thread could not start: spans are dropped", []) }
     }
 
-    func decide(_ trace: TraceContext) -> TraceContext { settings.sampler.decide(trace) }
+    package func decide(_ trace: TraceContext) -> TraceContext { settings.sampler.decide(trace) }
 
-    func record(_ span: Span) {
+    package func record(_ span: Span) {
         let (kept, full) = queue.withLock { q -> (Bool, Bool) in
             guard q.count < settings.maxQueue else { return (false, false) }
             q.append(span)
@@ -56,7 +75,7 @@ final class SpanExporter: SpanSink {
 
     /// Sends what is queued, one attempt per batch, and stops the thread; waits at most 5 s
     /// (or the export timeout), so a dead collector never stretches a shutdown.
-    func shutdown() {
+    package func shutdown() {
         stopping.store(true, ordering: .relaxed)
         wake.signal()
         done.wait(timeout: min(Double(settings.exportTimeoutMs) / 1000, 5))
@@ -85,9 +104,9 @@ final class SpanExporter: SpanSink {
     }
 
     /// One batch: encoded once, posted until accepted, refused for good, or out of time.
-    func export(_ batch: [Span], with post: CurlPost) {
-        var body = OTLPEncoding.request(batch, resource: settings.resource, scopeVersion: Configuration.version)
-        var headers = settings.headers + [("Content-Type", "application/x-protobuf"), ("User-Agent", "FeedProxy/\(Configuration.version)")]
+    package func export(_ batch: [Span], with post: CurlPost) {
+        var body = OTLPEncoding.request(batch, resource: settings.resource, scopeVersion: settings.version)
+        var headers = settings.headers + [("Content-Type", "application/x-protobuf"), ("User-Agent", "FeedProxy/\(settings.version)")]
         if settings.gzip, let compressed = Gzip.compress(body) {
             body = compressed
             headers.append(("Content-Encoding", "gzip"))

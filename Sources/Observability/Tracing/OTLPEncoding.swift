@@ -2,9 +2,9 @@ import Primitives
 
 /// Spans as an OTLP `ExportTraceServiceRequest` in protobuf (opentelemetry-proto's
 /// collector/trace/v1): the one body every collector accepts over OTLP/HTTP.
-enum OTLPEncoding {
+package enum OTLPEncoding {
     /// One resource (this process) and one instrumentation scope (FeedProxy).
-    static func request(_ spans: [Span], resource: [(String, Span.Value)], scopeVersion: String) -> [UInt8] {
+    package static func request(_ spans: [Span], resource: [(String, Span.Value)], scopeVersion: String) -> [UInt8] {
         var out = ProtoWriter()
         out.message(1) { resourceSpans in
             resourceSpans.message(1) { r in
@@ -23,10 +23,10 @@ enum OTLPEncoding {
 }
 
 /// The protobuf wire format, as much as OTLP needs: varints, fixed64/32, length-delimited.
-struct ProtoWriter {
-    var bytes: [UInt8] = []
+package struct ProtoWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -35,46 +35,46 @@ struct ProtoWriter {
         bytes.append(UInt8(v))
     }
 
-    mutating func tag(_ field: Int, _ wireType: UInt64) { varint(UInt64(field) << 3 | wireType) }
+    package mutating func tag(_ field: Int, _ wireType: UInt64) { varint(UInt64(field) << 3 | wireType) }
 
-    mutating func uint(_ field: Int, _ value: UInt64) {
+    package mutating func uint(_ field: Int, _ value: UInt64) {
         tag(field, 0)
         varint(value)
     }
 
-    mutating func fixed64(_ field: Int, _ value: UInt64) {
+    package mutating func fixed64(_ field: Int, _ value: UInt64) {
         tag(field, 1)
         for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
     }
 
-    mutating func fixed32(_ field: Int, _ value: UInt32) {
+    package mutating func fixed32(_ field: Int, _ value: UInt32) {
         tag(field, 5)
         for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
     }
 
-    mutating func data(_ field: Int, _ value: some Collection<UInt8>) {
+    package mutating func data(_ field: Int, _ value: some Collection<UInt8>) {
         tag(field, 2)
         varint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
-    mutating func string(_ field: Int, _ value: String) { data(field, value.utf8) }
+    package mutating func string(_ field: Int, _ value: String) { data(field, value.utf8) }
 
     /// An embedded message: written into its own buffer, then length-prefixed.
-    mutating func message(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
+    package mutating func message(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
         var inner = ProtoWriter()
         body(&inner)
         data(field, inner.bytes)
     }
 
-    static func id(_ values: UInt64...) -> [UInt8] {
+    package static func id(_ values: UInt64...) -> [UInt8] {
         var out: [UInt8] = []
         for v in values { for i in (0..<8).reversed() { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
         return out
     }
 
     /// `KeyValue { key = 1; AnyValue value = 2 }`, `AnyValue` a string, bool, int64 or double.
-    mutating func keyValue(_ key: String, _ value: Span.Value) {
+    package mutating func keyValue(_ key: String, _ value: Span.Value) {
         string(1, key)
         message(2) { any in
             switch value {
@@ -87,7 +87,7 @@ struct ProtoWriter {
     }
 
     /// `Span`, field by field as trace.proto numbers them.
-    mutating func span(_ s: Span) {
+    package mutating func span(_ s: Span) {
         data(1, Self.id(s.trace.traceHigh, s.trace.traceLow))
         data(2, Self.id(s.trace.spanID))
         if let state = s.trace.state { string(3, state) }

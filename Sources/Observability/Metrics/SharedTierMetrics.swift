@@ -3,7 +3,7 @@ import Synchronization
 
 /// What the shared tier (Redis) and the rate limiter did, for `/metrics`. Only the miss
 /// path and the Redis thread touch these; the hit path never does.
-final class SharedTierMetrics: Sendable {
+package final class SharedTierMetrics: Sendable {
     private let counters = LabelledCounters()
     private let redisUp = Atomic<Int>(-1)  // -1: no Redis configured
     private let reconnects = Counter()
@@ -11,33 +11,33 @@ final class SharedTierMetrics: Sendable {
     /// 1 when `maxmemory-policy` is volatile-*, 0 when it is not, -1 when unknown (CONFIG refused).
     private let evictionPolicyOK = Atomic<Int>(-1)
     /// Round trips of the Redis operations FeedProxy sends (others are not timed).
-    static let timedOperations = ["get", "probe", "watch", "put", "lock", "unlock", "rate", "ping"]
+    package static let timedOperations = ["get", "probe", "watch", "put", "lock", "unlock", "rate", "ping"]
     private let latency: [String: Histogram] = Dictionary(
         uniqueKeysWithValues: timedOperations.map { ($0, Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25])) })
 
-    func redisLatency(operation: String, seconds: Double) { latency[operation]?.observe(seconds) }
-    func redisReconnected() { reconnects.add() }
-    func redisFailover() { failovers.add() }
-    func redisEvictionPolicy(ok: Bool?) { evictionPolicyOK.store(ok.map { $0 ? 1 : 0 } ?? -1, ordering: .relaxed) }
+    package func redisLatency(operation: String, seconds: Double) { latency[operation]?.observe(seconds) }
+    package func redisReconnected() { reconnects.add() }
+    package func redisFailover() { failovers.add() }
+    package func redisEvictionPolicy(ok: Bool?) { evictionPolicyOK.store(ok.map { $0 ? 1 : 0 } ?? -1, ordering: .relaxed) }
 
-    func redisCommand(operation: String, outcome: String) {
+    package func redisCommand(operation: String, outcome: String) {
         counters.add("feedproxy_redis_commands_total", "operation=\"\(operation)\",outcome=\"\(outcome)\"")
     }
 
-    func redisState(up: Bool) { redisUp.store(up ? 1 : 0, ordering: .relaxed) }
+    package func redisState(up: Bool) { redisUp.store(up ? 1 : 0, ordering: .relaxed) }
     /// Whether the Redis connection works now; nil without Redis.
-    var redisIsUp: Bool? {
+    package var redisIsUp: Bool? {
         let up = redisUp.load(ordering: .relaxed)
         return up < 0 ? nil : up == 1
     }
 
-    func l2(_ event: String) { counters.add("feedproxy_l2_events_total", "event=\"\(event)\"") }
+    package func l2(_ event: String) { counters.add("feedproxy_l2_events_total", "event=\"\(event)\"") }
 
-    func rateDecision(upstream: String, mode: String, granted: Bool) {
+    package func rateDecision(upstream: String, mode: String, granted: Bool) {
         counters.add("feedproxy_rate_limit_decisions_total", "upstream=\"\(upstream)\",mode=\"\(mode)\",decision=\"\(granted ? "granted" : "refused")\"")
     }
 
-    func render(into out: inout String) {
+    package func render(into out: inout String) {
         let up = redisUp.load(ordering: .relaxed)
         if up >= 0 {
             out += "# HELP feedproxy_redis_up 1 while the Redis connection works.\n# TYPE feedproxy_redis_up gauge\nfeedproxy_redis_up \(up)\n"

@@ -1,3 +1,4 @@
+import Observability
 import ResponseCache
 
 /// The response cache's size, and the waits on its loads that hold a timer.

@@ -14,16 +14,16 @@ public final class LogSink: Sendable {
     /// Unwritten bytes one lane may hold (its buffer plus batches the writer has not finished).
     public static let laneCapacity = 2 << 20
 
-    struct Lane: ~Copyable {
-        var buffer = ByteBuffer()
+    package struct Lane: ~Copyable {
+        package var buffer = ByteBuffer()
         /// Full buffers waiting for the writer, oldest first (kept in the lane so order holds).
-        var full: [Batch] = []
+        package var full: [Batch] = []
         /// A written batch's allocation, to fill next: a lane swaps buffers, it does not copy
         /// or allocate per batch.
-        var spare: Batch?
+        package var spare: Batch?
         /// Bytes in `full` plus bytes taken by the writer and not yet written.
-        var handedOff = 0
-        var clock = TimestampCache()
+        package var handedOff = 0
+        package var clock = TimestampCache()
     }
 
     private let lanes: [Locked<Lane>]
@@ -43,16 +43,16 @@ public final class LogSink: Sendable {
     public var droppedLines: Int { dropped.load(ordering: .relaxed) }
 
     /// The lane for threads that are not event loops.
-    var sharedLane: Int { lanes.count - 1 }
+    package var sharedLane: Int { lanes.count - 1 }
 
     /// Renders one line into `lane` (any index; out of range means the shared lane).
-    func write(lane index: Int, level: LogLevel, _ render: (inout ByteBuffer) -> Void) {
+    package func write(lane index: Int, level: LogLevel, _ render: (inout ByteBuffer) -> Void) {
         write(lane: index, level: level, ()) { _, out in render(&out) }
     }
 
     /// The same, with what the line is rendered from passed in, not captured: a closure
     /// capturing a request's record copies the whole record first.
-    func write<Context>(lane index: Int, level: LogLevel, _ context: Context, _ render: (Context, inout ByteBuffer) -> Void) {
+    package func write<Context>(lane index: Int, level: LogLevel, _ context: Context, _ render: (Context, inout ByteBuffer) -> Void) {
         let i = index >= 0 && index < lanes.count ? index : sharedLane
         let outcome = lanes[i].withLock { lane -> Bool? in
             guard lane.buffer.count + lane.handedOff < Self.laneCapacity else { return nil }
@@ -81,7 +81,7 @@ public final class LogSink: Sendable {
         }
     }
 
-    var pendingBytes: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.buffer.count + $0.handedOff } } }
+    package var pendingBytes: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.buffer.count + $0.handedOff } } }
 
     /// One writer pass: per lane, its full batches and then what its buffer has gathered,
     /// taken under the lane's lock in one go so the lane's lines keep their order.
@@ -120,15 +120,15 @@ public final class LogSink: Sendable {
 
 /// A lane's full buffer on its way to the writer: the lane gives it up under its lock and
 /// takes a spare in its place; the writer alone touches it until it comes back as the spare.
-final class Batch: @unchecked Sendable {
-    var bytes: ByteBuffer
+package final class Batch: @unchecked Sendable {
+    package var bytes: ByteBuffer
 
-    init(_ bytes: consuming ByteBuffer) { self.bytes = bytes }
+    package init(_ bytes: consuming ByteBuffer) { self.bytes = bytes }
 }
 
 extension LogSink.Lane {
     /// Queues the buffer for the writer and continues in the spare's allocation.
-    mutating func handOff() {
+    package mutating func handOff() {
         handedOff += buffer.count
         let filled = buffer.take()
         if let spare = spare.take() {
