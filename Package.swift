@@ -53,7 +53,10 @@ let package = Package(
         .target(name: "FeedFormats", dependencies: ["CExpat", "CGumbo", "Primitives"], swiftSettings: strictImports),
         // Artwork resized and re-encoded on libvips, on a pool of its own: no upstream, no feed.
         .target(name: "Images", dependencies: ["CVips", "Primitives"], swiftSettings: strictImports),
-        .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Images", "Primitives"], swiftSettings: strictImports),
+        // A podcast's sync: positions (tokens), change logs and the histories kept as records; what
+        // a token means, below the adapter that writes change logs into each feed's data.
+        .target(name: "EpisodeSync", dependencies: ["Primitives"], swiftSettings: strictImports),
+        .target(name: "Feeds", dependencies: ["Upstream", "FeedFormats", "Images", "EpisodeSync", "Primitives"], swiftSettings: strictImports),
         .target(name: "FixtureUpstream", dependencies: ["HTTPServer", "Primitives"], swiftSettings: strictImports),
         // Records that outlive a restart on one node (the feed ids given out): SQLite in DATA_DIR.
         .target(name: "Records", dependencies: ["CSQLite", "Primitives"], swiftSettings: strictImports),
@@ -64,11 +67,11 @@ let package = Package(
         .target(name: "Observability", dependencies: ["Upstream", "Primitives"], swiftSettings: strictImports),
         // A podcast's push: event streams' hub (one event per change), pings, WebSub, library handles.
         .target(
-            name: "Push", dependencies: ["HTTPServer", "Upstream", "Feeds", "FeedFormats", "ResponseCache", "Primitives"],
+            name: "Push", dependencies: ["HTTPServer", "Upstream", "Feeds", "EpisodeSync", "FeedFormats", "ResponseCache", "Primitives"],
             swiftSettings: strictImports),
         .target(
             name: "Service",
-            dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Push", "Observability", "Primitives"],
+            dependencies: ["HTTPServer", "Upstream", "Feeds", "ResponseCache", "RedisTier", "Records", "Push", "Observability", "EpisodeSync", "Primitives"],
             // The demo page's files stay real HTML, CSS and JavaScript (editors and `make lint` read them as such), in the binary.
             resources: [.embedInCode("Demo/demo.html"), .embedInCode("Demo/demo.css"), .embedInCode("Demo/demo.js")],
             swiftSettings: strictImports),
@@ -83,11 +86,13 @@ let package = Package(
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Primitives"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPServer", "TestSupport", "Primitives"]),
-        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "FeedFormats", "Primitives", "TestSupport"]),
+        .testTarget(name: "EpisodeSyncTests", dependencies: ["EpisodeSync"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds", "EpisodeSync", "FeedFormats", "Primitives", "TestSupport"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Primitives", "TestSupport"]),
         .testTarget(name: "ResponseCacheTests", dependencies: ["ResponseCache", "Primitives", "TestSupport"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "Observability", "Feeds", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
-        .testTarget(name: "PushTests", dependencies: ["Push", "Feeds", "HTTPServer", "ResponseCache", "Upstream", "Primitives", "TestSupport"]),
+        .testTarget(
+            name: "ServiceTests", dependencies: ["Service", "Observability", "EpisodeSync", "Feeds", "HTTPServer", "Upstream", "Primitives", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["Push", "EpisodeSync", "Feeds", "HTTPServer", "ResponseCache", "Upstream", "Primitives", "TestSupport"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "TestSupport"]),
         .testTarget(name: "RedisTierTests", dependencies: ["RedisTier", "ResponseCache", "Upstream", "TestSupport", "Primitives"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "HTTPServer", "FixtureUpstream", "Service", "Primitives"]),

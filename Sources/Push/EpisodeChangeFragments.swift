@@ -1,3 +1,4 @@
+import EpisodeSync
 import Feeds
 import Primitives
 

@@ -8,7 +8,7 @@ import Testing
     static func data(gap: Int, count: Int, newest: Int) throws -> EpisodeFeedData {
         let episodes = (0..<count).map { (guid: "e\($0)", published: newest - $0 * gap) }
         let blob = try EpisodeFeedData.build(
-            feed: EpisodeSyncTests.feed("Show", episodes), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20)
+            feed: SyntheticFeed.rss("Show", episodes), contentType: nil, lookupTitle: nil, base: nil, maxBytes: 1 << 20)
         return try #require(EpisodeFeedData(blob))
     }
 

@@ -1,3 +1,4 @@
+import EpisodeSync
 import Foundation
 import Primitives
 import TestSupport

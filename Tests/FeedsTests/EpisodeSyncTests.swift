@@ -1,3 +1,4 @@
+import EpisodeSync
 import Foundation
 import Primitives
 import TestSupport
@@ -10,12 +11,7 @@ import Testing
 @Suite(.offPool) struct EpisodeSyncTests {
     /// A feed with `episodes` (guid, publication time), newest first as feeds list them.
     static func feed(_ title: String, _ episodes: [(guid: String, published: Int)], notes: [String: String] = [:]) -> [UInt8] {
-        var xml = #"<?xml version="1.0"?><rss version="2.0"><channel><title>\#(title)</title>"#
-        for e in episodes.sorted(by: { $0.published > $1.published }) {
-            xml += "<item><guid>\(e.guid)</guid><title>\(e.guid)</title><pubDate>\(Timestamp.format(e.published))</pubDate>"
-            xml += "<description>\(notes[e.guid] ?? "notes of \(e.guid)")</description></item>"
-        }
-        return Array((xml + "</channel></rss>").utf8)
+        SyntheticFeed.rss(title, episodes, notes: notes)
     }
 
     /// The data a refresh at `time` (Unix seconds) builds, after `previous`.

@@ -36,6 +36,7 @@ import selectors
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -43,28 +44,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from loopback import free_port  # noqa: E402  (the scripts' shared helpers)
+
 SOURCES = [f"127.0.0.{n}" for n in range(10, 50)]
 PODCAST = 1590000051
-
-
-def free_port() -> int:
-    """A port the servers can listen on (on every address): below the kernel's ephemeral range,
-    which the 10,000 client sockets of a round just before may still hold on other loopback
-    addresses (a port the kernel hands out at random was taken by one of them)."""
-    low = 32768
-    try:
-        low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-    except (OSError, ValueError, IndexError):
-        pass
-    for _ in range(200):
-        port = random.randrange(max(1024, low - 12000), low)
-        with socket.socket() as s:
-            try:
-                s.bind(("0.0.0.0", port))
-                return port
-            except OSError:
-                continue
-    raise RuntimeError("no free port below the ephemeral range")
 
 
 def rss_kib(pids) -> int:

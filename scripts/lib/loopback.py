@@ -1,6 +1,7 @@
 """What the loopback test scripts share: a free port, a FeedProxy started and stopped by
 PID, and the ok/FAIL lines with their tally (browser-test, demo-test, loop-attacks,
 refresh-bytes)."""
+import random
 import socket
 import subprocess
 import time
@@ -17,15 +18,32 @@ def check(label, value, ok, expected, word="expected"):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port a server can listen on (on every address): below the kernel's ephemeral range. A
+    port the kernel hands out at random may still be held by one of the client sockets a test
+    just before closed (the Swift suite's, a bench round's 10,000), and the server then cannot
+    bind it."""
+    low = 32768
+    try:
+        low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    for _ in range(200):
+        port = random.randrange(max(1024, low - 12000), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("0.0.0.0", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 def start_feedproxy(binary, port, env, stdout=subprocess.DEVNULL, arguments=("--fixtures", "Fixtures")):
-    """`binary` on 127.0.0.1:`port`, answering /healthz (or given up on after 5 s)."""
+    """`binary` on 127.0.0.1:`port`, answering /healthz: waited for while it runs (a debug build on
+    a busy machine took more than the 5 s this once allowed), up to a minute."""
     proc = subprocess.Popen([binary, *arguments, "--port", str(port)], env=env, stdout=stdout, stderr=subprocess.STDOUT)
-    for _ in range(100):
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
             break

@@ -1,3 +1,4 @@
+import EpisodeSync
 import Push
 import Feeds
 import HTTPServer

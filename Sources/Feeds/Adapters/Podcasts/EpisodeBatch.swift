@@ -1,3 +1,4 @@
+import EpisodeSync
 import FeedFormats
 import Primitives
 
@@ -7,7 +8,7 @@ import Primitives
 public struct EpisodeBatch: Sendable {
     /// A library as apps hold them (an imported OPML file of 500 feeds is refreshed at once,
     /// by `POST /episodes` when its query would pass a proxy's 8 KB request line).
-    public static let maxPodcasts = 500
+    public static let maxPodcasts = SyncToken.maxPodcasts
 
     public let ids: [Int]
     public let limit: Int

@@ -1,3 +1,4 @@
+import EpisodeSync
 import FeedFormats
 import Primitives
 
@@ -71,7 +72,7 @@ public struct EpisodeFeedData: Sendable {
     public static let version: UInt8 = 7
     static let undated = Int64.min
     /// The most episodes kept of one feed (a daily show of thirteen years).
-    public static let maxEpisodes = 5_000
+    public static let maxEpisodes = EpisodeHistory.maxEpisodes
     static let entryBytes = 58
     /// About this much JSON a compressed block (a page of long notes inflates a few of them).
     static let blockBytes = 64 << 10
@@ -371,33 +372,9 @@ public struct EpisodeFeedData: Sendable {
     /// The most a block may inflate to (more than any block `build` writes).
     static let maxBlockLength = 64 << 20
 
-    static func append(_ value: UInt64, _ count: Int, to out: inout [UInt8]) {
-        for i in 0..<count { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-    }
+    static func append(_ value: UInt64, _ count: Int, to out: inout [UInt8]) { LittleEndianBytes.append(value, count, to: &out) }
 
-    /// Bounds-checked reads from the front.
-    struct Reader {
-        let bytes: [UInt8]
-        var at = 0
-
-        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard count >= 0, count <= bytes.count - at else { return nil }
-            defer { at += count }
-            return bytes[at..<(at + count)]
-        }
-
-        mutating func uint(_ count: Int) -> UInt64? {
-            take(count).map { $0.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-        }
-
-        mutating func int(_ count: Int) -> Int? { uint(count).map { Int($0) } }  // count ≤ 4: always fits
-
-        mutating func int64() -> Int64? { uint(8).map { Int64(bitPattern: $0) } }
-
-        mutating func uint32() -> UInt32? { uint(4).map { UInt32(truncatingIfNeeded: $0) } }
-
-        var rest: ArraySlice<UInt8> { bytes[at...] }
-    }
+    typealias Reader = LittleEndianBytes.Reader
 }
 
 /// The episodes' bytes of one data's blocks: a plain block read in place, a compressed one

@@ -1,3 +1,4 @@
+import EpisodeSync
 import Primitives
 
 /// One page of an episode list (a podcast's, or a batch's merged across podcasts): which

@@ -1,3 +1,4 @@
+import EpisodeSync
 import FeedFormats
 import Primitives
 import Upstream

@@ -1,3 +1,4 @@
+import EpisodeSync
 /// Which feed each podcast reads, kept for good: what an app was given must keep working
 /// after a restart, a release or the cache's eviction. A feed id's URL is how the id is
 /// answered at all (an OPML import is all feed ids); the URL → podcasts index is how a

@@ -1,3 +1,4 @@
+import EpisodeSync
 import Primitives
 
 /// A library and its position under a short name, for `EventSource`: it cannot POST, and a

@@ -30,12 +30,12 @@ public struct SyncToken: Sendable, Equatable {
 
     public init(_ positions: [Int: Position] = [:]) { self.positions = positions }
 
-    static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// A token holds at most one library's podcasts.
-    public static let maxPodcasts = EpisodeBatch.maxPodcasts
+    public static let maxPodcasts = 500
     /// Longest text read: a library's podcasts at their largest fit (feed ids, 16 digits, and
     /// every position at its longest: about 21 KB for 500).
-    static let maxTextBytes = 24 * 1024
+    package static let maxTextBytes = 24 * 1024
 
     public subscript(id: Int) -> Position? {
         get { positions[id] }
@@ -58,9 +58,9 @@ public struct SyncToken: Sendable, Equatable {
             last = id
             Self.appendVarint(UInt64(p.seq), to: &bytes)
             Self.appendVarint(UInt64(p.ordinal), to: &bytes)
-            EpisodeFeedData.append(UInt64(p.versionID), 4, to: &bytes)
+            LittleEndianBytes.append(UInt64(p.versionID), 4, to: &bytes)
         }
-        EpisodeFeedData.append(Self.check(bytes), 4, to: &bytes)
+        LittleEndianBytes.append(Self.check(bytes), 4, to: &bytes)
         return Base64URL.encode(bytes)
     }
 
@@ -75,7 +75,7 @@ public struct SyncToken: Sendable, Equatable {
     public static func decode(_ text: String) throws(Refusal) -> SyncToken {
         guard text.utf8.count <= maxTextBytes, let bytes = Base64URL.decode(text), bytes.count >= 6 else { throw .invalid }
         let body = bytes[..<(bytes.count - 4)]
-        var trailer = EpisodeFeedData.Reader(bytes: Array(bytes.suffix(4)))
+        var trailer = LittleEndianBytes.Reader(bytes: Array(bytes.suffix(4)))
         guard trailer.uint(4) == check(Array(body)) else { throw .invalid }
         guard body.first == version else { throw .expired }
         var at = body.startIndex + 1
@@ -97,11 +97,11 @@ public struct SyncToken: Sendable, Equatable {
     }
 
     /// 32 bits of a hash over the token's bytes: a mangled token is refused, not misread.
-    static func check(_ bytes: [UInt8]) -> UInt64 {
+    package static func check(_ bytes: [UInt8]) -> UInt64 {
         XXH64.hash(Array("feedproxy-sync|".utf8) + bytes) & 0xFFFF_FFFF
     }
 
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+    package static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -111,7 +111,7 @@ public struct SyncToken: Sendable, Equatable {
     }
 
     /// A LEB128 varint of at most 10 bytes that fits 64 bits; nil otherwise.
-    static func varint(_ bytes: ArraySlice<UInt8>, _ at: inout Int) -> UInt64? {
+    package static func varint(_ bytes: ArraySlice<UInt8>, _ at: inout Int) -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while at < bytes.endIndex, shift < 64 {
@@ -124,32 +124,5 @@ public struct SyncToken: Sendable, Equatable {
             shift += 7
         }
         return nil
-    }
-}
-
-/// `sync=`: the token an episodes answer gave, sent back for what is new or changed since.
-public enum EpisodeSyncRequest {
-    public static func parse(_ p: QueryParameters, since: Int?, cursor: EpisodeCursor?) throws(ClientError) -> SyncToken? {
-        guard let text = p.value("sync") else { return nil }
-        guard since == nil, cursor == nil else {
-            throw .invalidParameter("sync takes no since or cursor: the token says where the answer starts (follow page.next)")
-        }
-        // `sync=` (empty): from no position at all, the recovery from a token that cannot be
-        // used: every podcast whole, page by page, each with resync, and a token to keep.
-        if text.isEmpty { return SyncToken() }
-        do {
-            return try SyncToken.decode(text)
-        } catch {
-            switch error {
-            case .invalid:
-                throw .invalidParameter(
-                    "sync is not a token this service gave out; refresh with an empty sync= and follow page.next: every podcast comes whole, with resync")
-            case .expired:
-                throw ClientError(
-                    status: 410, code: "sync_token_expired",
-                    message: "this sync token's format is no longer read; refresh with an empty sync= and follow page.next: "
-                        + "every podcast comes whole, with resync")
-            }
-        }
     }
 }

@@ -29,7 +29,7 @@ public struct EpisodeChangeLog: Sendable, Equatable {
     public let versions: [Version]
 
     /// The versions the log remembers beyond those its episodes are stamped with.
-    static let keptVersions = 64
+    package static let keptVersions = 64
 
     public static let empty = EpisodeChangeLog(versions: [])
 
@@ -76,19 +76,19 @@ public struct EpisodeChangeLog: Sendable, Equatable {
         guard !brought.isEmpty || !removed.isEmpty, next > parent.current.seq else { return (stamps, parent.retaining(stamps)) }
         var identity: [UInt8] = []
         identity.reserveCapacity(9 + (brought.count + removed.count) * 8)
-        EpisodeFeedData.append(UInt64(parent.current.id), 4, to: &identity)
-        EpisodeFeedData.append(UInt64(next), 4, to: &identity)
-        for hash in brought { EpisodeFeedData.append(hash, 8, to: &identity) }
+        LittleEndianBytes.append(UInt64(parent.current.id), 4, to: &identity)
+        LittleEndianBytes.append(UInt64(next), 4, to: &identity)
+        for hash in brought { LittleEndianBytes.append(hash, 8, to: &identity) }
         if !removed.isEmpty {
             identity.append(0xFF)
-            for anchor in removed { EpisodeFeedData.append(anchor, 8, to: &identity) }
+            for anchor in removed { LittleEndianBytes.append(anchor, 8, to: &identity) }
         }
         let version = Version(seq: next, id: UInt32(truncatingIfNeeded: XXH64.hash(identity)), changes: UInt32(brought.count))
         return (stamps, EpisodeChangeLog(versions: parent.versions + [version]).retaining(stamps))
     }
 
     /// The versions still needed: those stamps name, and the latest `keptVersions`.
-    func retaining(_ stamps: [EpisodeStamp]) -> EpisodeChangeLog {
+    package func retaining(_ stamps: [EpisodeStamp]) -> EpisodeChangeLog {
         guard versions.count > Self.keptVersions else { return self }
         let named = Set(stamps.map(\.seq))
         let recent = versions.count - Self.keptVersions
@@ -103,6 +103,11 @@ public struct EpisodeChangeLog: Sendable, Equatable {
 public struct EpisodeStamp: Sendable, Hashable, Comparable {
     public let seq: UInt32
     public let ordinal: UInt32
+
+    public init(seq: UInt32, ordinal: UInt32) {
+        self.seq = seq
+        self.ordinal = ordinal
+    }
 
     public static func < (a: EpisodeStamp, b: EpisodeStamp) -> Bool { (a.seq, a.ordinal) < (b.seq, b.ordinal) }
 }

@@ -1,3 +1,4 @@
+import EpisodeSync
 /// The episodes of one podcast a client does not have yet, by its sync token's position.
 public struct EpisodeUnseen: Sendable, Equatable {
     /// Indices into the data's entries, in stamp order (oldest change first; a version's

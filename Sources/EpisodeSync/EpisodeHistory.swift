@@ -1,3 +1,5 @@
+import Primitives
+
 /// A podcast's change history: its `EpisodeChangeLog`, the stamp of each episode it holds (by
 /// content hash), when each episode was first seen and its id (by anchor), and the episodes
 /// removed since (tombstones). The cached data carries the same, but a cache entry may vanish
@@ -17,6 +19,11 @@ public struct EpisodeHistory: Sendable, Equatable {
     public struct Known: Sendable, Equatable {
         public let firstSeen: EpisodeStamp
         public let id: String
+
+        public init(firstSeen: EpisodeStamp, id: String) {
+            self.firstSeen = firstSeen
+            self.id = id
+        }
     }
 
     /// An episode the feed stopped listing, told to apps whose position is before `seq`.
@@ -34,10 +41,12 @@ public struct EpisodeHistory: Sendable, Equatable {
     /// every removal since, and is sent the whole list (resync).
     public let horizon: UInt32
 
-    static let magic = Array("FPEH".utf8)
-    static let version: UInt8 = 2
+    package static let magic = Array("FPEH".utf8)
+    package static let version: UInt8 = 2
     /// Removals remembered per podcast (a feed that lists only its newest 100 drops one a week).
     public static let maxTombstones = 256
+    /// The most episodes a podcast's data keeps (and so a history knows).
+    public static let maxEpisodes = 5_000
     /// Longest id kept (a guid is an opaque string; a longer one is not told as removed).
     public static let maxIDBytes = 2048
 
@@ -47,16 +56,6 @@ public struct EpisodeHistory: Sendable, Equatable {
         self.known = known
         self.tombstones = tombstones
         self.horizon = horizon
-    }
-
-    /// The history `data` carries.
-    public init(_ data: EpisodeFeedData) {
-        var known: [UInt64: Known] = [:]
-        known.reserveCapacity(data.entries.count)
-        for (i, e) in data.entries.enumerated() where known[e.anchor] == nil { known[e.anchor] = Known(firstSeen: e.firstSeen, id: data.id(i)) }
-        self.init(
-            log: data.changes, stamps: Dictionary(data.entries.map { ($0.contentHash, $0.stamp) }, uniquingKeysWith: { a, _ in a }), known: known,
-            tombstones: data.tombstones, horizon: data.horizon)
     }
 
     /// The one of two histories a refresh continues: the further along (another replica, or
@@ -72,7 +71,7 @@ public struct EpisodeHistory: Sendable, Equatable {
     /// again); past `maxTombstones` the oldest go and the horizon moves past them.
     /// `stillListed`: the anchors of every episode the feed lists, those the data's budget left
     /// out too (an episode still in the feed is no removal; it is simply no longer kept).
-    static func continuing(
+    package static func continuing(
         _ previous: EpisodeHistory?, with episodes: [(hash: UInt64, anchor: UInt64, id: String)], stillListed: Set<UInt64>? = nil, at time: Int
     ) -> (stamps: [EpisodeStamp], firstSeen: [EpisodeStamp], history: EpisodeHistory) {
         let listed = stillListed ?? Set(episodes.map(\.anchor))
@@ -108,17 +107,17 @@ public struct EpisodeHistory: Sendable, Equatable {
         out.reserveCapacity(out.count + 16 + 12 * log.versions.count + 16 * stamps.count + 40 * known.count)
         Self.append(log, to: &out)
         // By key: the same history always encodes to the same bytes (an unchanged one is not rewritten).
-        EpisodeFeedData.append(UInt64(stamps.count), 4, to: &out)
+        LittleEndianBytes.append(UInt64(stamps.count), 4, to: &out)
         for (hash, stamp) in stamps.sorted(by: { $0.key < $1.key }) {
-            EpisodeFeedData.append(hash, 8, to: &out)
-            EpisodeFeedData.append(UInt64(stamp.seq), 4, to: &out)
-            EpisodeFeedData.append(UInt64(stamp.ordinal), 4, to: &out)
+            LittleEndianBytes.append(hash, 8, to: &out)
+            LittleEndianBytes.append(UInt64(stamp.seq), 4, to: &out)
+            LittleEndianBytes.append(UInt64(stamp.ordinal), 4, to: &out)
         }
-        EpisodeFeedData.append(UInt64(known.count), 4, to: &out)
+        LittleEndianBytes.append(UInt64(known.count), 4, to: &out)
         for (anchor, k) in known.sorted(by: { $0.key < $1.key }) {
-            EpisodeFeedData.append(anchor, 8, to: &out)
-            EpisodeFeedData.append(UInt64(k.firstSeen.seq), 4, to: &out)
-            EpisodeFeedData.append(UInt64(k.firstSeen.ordinal), 4, to: &out)
+            LittleEndianBytes.append(anchor, 8, to: &out)
+            LittleEndianBytes.append(UInt64(k.firstSeen.seq), 4, to: &out)
+            LittleEndianBytes.append(UInt64(k.firstSeen.ordinal), 4, to: &out)
             Self.append(k.id, to: &out)
         }
         Self.append(tombstones: tombstones, horizon: horizon, to: &out)
@@ -126,18 +125,18 @@ public struct EpisodeHistory: Sendable, Equatable {
     }
 
     /// A log's versions as data and records keep them: u16 count · {u32 seq, u32 id, u32 changes}.
-    static func append(_ log: EpisodeChangeLog, to out: inout [UInt8]) {
-        EpisodeFeedData.append(UInt64(log.versions.count), 2, to: &out)
+    package static func append(_ log: EpisodeChangeLog, to out: inout [UInt8]) {
+        LittleEndianBytes.append(UInt64(log.versions.count), 2, to: &out)
         for v in log.versions {
-            EpisodeFeedData.append(UInt64(v.seq), 4, to: &out)
-            EpisodeFeedData.append(UInt64(v.id), 4, to: &out)
-            EpisodeFeedData.append(UInt64(v.changes), 4, to: &out)
+            LittleEndianBytes.append(UInt64(v.seq), 4, to: &out)
+            LittleEndianBytes.append(UInt64(v.id), 4, to: &out)
+            LittleEndianBytes.append(UInt64(v.changes), 4, to: &out)
         }
     }
 
     /// The versions `append(_:to:)` wrote, bounded and ascending; nil when they are not.
-    static func readLog(_ r: inout EpisodeFeedData.Reader) -> EpisodeChangeLog? {
-        guard let count = r.int(2), count <= EpisodeFeedData.maxEpisodes + EpisodeChangeLog.keptVersions else { return nil }
+    package static func readLog(_ r: inout LittleEndianBytes.Reader) -> EpisodeChangeLog? {
+        guard let count = r.int(2), count <= Self.maxEpisodes + EpisodeChangeLog.keptVersions else { return nil }
         var versions: [EpisodeChangeLog.Version] = []
         versions.reserveCapacity(count)
         for _ in 0..<count {
@@ -148,17 +147,17 @@ public struct EpisodeHistory: Sendable, Equatable {
     }
 
     /// Removals as data and records keep them: u32 horizon · u16 count · {u32 seq, u16 id length, id}.
-    static func append(tombstones: [Tombstone], horizon: UInt32, to out: inout [UInt8]) {
-        EpisodeFeedData.append(UInt64(horizon), 4, to: &out)
-        EpisodeFeedData.append(UInt64(tombstones.count), 2, to: &out)
+    package static func append(tombstones: [Tombstone], horizon: UInt32, to out: inout [UInt8]) {
+        LittleEndianBytes.append(UInt64(horizon), 4, to: &out)
+        LittleEndianBytes.append(UInt64(tombstones.count), 2, to: &out)
         for t in tombstones {
-            EpisodeFeedData.append(UInt64(t.seq), 4, to: &out)
+            LittleEndianBytes.append(UInt64(t.seq), 4, to: &out)
             append(t.id, to: &out)
         }
     }
 
     /// The removals `append(tombstones:horizon:to:)` wrote, bounded and in order; nil when they are not.
-    static func readTombstones(_ r: inout EpisodeFeedData.Reader) -> (tombstones: [Tombstone], horizon: UInt32)? {
+    package static func readTombstones(_ r: inout LittleEndianBytes.Reader) -> (tombstones: [Tombstone], horizon: UInt32)? {
         guard let horizon = r.uint32(), let count = r.int(2), count <= maxTombstones else { return nil }
         var tombstones: [Tombstone] = []
         tombstones.reserveCapacity(count)
@@ -171,29 +170,29 @@ public struct EpisodeHistory: Sendable, Equatable {
     }
 
     /// An id after its length; one past `maxIDBytes` is kept as none (it is not told as removed).
-    static func append(_ id: String, to out: inout [UInt8]) {
+    package static func append(_ id: String, to out: inout [UInt8]) {
         let bytes = id.utf8.count <= maxIDBytes ? Array(id.utf8) : []
-        EpisodeFeedData.append(UInt64(bytes.count), 2, to: &out)
+        LittleEndianBytes.append(UInt64(bytes.count), 2, to: &out)
         out += bytes
     }
 
     /// The history in `record`, or nil when it is not one `encoded` wrote (damaged, made up,
     /// another version): every count bounded, versions ascending, every stamp in its version.
     public init?(record: [UInt8]) {
-        var r = EpisodeFeedData.Reader(bytes: record)
+        var r = LittleEndianBytes.Reader(bytes: record)
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let log = Self.readLog(&r) else { return nil }
         func stamp(_ seq: UInt32, _ ordinal: UInt32) -> EpisodeStamp? {
             guard let version = log.version(seq), ordinal < version.changes else { return nil }
             return EpisodeStamp(seq: seq, ordinal: ordinal)
         }
-        guard let stampCount = r.int(4), stampCount <= EpisodeFeedData.maxEpisodes, r.rest.count >= 16 * stampCount else { return nil }
+        guard let stampCount = r.int(4), stampCount <= Self.maxEpisodes, r.rest.count >= 16 * stampCount else { return nil }
         var stamps: [UInt64: EpisodeStamp] = [:]
         stamps.reserveCapacity(stampCount)
         for _ in 0..<stampCount {
             guard let hash = r.uint(8), let seq = r.uint32(), let ordinal = r.uint32(), let s = stamp(seq, ordinal) else { return nil }
             stamps[hash] = s
         }
-        guard let knownCount = r.int(4), knownCount <= EpisodeFeedData.maxEpisodes, r.rest.count >= 18 * knownCount else { return nil }
+        guard let knownCount = r.int(4), knownCount <= Self.maxEpisodes, r.rest.count >= 18 * knownCount else { return nil }
         var known: [UInt64: Known] = [:]
         known.reserveCapacity(knownCount)
         for _ in 0..<knownCount {
