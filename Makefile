@@ -124,12 +124,19 @@ docs-check: deps
 	$(SWIFT) build --product feedproxy
 	python3 scripts/checks/docs-check.py $$($(SWIFT) build --show-bin-path)/feedproxy
 
-# docs/adding-an-upstream.md done on a copy of the tree for the upstream in EXAMPLE (default
-# docs/examples/news/, a /news route): built, tested and served, then each part left out in
-# turn must fail the generator, the build or a test (scripts/checks/add-upstream-check.py).
-EXAMPLE ?= docs/examples/news
+# docs/adding-an-upstream.md done on a copy of the tree (scripts/checks/add-upstream-check.py):
+# docs/examples/news/ (a GET /news with a query parameter) built, tested and served, then each
+# part left out in turn must fail the generator, the build or a test; docs/examples/books/ (a
+# path id, GET /books/{id}, and a form, POST /books) built, tested and served. EXAMPLE=dir
+# does one upstream of yours, with every omission.
+EXAMPLE ?=
 add-upstream-check: deps
+ifeq ($(EXAMPLE),)
+	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example docs/examples/news --omissions
+	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example docs/examples/books
+else
 	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example $(EXAMPLE) --omissions
+endif
 
 # deploy/ offline: yamllint, kubernetes-validate --strict, check-jsonschema (compose-spec),
 # nginx -t, redis-server on both Redis configurations, scripts/checks/deploy-policy.py, and a

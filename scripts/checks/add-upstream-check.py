@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from loopback import free_port  # noqa: E402  (the scripts' shared helpers)
 
 ROOT = Path(__file__).resolve().parents[2]
 SWIFT = os.environ.get("SWIFT") or shutil.which("swift") or "/opt/swift/usr/bin/swift"
@@ -266,12 +268,20 @@ def prune_package(tree):
     """The copy builds what the tests need: the other test targets and the bench and fuzz
     executables leave its Package.swift (about half of a cold build)."""
     package = tree / "Package.swift"
-    kept = []
-    for line in package.read_text().splitlines(keepends=True):
-        target = line.split('name: "', 1)[1].split('"', 1)[0] if 'name: "' in line else None
-        if (".testTarget(" in line and target not in ("FeedsTests", "ServiceTests", "EndToEndTests")) or '"ParserFuzzer"' in line or '"FeedBench"' in line:
+    text = package.read_text()
+    # Test targets other than those three go, each whole however many lines it spans.
+    for start in reversed([m.start() for m in re.finditer(r"\.testTarget\(", text)]):
+        end = closing(text, start + len(".testTarget"))
+        name = re.search(r'name:\s*"(\w+)"', text[start:end])
+        if name and name.group(1) in ("FeedsTests", "ServiceTests", "EndToEndTests"):
             continue
-        kept.append(line)
+        end += len(text[end:]) - len(text[end:].lstrip(","))
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        if text[line_start:start].strip() == "" and text[end:line_end].strip() == "":
+            start, end = line_start, line_end + 1
+        text = text[:start] + text[end:]
+    kept = [line for line in text.splitlines(keepends=True) if '"ParserFuzzer"' not in line and '"FeedBench"' not in line]
     package.write_text("".join(kept))
 
 
@@ -288,12 +298,6 @@ def build_and_test(example, tree, quiet=False, stale=None):
 
 
 # --- Serving it -------------------------------------------------------------------------------
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def get(port, path):
     try:
@@ -358,11 +362,14 @@ def check_served(example, tree):
     process, port = serve(tree, {})
     try:
         paths = json.loads(get(port, "/openapi.json")[2])["paths"]
-        # Served and cached as GETs are; a POST-only path is checked by its declaration's tests.
-        added = {path: item["get"] for path, item in paths.items() if path not in before and "get" in item}
-        if not added:
+        new = {path: item for path, item in paths.items() if path not in before}
+        added = {path: item["get"] for path, item in new.items() if "get" in item}
+        if not new:
             fail("the copy's /openapi.json has no operation docs/openapi.json lacks")
         index = json.loads(get(port, "/")[2])["routes"]
+        for path, item in new.items():
+            if "post" in item:
+                check_form(port, path, item["post"], index)
         for path, operation in added.items():
             target = request_for(path, operation)
             status, headers, body = get(port, target)
@@ -395,6 +402,33 @@ def check_served(example, tree):
             fail(f"--help does not list {variable}")
     if example.rate_variable:
         check_rate_limit(example, tree, added)
+
+
+def post(port, path, body, content_type="application/x-www-form-urlencoded"):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body.encode(), headers={"Content-Type": content_type}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def check_form(port, path, operation, index):
+    """A POST of a form (its fields' examples) answers items, as a GET would; another body type is a 415."""
+    schema = operation.get("requestBody", {}).get("content", {}).get("application/x-www-form-urlencoded", {}).get("schema", {})
+    fields = {name: str(field.get("example", "")) for name, field in schema.get("properties", {}).items() if name in schema.get("required", [])}
+    if not fields:
+        fail(f"POST {path} takes no form field with an example")
+    form = urllib.parse.urlencode(fields)
+    status, _, body = post(port, path, form)
+    answer = json.loads(body) if status == 200 else {}
+    if status != 200 or not (answer.get("count") or answer.get("items") or answer.get("item")):
+        fail(f"POST {path} ({form}) answered {status}: {body[:300]!r}")
+    if post(port, path, form, "text/plain")[0] != 415:
+        fail(f"POST {path} as text/plain is not a 415")
+    if not any(route == path or route.startswith(path + "?") for route in index):
+        fail(f"the index does not list {path}")
+    step(f"served POST {path} ({form}): 200 with items, text/plain 415")
 
 
 def check_rate_limit(example, tree, added):

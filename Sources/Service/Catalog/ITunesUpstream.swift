@@ -41,7 +41,7 @@ extension OperationTag {
 
 extension RouteName {
     static let podcasts = RouteName("/podcasts", listedAs: "/podcasts?term=")
-    static let podcast = RouteName("/podcasts/:id", listedAs: "/podcasts/{id}")
+    static let podcast = RouteName("/podcasts/:id")
 }
 
 extension Setting {

@@ -36,7 +36,7 @@ extension OperationTag {
 
 extension RouteName {
     static let loans = RouteName("/loans")
-    static let loan = RouteName("/loans/:id", listedAs: "/loans/{id}")
+    static let loan = RouteName("/loans/:id")
 }
 
 extension Setting {

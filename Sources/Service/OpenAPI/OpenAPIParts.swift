@@ -111,6 +111,36 @@ extension OpenAPIValue {
         return ["get": operation]
     }
 
+    /// `POST` of a feed route's parameters as a form (`FeedRoute.handleForm`): a GET's answers
+    /// and errors for `fields` sent as an `application/x-www-form-urlencoded` body, and `415`
+    /// for another body type.
+    static func formOperation(_ summary: String, answers schema: String, fields: [OpenAPIValue], errors: OpenAPIValue = [:]) -> OpenAPIValue {
+        guard case .object(var operation)? = feedOperation(summary, answers: schema, [], errors: errors)["get"] else { return [:] }
+        var properties: [(key: String, value: OpenAPIValue)] = []
+        var required: [OpenAPIValue] = []
+        for field in fields {
+            guard let name = field["name"]?.stringValue else { continue }
+            properties.append((name, (field["schema"] ?? [:]).merging(["description": field["description"] ?? "", "example": field["example"] ?? ""])))
+            if case .bool(true)? = field["required"] { required.append(.string(name)) }
+        }
+        operation = operation.filter { $0.key != "parameters" }
+        if case .object(let responses)? = operation.first(where: { $0.key == "responses" })?.value {
+            let kept = OpenAPIValue.object(responses.filter { $0.key != "304" })
+            operation = operation.map { $0.key == "responses" ? ($0.key, kept.merging(["415": .error("unsupported_media_type: the body is not a form")])) : $0 }
+        }
+        operation.append(
+            (
+                "requestBody",
+                [
+                    "required": true,
+                    "content": [
+                        "application/x-www-form-urlencoded": ["schema": ["type": "object", "properties": .object(properties), "required": .array(required)]]
+                    ],
+                ]
+            ))
+        return ["post": .object(operation)]
+    }
+
     /// The list envelope: `channel` names nullable string fields between `updated` and `count`,
     /// `extra` further typed ones after them; `page` is the schema of its paging, if it pages.
     static func envelope(items: OpenAPIValue, source: String, page: String?, channel: [(String, String)] = [], extra: OpenAPIValue = [:])

@@ -40,7 +40,7 @@ struct EpisodeBatchRoute: Sendable {
     func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let batch: EpisodeBatch
         do {
-            batch = try EpisodeBatch(QueryParameters(try Self.parameters(of: context.request)))
+            batch = try EpisodeBatch(QueryParameters(try RequestParameters.of(context.request)))
         } catch {
             return .response(.error(status: error.status, code: error.code, message: error.message))
         }
@@ -81,17 +81,6 @@ struct EpisodeBatchRoute: Sendable {
             }
             return Self.answer(batch, slots, for: &context, status: .miss, retryAfter: pending ? max(1, deadline) : admission.refusedFor)
         }
-    }
-
-    /// A GET's query, or a POST's form: the same parameters, for a library whose query would
-    /// pass the 8 KB request line proxies allow.
-    static func parameters(of request: Request) throws(ClientError) -> [(name: String, value: String)] {
-        guard request.method == "POST" else { return request.queryItems }
-        guard let type = request.headers["content-type"], MediaType.essence(type) == "application/x-www-form-urlencoded" else {
-            throw ClientError(
-                status: 415, code: "unsupported_media_type", message: "send the parameters as application/x-www-form-urlencoded (as a query would be)")
-        }
-        return request.formItems
     }
 
     /// The answer, or a 304 when the client has it already. Its ETag is a hash of what the

@@ -25,6 +25,20 @@ struct FeedRoute: Sendable {
         return handle(&context, alias: target)
     }
 
+    /// The route's parameters as a form (`POST`, `application/x-www-form-urlencoded`): the
+    /// answer a GET of the same parameters gets, from the same cache entry; the fast path knows
+    /// it by its body too.
+    func handleForm(_ context: inout MeteredRequestContext) -> MeteredResult {
+        let fields: [(name: String, value: String)]
+        do {
+            fields = try RequestParameters.of(context.request)
+        } catch {
+            return .response(.error(error))
+        }
+        let alias = "POST " + context.request.target + "\n" + String(decoding: context.request.body, as: UTF8.self)
+        return handle(&context, alias: alias, adding: fields)
+    }
+
     /// `alias`: what the fast path knows this request by (its target, plus what else selects
     /// the answer: an image's negotiated encoding); `adding`: parameters the route derived.
     func handle(_ context: inout MeteredRequestContext, alias: String, adding derived: [(name: String, value: String)] = []) -> MeteredResult {

@@ -6,9 +6,11 @@ struct RouteName: Hashable, Sendable {
     /// How the index document (`GET /`) shows it; nil: not listed.
     let listedAs: String?
 
-    /// Listed in the index as its path.
+    /// Listed in the index as its path, each `:name` segment written `{name}` (as the API
+    /// document writes it).
     init(_ path: String) {
-        self.init(path, listedAs: path)
+        let listed = path.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+        self.init(path, listedAs: listed.joined(separator: "/"))
     }
 
     init(_ path: String, listedAs: String?) {

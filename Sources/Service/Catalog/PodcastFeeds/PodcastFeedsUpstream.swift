@@ -65,8 +65,8 @@ extension EpisodesAdapter {
 }
 
 extension RouteName {
-    static let episodes = RouteName("/podcasts/:id/episodes", listedAs: "/podcasts/{id}/episodes")
-    static let episode = RouteName("/podcasts/:id/episodes/:episodeId", listedAs: "/podcasts/{id}/episodes/{episodeId}")
+    static let episodes = RouteName("/podcasts/:id/episodes")
+    static let episode = RouteName("/podcasts/:id/episodes/:episodeId")
     static let episodeBatch = RouteName("/episodes", listedAs: "/episodes?podcasts=")
     static let episodeEvents = RouteName("/episodes/events", listedAs: "/episodes/events?podcasts=")
     static let episodeEventsLibrary = RouteName("/episodes/events/library")

@@ -69,7 +69,7 @@ struct EpisodeEventsRoute: Sendable {
             // A GET's query, or a POST's form: a 500-podcast library and its token (7 KB and
             // more) pass no proxy's request line; fetch-based event-stream clients can POST,
             // EventSource names a handle (`library=`).
-            let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
+            let p = QueryParameters(try RequestParameters.of(context.request))
             if let name = p.value("library"), p.value("podcasts") == nil {
                 guard LibraryHandle.isName(name) else {
                     throw ClientError.invalidParameter("library is not a handle this service gave out (POST /episodes/events/library makes one)")

@@ -15,7 +15,7 @@ struct HubNotifyRoute: Sendable {
         var ids = Set<Int>()
         var feedURL: String?
         do throws(ClientError) {
-            let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
+            let p = QueryParameters(try RequestParameters.of(context.request))
             // An empty value is no value here, as for `/podcasts/byfeedurl`'s url: missing, not invalid.
             let id = p.value("id").flatMap { $0.isEmpty ? nil : $0 }, url = p.value("url").flatMap { $0.isEmpty ? nil : $0 }
             guard id != nil || url != nil else {

@@ -14,7 +14,7 @@ struct LibraryHandleRoute: Sendable {
     func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let handle: LibraryHandle
         do throws(ClientError) {
-            let p = QueryParameters(try EpisodeBatchRoute.parameters(of: context.request))
+            let p = QueryParameters(try RequestParameters.of(context.request))
             let ids = try EpisodeBatch.podcastIDs(p)
             guard ids.count <= EpisodeEventsRoute.maxPodcasts else {
                 throw ClientError.invalidParameter("podcasts takes at most \(EpisodeEventsRoute.maxPodcasts) ids (\(ids.count) given)")

@@ -37,7 +37,7 @@ struct LibraryExportRoute: Sendable {
     func handle(_ context: inout MeteredRequestContext) -> MeteredResult {
         let ids: [Int]
         do {
-            ids = try EpisodeBatch.podcastIDs(QueryParameters(EpisodeBatchRoute.parameters(of: context.request)))
+            ids = try EpisodeBatch.podcastIDs(QueryParameters(RequestParameters.of(context.request)))
         } catch {
             return .response(.error(error))
         }
