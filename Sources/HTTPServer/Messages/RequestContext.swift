@@ -10,7 +10,9 @@ public protocol RequestContext: Sendable {
 }
 
 /// The context a router runs over: the one made for each request the server parsed (or a
-/// test made). Groups may narrow it for their routes (`ChildRequestContext`).
+/// test made). Groups may narrow it for their routes (`ChildRequestContext`). Its `init` only
+/// stores: the router also makes one as a placeholder while a narrower context holds the real
+/// one (`Router.widen`).
 public protocol RootRequestContext: RequestContext {
     init(core: CoreRequestContext)
 }

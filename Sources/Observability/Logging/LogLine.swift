@@ -3,9 +3,9 @@ import Primitives
 
 /// Renders log lines as bytes straight into a buffer: no Foundation formatting,
 /// no intermediate strings. One JSON object per line.
-package enum LogLine {
+@usableFromInline package enum LogLine {
     /// `{"ts":"2026-11-30T10:41:48.123Z","level":"info","msg":` — the start of every line.
-    package static func appendHead<Sink: ByteSink & ~Copyable>(level: LogLevel, clock: inout TimestampCache, into out: inout Sink) {
+    @inlinable package static func appendHead<Sink: ByteSink & ~Copyable>(level: LogLevel, clock: inout TimestampCache, into out: inout Sink) {
         out.append(literal: #"{"ts":""#)
         clock.appendNow(into: &out)
         switch level {
@@ -17,16 +17,16 @@ package enum LogLine {
     }
 
     /// `,"key":` with the key quoted.
-    package static func appendKey<Sink: ByteSink & ~Copyable>(_ key: String, into out: inout Sink) {
+    @inlinable package static func appendKey<Sink: ByteSink & ~Copyable>(_ key: String, into out: inout Sink) {
         out.append(UInt8(ascii: ","))
         appendString(key, into: &out)
         out.append(UInt8(ascii: ":"))
     }
 
-    package static func appendString<Sink: ByteSink & ~Copyable>(_ s: String, into out: inout Sink) { JSONBytes.appendQuoted(s, to: &out) }
+    @inlinable package static func appendString<Sink: ByteSink & ~Copyable>(_ s: String, into out: inout Sink) { JSONBytes.appendQuoted(s, to: &out) }
 
     /// A quoted address; IPv4 (the common case) digit by digit, without a String.
-    package static func appendAddress<Sink: ByteSink & ~Copyable>(_ ip: IPAddress, into out: inout Sink) {
+    @inlinable package static func appendAddress<Sink: ByteSink & ~Copyable>(_ ip: IPAddress, into out: inout Sink) {
         guard ip.isIPv4 else { return appendString(ip.description, into: &out) }
         let v = UInt(UInt32(truncatingIfNeeded: ip.low))
         out.append(UInt8(ascii: "\""))
@@ -41,7 +41,7 @@ package enum LogLine {
     }
 
     /// A number with three decimals (`12.345`), `null` when not finite.
-    package static func appendMillis<Sink: ByteSink & ~Copyable>(_ value: Double, into out: inout Sink) {
+    @inlinable package static func appendMillis<Sink: ByteSink & ~Copyable>(_ value: Double, into out: inout Sink) {
         guard value.isFinite, value.magnitude < 1e15 else {
             out.append(literal: "null")
             return
@@ -57,7 +57,7 @@ package enum LogLine {
         out.append(0x30 + UInt8(frac % 10))
     }
 
-    package static func appendValue<Sink: ByteSink & ~Copyable>(_ value: LogValue, into out: inout Sink) {
+    @inlinable package static func appendValue<Sink: ByteSink & ~Copyable>(_ value: LogValue, into out: inout Sink) {
         switch value {
         case .string(let s): appendString(s, into: &out)
         case .int(let i): out.append(decimal: i)

@@ -14,21 +14,21 @@ public final class LogSink: Sendable {
     /// Unwritten bytes one lane may hold (its buffer plus batches the writer has not finished).
     public static let laneCapacity = 2 << 20
 
-    package struct Lane: ~Copyable {
-        package var buffer = ByteBuffer()
+    @usableFromInline package struct Lane: ~Copyable {
+        @usableFromInline package var buffer = ByteBuffer()
         /// Full buffers waiting for the writer, oldest first (kept in the lane so order holds).
-        package var full: [Batch] = []
+        @usableFromInline package var full: [Batch] = []
         /// A written batch's allocation, to fill next: a lane swaps buffers, it does not copy
         /// or allocate per batch.
-        package var spare: Batch?
+        @usableFromInline package var spare: Batch?
         /// Bytes in `full` plus bytes taken by the writer and not yet written.
-        package var handedOff = 0
-        package var clock = TimestampCache()
+        @usableFromInline package var handedOff = 0
+        @usableFromInline package var clock = TimestampCache()
     }
 
-    private let lanes: [Locked<Lane>]
-    private let wake = WakeSignal()
-    private let dropped = Atomic<Int>(0)
+    @usableFromInline let lanes: [Locked<Lane>]
+    @usableFromInline let wake = WakeSignal()
+    @usableFromInline let dropped = Atomic<Int>(0)
     private let fd: Int32
 
     /// `lanes`: one per event loop, plus one shared by every other thread (the last).
@@ -43,16 +43,16 @@ public final class LogSink: Sendable {
     public var droppedLines: Int { dropped.load(ordering: .relaxed) }
 
     /// The lane for threads that are not event loops.
-    package var sharedLane: Int { lanes.count - 1 }
+    @usableFromInline package var sharedLane: Int { lanes.count - 1 }
 
     /// Renders one line into `lane` (any index; out of range means the shared lane).
-    package func write(lane index: Int, level: LogLevel, _ render: (inout ByteBuffer) -> Void) {
+    @inlinable package func write(lane index: Int, level: LogLevel, _ render: (inout ByteBuffer) -> Void) {
         write(lane: index, level: level, ()) { _, out in render(&out) }
     }
 
     /// The same, with what the line is rendered from passed in, not captured: a closure
     /// capturing a request's record copies the whole record first.
-    package func write<Context>(lane index: Int, level: LogLevel, _ context: Context, _ render: (Context, inout ByteBuffer) -> Void) {
+    @inlinable package func write<Context>(lane index: Int, level: LogLevel, _ context: Context, _ render: (Context, inout ByteBuffer) -> Void) {
         let i = index >= 0 && index < lanes.count ? index : sharedLane
         let outcome = lanes[i].withLock { lane -> Bool? in
             guard lane.buffer.count + lane.handedOff < Self.laneCapacity else { return nil }
@@ -81,7 +81,7 @@ public final class LogSink: Sendable {
         }
     }
 
-    package var pendingBytes: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.buffer.count + $0.handedOff } } }
+    @usableFromInline package var pendingBytes: Int { lanes.reduce(0) { sum, lane in sum + lane.withLock { $0.buffer.count + $0.handedOff } } }
 
     /// One writer pass: per lane, its full batches and then what its buffer has gathered,
     /// taken under the lane's lock in one go so the lane's lines keep their order.
@@ -120,15 +120,15 @@ public final class LogSink: Sendable {
 
 /// A lane's full buffer on its way to the writer: the lane gives it up under its lock and
 /// takes a spare in its place; the writer alone touches it until it comes back as the spare.
-package final class Batch: @unchecked Sendable {
-    package var bytes: ByteBuffer
+@usableFromInline package final class Batch: @unchecked Sendable {
+    @usableFromInline package var bytes: ByteBuffer
 
     package init(_ bytes: consuming ByteBuffer) { self.bytes = bytes }
 }
 
 extension LogSink.Lane {
     /// Queues the buffer for the writer and continues in the spare's allocation.
-    package mutating func handOff() {
+    @usableFromInline package mutating func handOff() {
         handedOff += buffer.count
         let filled = buffer.take()
         if let spare = spare.take() {

@@ -1,7 +1,7 @@
 public enum LogLevel: String, Sendable, Comparable {
     case debug, info, warn, error
 
-    private var rank: Int {
+    @usableFromInline var rank: Int {
         switch self {
         case .debug: return 0
         case .info: return 1
@@ -10,7 +10,7 @@ public enum LogLevel: String, Sendable, Comparable {
         }
     }
 
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+    @inlinable public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
 }
 
 /// A value in a log line.

@@ -2,11 +2,13 @@ import Glibc
 import Primitives
 
 /// UTC `YYYY-MM-DDTHH:MM:SS.mmm` with the calendar part rendered once per second.
-package struct TimestampCache {
-    private var second = Int.min
-    private var text: [UInt8] = []
+@usableFromInline package struct TimestampCache {
+    @usableFromInline var second = Int.min
+    @usableFromInline var text: [UInt8] = []
 
-    package mutating func appendNow<Sink: ByteSink & ~Copyable>(into out: inout Sink) {
+    @usableFromInline package init() {}
+
+    @inlinable package mutating func appendNow<Sink: ByteSink & ~Copyable>(into out: inout Sink) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         if ts.tv_sec != second { render(ts.tv_sec) }
@@ -19,7 +21,7 @@ package struct TimestampCache {
     }
 
     /// Once a second: "2026-11-30T13:40:41." (the feeds' RFC 3339 formatter, its "Z" replaced).
-    private mutating func render(_ seconds: Int) {
+    @usableFromInline mutating func render(_ seconds: Int) {
         second = seconds
         text = Array(Timestamp.format(seconds).utf8.dropLast())
         text.append(UInt8(ascii: "."))

@@ -83,6 +83,34 @@ import Upstream
         #expect(again.headers["etag"] == entry.etag)
     }
 
+    /// A route's parameters as a form: the adapter reads the form's fields (a bad one is the
+    /// same 400 a query's is), another body type is a 415, and a form seen before is answered
+    /// on the loop from the entry its GET would get (the fast path knows it by the body's digest).
+    @Test func aFormIsTheSameParametersAsAQuery() async throws {
+        let (route, cache) = try Self.route()
+        func post(_ body: String, type: String = "application/x-www-form-urlencoded") -> MeteredRequestContext {
+            .make(method: "POST", target: "/photos", headers: [("Content-Type", type)], body: Array(body.utf8))
+        }
+        var plain = post("limit=5", type: "text/plain")
+        #expect(Self.response(route.handleForm(&plain))?.status == 415)
+        var bad = post("limit=500")
+        #expect(Self.response(route.handleForm(&bad))?.status == 400)
+        let body = Array(#"{"source":"flickr"}"#.utf8)
+        let entry = CachedResponse(
+            body: body, gzippedBody: Gzip.compress(body), storedAt: cache.now, policy: FreshnessPolicy(ttl: 60, staleWhileRevalidate: 600, staleIfError: 0))
+        cache.store(entry, for: try FlickrAdapter(feedURL: "http://127.0.0.1:9/feed").prepare(QueryParameters([("limit", "5")])).cacheKey)
+        var first = post("limit=5")
+        guard case .deferred(let work) = route.handleForm(&first) else {
+            Issue.record("a form not seen before is looked up with its flight, off the loop")
+            return
+        }
+        #expect(await work(&first).body == body)
+        var again = post("limit=5")
+        #expect(Self.response(route.handleForm(&again))?.body == body, "answered on the loop")
+        var other = post("limit=6")
+        if case .response = route.handleForm(&other) { Issue.record("another form is not the first one's alias") }
+    }
+
     /// Deferred work gets the request's context and hands it back: what a miss learned (its
     /// deadline, from when the request arrived; its log fields) reaches the access log and
     /// the span through it.
