@@ -127,13 +127,13 @@ docs-check: deps
 # docs/adding-an-upstream.md done on a copy of the tree (scripts/checks/add-upstream-check.py):
 # docs/examples/news/ (a GET /news with a query parameter) built, tested and served, then each
 # part left out in turn must fail the generator, the build or a test; docs/examples/books/ (a
-# path id, GET /books/{id}, and a form, POST /books) built, tested and served. EXAMPLE=dir
+# path id, GET /books/{id}, and a form, POST /books) built, tested and served in the same copy
+# (news taken out; an incremental build). EXAMPLE=dir
 # does one upstream of yours, with every omission.
 EXAMPLE ?=
 add-upstream-check: deps
 ifeq ($(EXAMPLE),)
-	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example docs/examples/news --omissions
-	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example docs/examples/books
+	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example docs/examples/news --omissions --then docs/examples/books
 else
 	SWIFT=$(SWIFT) scripts/checks/add-upstream-check.py --example $(EXAMPLE) --omissions
 endif

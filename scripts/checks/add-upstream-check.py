@@ -206,8 +206,8 @@ class Example:
 
 # --- The copy ---------------------------------------------------------------------------------
 
-def copy_tree(example, into):
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True).stdout.split(b"\0")
+def copy_tree(example, into, files_only=False):
+    files = [] if files_only else subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True).stdout.split(b"\0")
     for name in filter(None, files):
         source = ROOT / name.decode()
         if source.is_file():
@@ -516,6 +516,8 @@ def main():
     parser.add_argument("--example", type=Path, default=ROOT / "docs" / "examples" / "news")
     parser.add_argument("--omissions", action="store_true")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--then", type=Path, action="append", default=[],
+                        help="another example, added, built, tested and served in the same copy afterwards (its build is incremental)")
     arguments = parser.parse_args()
     example = Example(arguments.example)
     check_page_shows_the_example(example)
@@ -536,6 +538,19 @@ def main():
         if arguments.omissions:
             check_omissions(example, tree)
             step("passed: every part left out is caught")
+        for directory in arguments.then:
+            previous, example = example, Example(directory)
+            for name in previous.files:
+                (tree / name).unlink()
+            step(f"in the same copy, {previous.name} taken out and {directory} added: .{example.name} ({example.declaration}), {len(example.files)} files")
+            copy_tree(example, tree, files_only=True)
+            apply_edits(example, tree)
+            out = build_and_test(example, tree)
+            for suite in example.tests:
+                if f"Suite {suite} passed" not in out:
+                    fail(f"{suite} did not run")
+            check_served(example, tree)
+            step(f"passed: .{example.name} added by the walk-through builds, passes the declaration tests and is served end to end")
     finally:
         if arguments.keep:
             step(f"the copy stays at {tree}")
