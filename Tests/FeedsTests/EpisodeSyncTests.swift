@@ -364,7 +364,7 @@ import Testing
         #expect(throws: SyncToken.Refusal.invalid) { try SyncToken.decode(String(decoding: mangled, as: UTF8.self)) }
         // A well-formed token of another format version: expired (410), not invalid.
         var other: [UInt8] = [2, 0]
-        EpisodeFeedData.append(SyncToken.check(other), 4, to: &other)
+        LittleEndianBytes.append(SyncToken.check(other), 4, to: &other)
         #expect(throws: SyncToken.Refusal.expired) { try SyncToken.decode(Base64URL.encode(other)) }
         // Anything at all decodes or is refused; never a trap.
         var rng = SplitMix(seed: 55)
@@ -374,7 +374,7 @@ import Testing
                 bytes[0] = 1
                 let body = Array(bytes.dropLast(4))
                 bytes = body
-                EpisodeFeedData.append(SyncToken.check(body), 4, to: &bytes)
+                LittleEndianBytes.append(SyncToken.check(body), 4, to: &bytes)
             }
             _ = try? SyncToken.decode(Base64URL.encode(bytes))
         }
@@ -390,7 +390,7 @@ import Testing
             try Self.batch([("podcasts", "1"), ("sync", "AAAA")])
         }
         var other: [UInt8] = [9, 0]
-        EpisodeFeedData.append(SyncToken.check(other), 4, to: &other)
+        LittleEndianBytes.append(SyncToken.check(other), 4, to: &other)
         do {
             _ = try Self.batch([("podcasts", "1"), ("sync", Base64URL.encode(other))])
             Issue.record("an expired token was taken")

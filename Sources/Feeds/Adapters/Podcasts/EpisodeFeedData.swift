@@ -254,40 +254,40 @@ public struct EpisodeFeedData: Sendable {
         var out = magic + [version]
         out.reserveCapacity(
             overhead + title.count + updated.count + movedURL.count + hub.count + topic.count + idBytes.count + head.count + (plain ? 0 : stored))
-        append(UInt64(encoded.count), 4, to: &out)
-        append(UInt64(head.count), 4, to: &out)
-        append(UInt64(title.count), 2, to: &out)
-        append(UInt64(updated.count), 1, to: &out)
-        append(UInt64(movedURL.count), 2, to: &out)
-        append(UInt64(bitPattern: Int64(moved?.id ?? 0)), 8, to: &out)
+        LittleEndianBytes.append(UInt64(encoded.count), 4, to: &out)
+        LittleEndianBytes.append(UInt64(head.count), 4, to: &out)
+        LittleEndianBytes.append(UInt64(title.count), 2, to: &out)
+        LittleEndianBytes.append(UInt64(updated.count), 1, to: &out)
+        LittleEndianBytes.append(UInt64(movedURL.count), 2, to: &out)
+        LittleEndianBytes.append(UInt64(bitPattern: Int64(moved?.id ?? 0)), 8, to: &out)
         out.append(truncated ? 1 : 0)
-        append(UInt64(hub.count), 2, to: &out)
-        append(UInt64(topic.count), 2, to: &out)
-        append(UInt64(said.interval ?? 0), 4, to: &out)
+        LittleEndianBytes.append(UInt64(hub.count), 2, to: &out)
+        LittleEndianBytes.append(UInt64(topic.count), 2, to: &out)
+        LittleEndianBytes.append(UInt64(said.interval ?? 0), 4, to: &out)
         EpisodeHistory.append(log, to: &out)
         EpisodeHistory.append(tombstones: made.tombstones, horizon: made.horizon, to: &out)
         let sizes: [(stored: Int, length: Int)] = plain ? [(area.count, area.count)] : blocks.map { ($0.stored.count, $0.length) }
-        append(UInt64(sizes.count), 4, to: &out)
+        LittleEndianBytes.append(UInt64(sizes.count), 4, to: &out)
         var offset = 0
         for b in sizes {
-            append(UInt64(offset), 4, to: &out)
-            append(UInt64(b.stored), 4, to: &out)
-            append(UInt64(b.length), 4, to: &out)
+            LittleEndianBytes.append(UInt64(offset), 4, to: &out)
+            LittleEndianBytes.append(UInt64(b.stored), 4, to: &out)
+            LittleEndianBytes.append(UInt64(b.length), 4, to: &out)
             offset += b.stored
         }
         for (i, e) in encoded.enumerated() {
-            append(UInt64(bitPattern: e.published), 8, to: &out)
-            append(e.anchor, 8, to: &out)
-            append(UInt64(placed[i].block), 4, to: &out)
-            append(UInt64(placed[i].offset), 4, to: &out)
-            append(UInt64(e.jsonCount), 4, to: &out)
-            append(UInt64(e.chaptersCount), 4, to: &out)
-            append(UInt64(stamps[i].seq), 4, to: &out)
-            append(UInt64(stamps[i].ordinal), 4, to: &out)
-            append(e.hash, 8, to: &out)
-            append(UInt64(firstSeen[i].seq), 4, to: &out)
-            append(UInt64(firstSeen[i].ordinal), 4, to: &out)
-            append(UInt64(e.id.utf8.count), 2, to: &out)
+            LittleEndianBytes.append(UInt64(bitPattern: e.published), 8, to: &out)
+            LittleEndianBytes.append(e.anchor, 8, to: &out)
+            LittleEndianBytes.append(UInt64(placed[i].block), 4, to: &out)
+            LittleEndianBytes.append(UInt64(placed[i].offset), 4, to: &out)
+            LittleEndianBytes.append(UInt64(e.jsonCount), 4, to: &out)
+            LittleEndianBytes.append(UInt64(e.chaptersCount), 4, to: &out)
+            LittleEndianBytes.append(UInt64(stamps[i].seq), 4, to: &out)
+            LittleEndianBytes.append(UInt64(stamps[i].ordinal), 4, to: &out)
+            LittleEndianBytes.append(e.hash, 8, to: &out)
+            LittleEndianBytes.append(UInt64(firstSeen[i].seq), 4, to: &out)
+            LittleEndianBytes.append(UInt64(firstSeen[i].ordinal), 4, to: &out)
+            LittleEndianBytes.append(UInt64(e.id.utf8.count), 2, to: &out)
         }
         out += title
         out += updated
@@ -311,7 +311,7 @@ public struct EpisodeFeedData: Sendable {
 
     /// The data in `blob`, or nil when it is not data `build` wrote (damaged, or another version).
     public init?(_ blob: [UInt8]) {
-        var r = Reader(bytes: blob)
+        var r = LittleEndianBytes.Reader(bytes: blob)
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let n = r.int(4), n <= Self.maxEpisodes,
             let headLength = r.int(4), let titleLength = r.int(2), let updatedLength = r.int(1), let movedLength = r.int(2), let movedID = r.int64(),
             let flags = r.int(1), flags <= 1, let hubLength = r.int(2), let topicLength = r.int(2), let interval = r.int(4),
@@ -372,9 +372,6 @@ public struct EpisodeFeedData: Sendable {
     /// The most a block may inflate to (more than any block `build` writes).
     static let maxBlockLength = 64 << 20
 
-    static func append(_ value: UInt64, _ count: Int, to out: inout [UInt8]) { LittleEndianBytes.append(value, count, to: &out) }
-
-    typealias Reader = LittleEndianBytes.Reader
 }
 
 /// The episodes' bytes of one data's blocks: a plain block read in place, a compressed one

@@ -134,7 +134,7 @@ extension EpisodeFeedData {
     /// with) the answer is a function of the data, so the tag changes whenever its bytes would.
     func stateETag(podcastID: Int, reached: String) -> String {
         var state = Array("episodes|\(podcastID)|\(reached)|".utf8)
-        Self.append(shownHash, 8, to: &state)
+        LittleEndianBytes.append(shownHash, 8, to: &state)
         return ETag.strong(named: XXH64.hash(state))
     }
 
@@ -145,18 +145,18 @@ extension EpisodeFeedData {
     public var shownHash: UInt64 {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(8 + 12 * changes.versions.count + 16 * entries.count + head.count)
-        Self.append(UInt64(changes.versions.count), 4, to: &bytes)
+        LittleEndianBytes.append(UInt64(changes.versions.count), 4, to: &bytes)
         for v in changes.versions {
-            Self.append(UInt64(v.seq), 4, to: &bytes)
-            Self.append(UInt64(v.id), 4, to: &bytes)
-            Self.append(UInt64(v.changes), 4, to: &bytes)
+            LittleEndianBytes.append(UInt64(v.seq), 4, to: &bytes)
+            LittleEndianBytes.append(UInt64(v.id), 4, to: &bytes)
+            LittleEndianBytes.append(UInt64(v.changes), 4, to: &bytes)
         }
-        Self.append(UInt64(entries.count), 4, to: &bytes)
+        LittleEndianBytes.append(UInt64(entries.count), 4, to: &bytes)
         for e in entries {
             // The hash of its JSON and chapters: its date, id and anchor are read from them.
-            Self.append(e.contentHash, 8, to: &bytes)
-            Self.append(UInt64(e.stamp.seq), 4, to: &bytes)
-            Self.append(UInt64(e.stamp.ordinal), 4, to: &bytes)
+            LittleEndianBytes.append(e.contentHash, 8, to: &bytes)
+            LittleEndianBytes.append(UInt64(e.stamp.seq), 4, to: &bytes)
+            LittleEndianBytes.append(UInt64(e.stamp.ordinal), 4, to: &bytes)
         }
         bytes += head
         return XXH64.hash(bytes)

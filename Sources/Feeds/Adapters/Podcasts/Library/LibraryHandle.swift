@@ -26,9 +26,9 @@ public struct LibraryHandle: Sendable, Equatable {
 
     public var record: [UInt8] {
         var out = Self.magic + [Self.version]
-        EpisodeFeedData.append(UInt64(limit), 2, to: &out)
-        EpisodeFeedData.append(UInt64(ids.count), 2, to: &out)
-        for id in ids { EpisodeFeedData.append(UInt64(id), 8, to: &out) }
+        LittleEndianBytes.append(UInt64(limit), 2, to: &out)
+        LittleEndianBytes.append(UInt64(ids.count), 2, to: &out)
+        for id in ids { LittleEndianBytes.append(UInt64(id), 8, to: &out) }
         out += (token?.encoded ?? "").utf8
         return out
     }
@@ -38,8 +38,8 @@ public struct LibraryHandle: Sendable, Equatable {
     public var name: String {
         let bytes = record
         var out: [UInt8] = []
-        EpisodeFeedData.append(XXH64.hash(bytes), 8, to: &out)
-        EpisodeFeedData.append(XXH64.hash(Array("feedproxy-library|".utf8) + bytes), 8, to: &out)
+        LittleEndianBytes.append(XXH64.hash(bytes), 8, to: &out)
+        LittleEndianBytes.append(XXH64.hash(Array("feedproxy-library|".utf8) + bytes), 8, to: &out)
         return Base64URL.encode(out)
     }
 
@@ -50,7 +50,7 @@ public struct LibraryHandle: Sendable, Equatable {
 
     /// The handle in `record`, or nil when it is not one this service wrote.
     public init?(record bytes: [UInt8]) {
-        var r = EpisodeFeedData.Reader(bytes: bytes)
+        var r = LittleEndianBytes.Reader(bytes: bytes)
         guard r.take(4).map(Array.init) == Self.magic, r.take(1)?.first == Self.version, let limit = r.int(2), (1...500).contains(limit),
             let count = r.int(2), (1...EpisodeBatch.maxPodcasts).contains(count)
         else { return nil }
