@@ -65,7 +65,7 @@ extension EpisodeEventHub {
     /// `first`). `memo`: the turn's podcasts, each read from its data once for every stream.
     private func makeEvent(_ s: Subscriber, after token: SyncToken?, first: Bool, memo: EventMemo?) -> EventMemo.Made {
         counters.composed.add(1, ordering: .relaxed)
-        let statuses = s.ids.map { id -> EpisodeBatch.Status in memo?.status(id) { status(of: id) } ?? status(of: id) }
+        let statuses = s.ids.map { id -> EpisodeBatch.Status in memo?.status(id) ?? status(of: id) }
         let batch = EpisodeBatch(ids: s.ids, limit: s.limit, sync: token, maxItemBytes: Self.eventItemBytes)
         let selection = batch.select(statuses)
         let news = !selection.items.isEmpty || selection.resync.contains(true) || selection.token != token

@@ -17,6 +17,9 @@ extension EpisodeEventHub {
         if let (next, heard) = await changes.changes(after: cursor) {
             let unwatched = state.withLock { st -> [String] in
                 st.changeCursor = next
+                // The tier did not answer as this replica started: what was announced until
+                // now is unknown, so each watched podcast's newest copy is looked for once.
+                if cursor == nil { for id in st.watchers.keys where st.announced[id] == nil { st.announced[id] = ("", 1) } }
                 var unwatched: [String] = []
                 for (key, etag) in heard {
                     guard let id = Self.podcastID(ofDataKey: key) else { continue }
@@ -46,6 +49,30 @@ extension EpisodeEventHub {
             return wanted
         }
         for (id, _) in wanted { _ = await cache.newestAnywhere(EpisodesAdapter.dataKey(id)) }
+    }
+
+    /// Where this replica starts hearing the others: the change feed's end as the replica
+    /// starts, not when its first stream comes. Until then no ticker reads the feed, yet the
+    /// replica may come to hold podcasts (a ping, an app's request): what another replica
+    /// announced of them meanwhile is then heard as the first stream comes, and an app that
+    /// reconnects here from a replica that went away does not start from a stale copy.
+    /// Asked again every second while the tier does not answer.
+    func startHearingOtherReplicas() {
+        Task.detached { [weak self] in
+            while await self?.takesTheChangeCursor() == false {
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
+            }
+        }
+    }
+
+    /// False while the tier does not answer.
+    private func takesTheChangeCursor() async -> Bool {
+        guard let changes, state.withLock({ $0.changeCursor == nil }) else { return true }
+        guard let (cursor, _) = await changes.changes(after: nil) else { return false }
+        state.withLock { st in
+            if st.changeCursor == nil { st.changeCursor = cursor }
+        }
+        return true
     }
 
     static func podcastID(ofDataKey key: String) -> Int? {

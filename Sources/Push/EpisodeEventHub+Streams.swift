@@ -60,6 +60,7 @@ extension EpisodeEventHub {
             let key = ObjectIdentifier(s)
             st.subscribers[key] = s
             for id in s.ids { st.watchers[id, default: []].insert(key) }
+            st.lookedAt = nil
             for case (let id, let url?) in urls where st.urlOf[id] == nil {
                 st.urlOf[id] = url
                 st.byURL[url, default: []].insert(id)

@@ -83,12 +83,14 @@ extension EpisodeEventHub {
 
     private func turn() -> Bool {
         let now = clock()
-        let start = state.withLock { beginTurn(&$0, now: now) }
+        // Read before the look: whatever is stored while it runs is looked at next turn.
+        let generation = cache.generation
+        let start = state.withLock { beginTurn(&$0, now: now, generation: generation) }
         hearDeferredPings(now: now)
         catchUpAfterAnEmptiedTier(now: now)
         websub?.maintain(watched: Set(start.watched), now: now)
         guard !start.watched.isEmpty || !start.library.isEmpty || start.heartbeat else { return !start.watched.isEmpty || !start.library.isEmpty }
-        let look = lookAtTheCache(start)
+        let look = start.looks ? lookAtTheCache(start, generation: generation) : CacheLook()
         let plan = state.withLock { planReads(&$0, look, budget: start.budget, now: now) }
         scheduleNextReads(plan.read + plan.unscheduled, now: now)
         for id in plan.read {
@@ -111,11 +113,14 @@ extension EpisodeEventHub {
         let heartbeat: Bool
         /// Reads the ceiling allows this turn.
         let budget: Int
+        /// Whether the cache is looked at: not when nothing was stored since the last look, no
+        /// stream came and no feed's read is due (an idle turn costs no lookups).
+        let looks: Bool
 
-        static let idle = TurnStart(watched: [], library: [], heartbeat: false, budget: 0)
+        static let idle = TurnStart(watched: [], library: [], heartbeat: false, budget: 0, looks: false)
     }
 
-    private func beginTurn(_ st: inout State, now: Double) -> TurnStart {
+    private func beginTurn(_ st: inout State, now: Double, generation: UInt64) -> TurnStart {
         st.turn &+= 1
         // Libraries' feeds are looked at every 25th turn (5 s): they are many, and not awaited.
         let libraryTurn = st.turn % 25 == 0
@@ -131,7 +136,9 @@ extension EpisodeEventHub {
         let beat = now - st.lastHeartbeat >= limits.heartbeat
         if beat { st.lastHeartbeat = now }
         let library = libraryTurn ? st.library.keys.filter { st.watchers[$0] == nil } : []
-        return TurnStart(watched: Array(st.watchers.keys), library: library, heartbeat: beat, budget: Int(st.refreshTokens))
+        let looks = libraryTurn || st.lookedAt != generation || st.nextRead.values.contains { $0 <= now }
+        return TurnStart(
+            watched: Array(st.watchers.keys), library: library, heartbeat: beat, budget: Int(st.refreshTokens), looks: looks)
     }
 
     /// What the cache holds of the turn's podcasts, looked at outside the lock.
@@ -142,10 +149,13 @@ extension EpisodeEventHub {
         var due: [(id: Int, at: Double)] = []
         /// The libraries' feeds held and read well (one evicted, or whose read failed, is left out).
         var libraryHeld: [Int] = []
+        /// The cache's generation the look started from (nil: no look this turn).
+        var generation: UInt64?
     }
 
-    private func lookAtTheCache(_ start: TurnStart) -> CacheLook {
-        var look = CacheLook()
+    private func lookAtTheCache(_ start: TurnStart, generation: UInt64) -> CacheLook {
+        counters.cacheLooks.add(1, ordering: .relaxed)
+        var look = CacheLook(generation: generation)
         for id in start.watched {
             switch cache.lookup(EpisodesAdapter.dataKey(id)) {
             case .fresh(let entry):
@@ -201,6 +211,8 @@ extension EpisodeEventHub {
         // Not read again before its next time is set (`scheduleNextReads`, outside the lock).
         for id in read { st.nextRead[id] = .infinity }
         let unscheduled = (Array(look.current.keys) + look.libraryHeld).filter { st.nextRead[$0] == nil }.prefix(100)
+        // A hundred more may wait for their next time: looked at again next turn.
+        if let generation = look.generation { st.lookedAt = unscheduled.count < 100 ? generation : nil }
         return TurnPlan(changed: affected.compactMap { st.subscribers[$0] }, changes: changes, read: read, unscheduled: Array(unscheduled))
     }
 
@@ -215,13 +227,11 @@ extension EpisodeEventHub {
     /// Tells the streams whose podcasts changed, each change worked out once for all of them,
     /// then notes the version they were told of (the next change starts from it).
     private func tell(_ changed: [Subscriber], of changes: [Int: EpisodeChangeFragments.Change]) {
-        let memo = EventMemo()
-        let podcast: @Sendable (Int) -> EpisodeBatch.Status = { [self] id in memo.status(id) { status(of: id) } }
-        memo.fragments = EpisodeChangeFragments(changes: changes, status: podcast)
+        let memo = EventMemo(changes: changes, read: { [self] id in status(of: id) })
         for s in changed { deliver(s, memo: memo) }
         guard !changes.isEmpty else { return }
         let versions = changes.keys.compactMap { id -> (Int, EpisodeChangeLog.Version)? in
-            guard case .ok(let data) = podcast(id) else { return nil }
+            guard case .ok(let data) = memo.status(id) else { return nil }
             return (id, data.changes.current)
         }
         state.withLock { st in

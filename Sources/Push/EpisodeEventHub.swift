@@ -36,8 +36,10 @@ package final class EpisodeEventHub: Sendable {
     package struct Limits: Sendable {
         package var streams = 10_000
         package var streamsPerClient = 256
-        /// Below the read timeouts proxies keep by default (nginx 60 s, many balancers 30 s).
-        package var heartbeat = 10.0
+        /// The HTML standard's advice for Server-Sent Events ("a comment line every 15 seconds
+        /// or so"), below the read timeouts proxies keep by default (nginx 60 s, many balancers
+        /// 30 s). Each costs a write a stream: at 10,000 streams, most of an idle replica's CPU.
+        package var heartbeat = 15.0
         package var refreshBounds: ClosedRange<Double> = 120...1800
         package var refreshesPerMinute = 600.0
         /// A feed's pings are heard at most this often.
@@ -47,7 +49,7 @@ package final class EpisodeEventHub: Sendable {
         package var maxLibraryFeeds = 50_000
 
         package init(
-            streams: Int = 10_000, streamsPerClient: Int = 256, heartbeat: Double = 10.0, refreshBounds: ClosedRange<Double> = 120...1800,
+            streams: Int = 10_000, streamsPerClient: Int = 256, heartbeat: Double = 15.0, refreshBounds: ClosedRange<Double> = 120...1800,
             refreshesPerMinute: Double = 600.0
         ) {
             self.streams = streams
@@ -101,6 +103,9 @@ package final class EpisodeEventHub: Sendable {
         /// once the one before has left.
         var morePages = Set<ObjectIdentifier>()
         var turn = 0
+        /// The cache's generation at the last look at the watched podcasts (nil: look again,
+        /// a stream came).
+        var lookedAt: UInt64?
         /// Podcasts of recent library refreshes (`/episodes`), until when they are kept warm.
         var library: [Int: Double] = [:]
     }
@@ -163,6 +168,7 @@ package final class EpisodeEventHub: Sendable {
         refresher.withLock { $0 = start }
         reader.withLock { $0 = read ?? { id, reason in start(id, reason) } }
         if pingQueue != nil { startReadingPings() }
+        if changes != nil { startHearingOtherReplicas() }
     }
 
     /// Starts a background read of podcast `id`'s feed.

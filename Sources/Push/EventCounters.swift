@@ -12,6 +12,8 @@ package final class EventCounters: Sendable {
     let pings = Atomic<Int>(0)
     let composed = Atomic<Int>(0)
     let tierEmptied = Atomic<Int>(0)
+    /// Turns of the ticker that looked at the watched podcasts' entries.
+    let cacheLooks = Atomic<Int>(0)
 
     package var sharedTierEmptied: Int { tierEmptied.load(ordering: .relaxed) }
 

@@ -22,14 +22,17 @@ package final class EventMemo: Sendable {
     }
 
     private let made = Locked<(events: [String: Made], bytes: Int)>(([:], 0))
-    /// Each podcast of the turn read from its data once (a thousand streams following one
-    /// podcast do not each parse its data).
-    private let statuses = Locked<[Int: EpisodeBatch.Status]>([:])
-    /// This turn's changes, a fragment each (set once, before any stream is told).
-    private let changeFragments = Locked<EpisodeChangeFragments?>(nil)
-    var fragments: EpisodeChangeFragments? {
-        get { changeFragments.withLock { $0 } }
-        set { changeFragments.withLock { $0 = newValue } }
+    private let statuses: TurnStatuses
+    /// This turn's changes, a fragment each.
+    let fragments: EpisodeChangeFragments
+
+    /// `read`: a podcast's status as the cache holds it. The fragments read through the same
+    /// statuses, not through the memo (a memo its own fragments held was never freed: every
+    /// turn that told a change kept its events and podcasts' data for good).
+    init(changes: [Int: EpisodeChangeFragments.Change], read: @escaping @Sendable (Int) -> EpisodeBatch.Status) {
+        let statuses = TurnStatuses(read: read)
+        self.statuses = statuses
+        fragments = EpisodeChangeFragments(changes: changes, status: statuses.status)
     }
 
     /// Kept for the turn at most: past these, events are made for each stream (as without a memo).
@@ -47,10 +50,21 @@ package final class EventMemo: Sendable {
         }
     }
 
-    /// Podcast `id`'s status this turn, read by `read` the first time.
-    func status(_ id: Int, _ read: () -> EpisodeBatch.Status) -> EpisodeBatch.Status {
+    /// Podcast `id`'s status this turn, read the first time it is asked for.
+    func status(_ id: Int) -> EpisodeBatch.Status { statuses.status(id) }
+}
+
+/// Each podcast of a turn read from its data once (a thousand streams following one podcast do
+/// not each parse its data).
+final class TurnStatuses: Sendable {
+    private let read: @Sendable (Int) -> EpisodeBatch.Status
+    private let statuses = Locked<[Int: EpisodeBatch.Status]>([:])
+
+    init(read: @escaping @Sendable (Int) -> EpisodeBatch.Status) { self.read = read }
+
+    @Sendable func status(_ id: Int) -> EpisodeBatch.Status {
         if let known = statuses.withLock({ $0[id] }) { return known }
-        let status = read()
+        let status = read(id)
         statuses.withLock { $0[id] = status }
         return status
     }

@@ -47,7 +47,7 @@ public final class RedisChangeFeed: SharedChangeFeed {
 
     public func changes(after cursor: String?) async -> (cursor: String, changes: [(key: String, etag: String)])? {
         guard let cursor else {
-            // Where the stream ends now: what came before is not news to a replica just started.
+            // Where the stream ends now: a replica starting hears what comes after it.
             guard
                 case .success(let reply) = await redis.command(
                     [Array("XREVRANGE".utf8), stream, Array("+".utf8), Array("-".utf8), Array("COUNT".utf8), Array("1".utf8)], operation: "change_read"),

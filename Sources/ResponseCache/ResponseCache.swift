@@ -56,6 +56,8 @@ public final class ResponseCache: Sendable {
         var flightNumbers: [String: UInt64] = [:]
         var nextFlight: UInt64 = 0
         var bytes = 0
+        /// Counts every change of what is held (a store, a replacement, an eviction).
+        var generation: UInt64 = 0
         /// Answers cut from each key's entry (`store(_:for:cutFrom:source:)`), dropped all at
         /// once when that entry gives way to another representation (`insert`).
         var cuts: [String: Set<String>] = [:]
@@ -106,6 +108,11 @@ public final class ResponseCache: Sendable {
 
     public var byteCount: Int { state.withLock { $0.bytes } }
     public var entryCount: Int { state.withLock { $0.slots.count } }
+
+    /// Changes whenever an entry is stored, replaced or evicted: one who looked at entries can
+    /// tell that nothing changed since without looking at each again. Time alone (an entry
+    /// going stale) does not change it.
+    public var generation: UInt64 { state.withLock { $0.generation } }
 
     /// Most raw targets remembered; past this the table starts over (it is only a shortcut).
     static let maxAliases = 16_384
@@ -430,6 +437,7 @@ public final class ResponseCache: Sendable {
     }
 
     private func insert(_ response: CachedResponse, for key: String, into s: inout State) {
+        s.generation &+= 1
         // Data answers were cut from, replaced by another representation (not the same one
         // renewed by a 304 or read back from the shared tier): those answers go with it.
         if s.cuts[key] != nil, s.slots.peek(key)?.etag != response.etag { Self.dropCuts(of: key, in: &s) }

@@ -238,6 +238,37 @@ import TestSupport
         }
     }
 
+    /// A replica with no stream yet hears what the others announced since it started: it holds
+    /// a podcast (an app's request read it), another replica reads a new episode, then an app
+    /// reconnects here (its replica went away in a deploy) from its token. Before, the first
+    /// stream took the change feed's position of that moment, skipped the announcement and the
+    /// app heard nothing until this replica's next read, minutes on (the chaos test's rolling
+    /// deploy lost two episodes so).
+    @Test func aReplicaWithoutStreamsHearsWhatWasAnnouncedSinceItStarted() async throws {
+        try await offPool {
+            let redis = try RedisServerProcess()
+            let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
+            let a = try Harness(environment: shared)
+            let b = try FeedProxyProcess(
+                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+            defer { _ = b.stop() }
+            let x = 1_590_000_048
+            #expect(try a.get("/podcasts/\(x)/episodes?limit=50").status == 200)
+            #expect(waitUntil { a.sharedStores >= 1 })
+            let held = try RawClient.get(port: b.port, "/podcasts/\(x)/episodes?limit=50")
+            let token = try #require(a.json(held)["syncToken"] as? String)
+            #expect(a.upstream.publish(podcast: x, at: Int(Date().timeIntervalSince1970)))
+            // Read on A for sure (a ping is taken by whichever replica comes first).
+            #expect(try a.get("/episodes?podcasts=\(x)&limit=5", headers: ["Cache-Control: no-cache"]).status == 200)
+            #expect(waitUntil { a.sharedStores >= 2 }, "A read the new episode and stored it")
+            let stream = try EventStream(port: b.port, "podcasts=\(x)&limit=50&sync=\(token)")
+            var heard = Self.items(try stream.episodes().json)
+            if heard.isEmpty { heard = Self.items(try stream.episodes().json) }
+            #expect(heard.count == 1, "\(heard)")
+            #expect(a.upstream.requestCount(for: "rss") == 2, "B took A's copy")
+        }
+    }
+
     /// Issue 67: a publisher pings by URL (as pubnotify and podping do) a replica that never
     /// read the feed of a directory podcast: its record (kept in Redis by the replica that read
     /// it) names the podcast, the ping is a 202, and the stream on the other replica hears of

@@ -13,7 +13,7 @@ Round "libraries" (a real app's shape, issue 66): each of the N streams is an ap
 20 of the fixtures' library podcasts drawn by Zipf (s = 1.0, seeded: runs compare), opened
 from its own refresh's sync token (POST /episodes, then /episodes/events?sync=), FeedProxy
 with a Redis beside it; nchan (one worker) with N EventSource subscribers, each multiplexing
-the same 20 channels (/sub/a,b,c). For each: memory per stream, idle CPU over 10 s with every
+the same 20 channels (/sub/a,b,c). For each: memory per stream, idle CPU over 15 s with every
 stream open, one new episode of the most followed podcast (fan-out to its followers,
 p50/p99/max, reached/expected), then a burst of the 50 most followed podcasts published at
 once (p50/p99 over every (stream, podcast) pair expected); the ratios FeedProxy/nchan and the
@@ -34,6 +34,7 @@ import random
 import resource
 import selectors
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -311,13 +312,28 @@ http {{
 # The fixture upstream's synthetic library podcasts (Sources/FixtureUpstream/FixtureLibrary.swift):
 # ids from here on; those it does not serve answer podcast_not_found and are left out.
 LIBRARY_FIRST = 1590000001
-IDLE_SECONDS = 10
+# One heartbeat period of the service (15 s): the idle window holds exactly one round of them.
+IDLE_SECONDS = 15
 # Past this a request line passes what proxies take (8 KiB): the stream is POSTed as a form.
 REQUEST_LINE_MAX = 8192
 # The issue's goals: both p99s at most half of nchan's, at most 2 KiB a stream, idle CPU near
 # zero (read here as at most 1 % of one core over the idle window, FeedProxy and its Redis).
 GOAL_P99_RATIO, GOAL_KIB_PER_STREAM, GOAL_IDLE_CORE_SHARE = 0.5, 2.0, 0.01
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def idle_profile(pid: int):
+    """With PERF_IDLE=FILE, `perf record -g` of the server over the idle window (where idle CPU goes)."""
+    out = os.environ.get("PERF_IDLE")
+    if not out:
+        return None
+    return subprocess.Popen(["perf", "record", "-g", "-F", "999", "-p", str(pid), "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_idle_profile(profile):
+    if profile is not None:
+        profile.send_signal(signal.SIGINT)
+        profile.wait(timeout=30)
 
 
 def cpu_seconds(pids) -> float:
@@ -600,7 +616,9 @@ def feedproxy_libraries(binary: str, n: int, args):
         # Idle: every stream open, nothing published.
         cpu0, redis0 = cpu_seconds([proc.pid]), cpu_seconds([redis[0].pid]) if redis else 0.0
         t_idle = time.monotonic()
+        profile = idle_profile(proc.pid)
         streams.drain(IDLE_SECONDS)
+        stop_idle_profile(profile)
         idle_wall = time.monotonic() - t_idle
         idle_cpu, idle_redis = cpu_seconds([proc.pid]) - cpu0, (cpu_seconds([redis[0].pid]) - redis0) if redis else None
         # One new episode of the most followed podcast: published, then the publisher's ping.

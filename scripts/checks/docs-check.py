@@ -508,7 +508,8 @@ class Runner:
         proc = subprocess.Popen(["bash", "-c", command], cwd=self.run_dir, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)
         out = b""
-        deadline = time.monotonic() + (15 if stream else 30)
+        # A stream's keep-alive comment comes within 15 s (the service's heartbeat).
+        deadline = time.monotonic() + (20 if stream else 30)
         timed_out = False
         while True:
             left = deadline - time.monotonic()

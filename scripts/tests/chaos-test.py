@@ -382,7 +382,7 @@ class App:
             status = 0
             retry_after = None
             try:
-                c = self.new_conn(timeout=25)  # heartbeats every 10 s: 25 s of silence is a dead connection
+                c = self.new_conn(timeout=35)  # heartbeats every 15 s: 35 s of silence is a dead connection
                 c.request("GET", path, headers=headers)
                 r = c.getresponse()
                 status = r.status

@@ -24,4 +24,13 @@ struct ConnectionTable {
 
     /// Every connection, as a snapshot (closing some while walking it is safe).
     var values: [Connection] { slots.compactMap { $0 } }
+
+    /// The connections `picks` selects, as a snapshot: the sweep looks at every connection four
+    /// times a second and picks few (a snapshot of all of them, thousands of idle streams, cost
+    /// an idle replica more than its heartbeats' bookkeeping).
+    func filter(_ picks: (Connection) -> Bool) -> [Connection] {
+        var picked: [Connection] = []
+        for case let conn? in slots where picks(conn) { picked.append(conn) }
+        return picked
+    }
 }

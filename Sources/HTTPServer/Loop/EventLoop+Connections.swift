@@ -315,7 +315,7 @@ extension EventLoop {
             acceptPausedUntil = 0
             _ = csys_epoll_add(epfd, listenFD, UInt32(EPOLLIN.rawValue))
         }
-        for conn in connections.values where conn.deadlineKind != .none && now >= conn.deadline {
+        for conn in connections.filter({ $0.deadlineKind != .none && now >= $0.deadline }) {
             if conn.deadlineKind == .readingBody {
                 // The head came but its body did not in time: say so (408), then close.
                 reject(conn, .requestTimeout)
