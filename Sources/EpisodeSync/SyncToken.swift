@@ -26,9 +26,31 @@ public struct SyncToken: Sendable, Equatable {
         }
     }
 
-    public private(set) var positions: [Int: Position]
+    /// By ascending id: a stream holds its token for as long as it is open, and 20 positions
+    /// sorted take 500 bytes where a dictionary of them took 700.
+    private var entries: [(id: Int, position: Position)]
 
-    public init(_ positions: [Int: Position] = [:]) { self.positions = positions }
+    public init(_ positions: [Int: Position] = [:]) {
+        entries = positions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    private init(sorted entries: [(id: Int, position: Position)]) { self.entries = entries }
+
+    public var positions: [Int: Position] { Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.id, $0.position) }) }
+
+    public static func == (a: SyncToken, b: SyncToken) -> Bool {
+        a.entries.count == b.entries.count && zip(a.entries, b.entries).allSatisfy { $0.id == $1.id && $0.position == $1.position }
+    }
+
+    /// Where `id` is, or would go.
+    private func index(of id: Int) -> (at: Int, found: Bool) {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = low + (high - low) / 2
+            if entries[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < entries.count && entries[low].id == id)
+    }
 
     package static let version: UInt8 = 1
     /// A token holds at most one library's podcasts.
@@ -38,22 +60,34 @@ public struct SyncToken: Sendable, Equatable {
     package static let maxTextBytes = 24 * 1024
 
     public subscript(id: Int) -> Position? {
-        get { positions[id] }
-        set { positions[id] = newValue }
+        get {
+            let (at, found) = index(of: id)
+            return found ? entries[at].position : nil
+        }
+        set {
+            let (at, found) = index(of: id)
+            switch (found, newValue) {
+            case (true, let p?): entries[at].position = p
+            case (true, nil): entries.remove(at: at)
+            case (false, let p?): entries.insert((id, p), at: at)
+            case (false, nil): break
+            }
+        }
     }
 
     /// This token's positions for `ids` only (the podcasts an answer is about).
     public func keeping(_ ids: [Int]) -> SyncToken {
-        var out = SyncToken()
-        for id in ids { if let p = positions[id] { out[id] = p } }
-        return out
+        var kept: [(id: Int, position: Position)] = []
+        kept.reserveCapacity(min(ids.count, entries.count))
+        for id in Set(ids).sorted() { if let p = self[id] { kept.append((id, p)) } }
+        return SyncToken(sorted: kept)
     }
 
     public var encoded: String {
         var bytes: [UInt8] = [Self.version]
-        Self.appendVarint(UInt64(positions.count), to: &bytes)
+        Self.appendVarint(UInt64(entries.count), to: &bytes)
         var last = 0
-        for (id, p) in positions.sorted(by: { $0.key < $1.key }) {
+        for (id, p) in entries {
             Self.appendVarint(UInt64(id - last), to: &bytes)  // ids are positive and ascending
             last = id
             Self.appendVarint(UInt64(p.seq), to: &bytes)
@@ -80,7 +114,8 @@ public struct SyncToken: Sendable, Equatable {
         guard body.first == version else { throw .expired }
         var at = body.startIndex + 1
         guard let count = varint(body, &at), count <= UInt64(maxPodcasts) else { throw .invalid }
-        var positions: [Int: Position] = [:]
+        var entries: [(id: Int, position: Position)] = []
+        entries.reserveCapacity(Int(count))
         var id: UInt64 = 0
         for _ in 0..<count {
             guard let delta = varint(body, &at), delta > 0, delta <= 999_999_999_999_999_999 - id,
@@ -90,10 +125,10 @@ public struct SyncToken: Sendable, Equatable {
             id += delta
             let versionID = body[at..<(at + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             at += 4
-            positions[Int(id)] = Position(seq: UInt32(seq), versionID: versionID, ordinal: UInt32(ordinal))
+            entries.append((Int(id), Position(seq: UInt32(seq), versionID: versionID, ordinal: UInt32(ordinal))))
         }
         guard at == body.endIndex else { throw .invalid }
-        return SyncToken(positions)
+        return SyncToken(sorted: entries)
     }
 
     /// 32 bits of a hash over the token's bytes: a mangled token is refused, not misread.

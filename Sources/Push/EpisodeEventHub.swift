@@ -26,7 +26,8 @@ package final class EpisodeEventHub: Sendable {
 
         package init(stream: ResponseStream, ids: [Int], limit: Int, client: ClientKey?, token: SyncToken?) {
             self.stream = stream
-            self.ids = ids
+            // Exactly as long as it is (a parsed list keeps its growth's slack): held as long as the stream.
+            self.ids = ids.withUnsafeBufferPointer { Array($0) }
             self.limit = limit
             self.client = client
             position = Locked((token, false))

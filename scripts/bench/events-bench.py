@@ -322,18 +322,22 @@ GOAL_P99_RATIO, GOAL_KIB_PER_STREAM, GOAL_IDLE_CORE_SHARE = 0.5, 2.0, 0.01
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def idle_profile(pid: int):
-    """With PERF_IDLE=FILE, `perf record -g` of the server over the idle window (where idle CPU goes)."""
-    out = os.environ.get("PERF_IDLE")
-    if not out:
+def profile(pid: int, phase: str):
+    """With PERF_PHASE=phase (idle, one or burst of the libraries round) and PERF_OUT=FILE,
+    `perf record -g` of the server over that phase (where its CPU goes)."""
+    out = os.environ.get("PERF_OUT")
+    if not out or os.environ.get("PERF_PHASE", "idle") != phase:
         return None
-    return subprocess.Popen(["perf", "record", "-g", "-F", "999", "-p", str(pid), "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    recorder = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-p", str(pid), "-o", out],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)  # perf attached before the phase starts
+    return recorder
 
 
-def stop_idle_profile(profile):
-    if profile is not None:
-        profile.send_signal(signal.SIGINT)
-        profile.wait(timeout=30)
+def stop_profile(recorder):
+    if recorder is not None:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(timeout=30)
 
 
 def cpu_seconds(pids) -> float:
@@ -616,20 +620,22 @@ def feedproxy_libraries(binary: str, n: int, args):
         # Idle: every stream open, nothing published.
         cpu0, redis0 = cpu_seconds([proc.pid]), cpu_seconds([redis[0].pid]) if redis else 0.0
         t_idle = time.monotonic()
-        profile = idle_profile(proc.pid)
+        recorder = profile(proc.pid, "idle")
         streams.drain(IDLE_SECONDS)
-        stop_idle_profile(profile)
+        stop_profile(recorder)
         idle_wall = time.monotonic() - t_idle
         idle_cpu, idle_redis = cpu_seconds([proc.pid]) - cpu0, (cpu_seconds([redis[0].pid]) - redis0) if redis else None
         # One new episode of the most followed podcast: published, then the publisher's ping.
         marker = publish_at_fixtures(fixtures, libs.top)
         wanted = {i: [marker] for i in libs.followers[libs.top]}
+        recorder = profile(proc.pid, "one")
         t0 = time.monotonic()
         try:
             ping = urllib.request.urlopen(f"{base}/hub/notify?id={libs.top}", timeout=5).status
         except urllib.error.HTTPError as e:
             ping = e.code
         arrived, sizes = streams.wait_for_markers(wanted, 60)
+        stop_profile(recorder)
         one, one_expected = fan_out(arrived, wanted, t0)
         size = sorted(sizes.values())[len(sizes) // 2] if sizes else None
         # A feed's pings are heard once per 10 s: the burst (the most followed again) waits that out.
@@ -638,8 +644,10 @@ def feedproxy_libraries(binary: str, n: int, args):
         markers = {podcast: publish_at_fixtures(fixtures, podcast) for podcast in libs.burst}
         wanted = libs.burst_markers(markers)
         pings = AtOnce(port, [("GET", f"/hub/notify?id={podcast}", None) for podcast in libs.burst])
+        recorder = profile(proc.pid, "burst")
         t0 = pings.release()
         arrived, _ = streams.wait_for_markers(wanted, 60)
+        stop_profile(recorder)
         burst, burst_expected = fan_out(arrived, wanted, t0)
         burst_pings = pings.finish()
         streams.close()
@@ -754,10 +762,10 @@ def report_libraries(fig):
           f"idle CPU {fig['idle_cpu']:.2f} s over {fig['idle_wall']:.0f} s{extra}")
     one, burst = fig["one"], fig["burst"]
     print(f"  one episode of {fig['libs'].top} ({fig['size'] or '?'} bytes an event): {len(one)}/{fig['one_expected']} streams, "
-          f"p50 {ms(one, 0.5)}, p99 {ms(one, 0.99)}, max {max(one) * 1000:.0f} ms" if one else
+          f"first {min(one) * 1000:.0f} ms, p50 {ms(one, 0.5)}, p99 {ms(one, 0.99)}, max {max(one) * 1000:.0f} ms" if one else
           f"  one episode of {fig['libs'].top}: reached no stream of {fig['one_expected']}")
     print(f"  burst of {len(fig['libs'].burst)} podcasts at once: {len(burst)}/{fig['burst_expected']} (stream, podcast) pairs, "
-          f"p50 {ms(burst, 0.5)}, p99 {ms(burst, 0.99)}, max {max(burst) * 1000:.0f} ms" if burst else
+          f"first {min(burst) * 1000:.0f} ms, p50 {ms(burst, 0.5)}, p99 {ms(burst, 0.99)}, max {max(burst) * 1000:.0f} ms" if burst else
           f"  burst of {len(fig['libs'].burst)} podcasts: reached no pair of {fig['burst_expected']}")
     if fig["note"]:
         print(f"  ({fig['note']})")
@@ -801,6 +809,7 @@ def main():
     parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of the podcasts' popularity (default 1.0)")
     parser.add_argument("--seed", type=int, default=66, help="seed of the libraries' draw (default 66)")
     parser.add_argument("--burst", type=int, default=50, help="most followed podcasts published at once in the burst (default 50)")
+    parser.add_argument("--feedproxy-only", action="store_true", help="FeedProxy's figures alone (no nchan round): for profiling")
     args = parser.parse_args()
     binary, n = args.binary, args.streams
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
@@ -818,6 +827,8 @@ def main():
         if fp is None:
             return
         report_libraries(fp)
+        if args.feedproxy_only:
+            return
         # nchan's messages are as big as FeedProxy's event for that episode was on a stream.
         nc = nchan_libraries(fp["libs"], n, fp["size"] or 2000)
         if nc is None:

@@ -104,6 +104,13 @@ public struct EpisodeFeedData: Sendable {
     /// images are proxied. `previous`: the data this refresh replaces (nil: none known), whose
     /// episodes keep the stamps of when they were first seen; `history`: the podcast's history
     /// as last recorded (the further along of the two is continued); `seenAt`: now, in Unix seconds.
+    /// A feed this long is encoded in parts, one a core (below it the hop costs more than it saves).
+    static let parallelEncodingBytes = 1 << 20
+
+    static func encodingParts(_ episodes: Int, bytes: Int) -> Int {
+        bytes < parallelEncodingBytes ? 1 : max(1, min(NativeThread.processorCount, episodes))
+    }
+
     public static func build(
         feed body: [UInt8], contentType: String?, lookupTitle: String?, base: String?, maxBytes: Int, images: ImageProxyLinks? = nil,
         previous: EpisodeFeedData? = nil, history: EpisodeHistory? = nil, seenAt: Int = Timestamp.now(), hints: PublisherHints = PublisherHints()
@@ -129,7 +136,7 @@ public struct EpisodeFeedData: Sendable {
             podcastGuid: parsed.podcastGuid, locked: parsed.locked,
             funding: parsed.funding, persons: parsed.persons, newFeedUrl: parsed.newFeedUrl, movedTo: movedTo(parsed.newFeedUrl), count: 0, items: [],
             page: nil)
-        struct Encoded {
+        struct Encoded: Sendable {
             let published: Int64
             let anchor: UInt64
             /// Where its JSON and then its chapters are in `area`.
@@ -141,39 +148,64 @@ public struct EpisodeFeedData: Sendable {
             let id: String
             var jsonCount: Int { jsonEnd - start }
             var chaptersCount: Int { end - jsonEnd }
+
+            func shifted(by offset: Int) -> Encoded {
+                Encoded(
+                    published: published, anchor: anchor, start: start + offset, jsonEnd: jsonEnd + offset, end: end + offset, hash: hash, id: id)
+            }
         }
         // Every episode's JSON, then its chapters, one after another in one buffer (no array
-        // per episode); each parsed episode is let go once it is encoded.
-        var episodes = parsed.episodes
-        let encoder = JSONStreamEncoder(capacity: min(2 * body.count + 4096, 256 << 20))
+        // per episode). A long feed is encoded in parts at once (one a core), joined after.
+        let episodes = parsed.episodes
+        let partBytes = min(2 * body.count + 4096, 256 << 20)
+        let encodePart: @Sendable (Range<Int>, Int) -> (area: [UInt8], encoded: [Encoded])? = { range, capacity in
+            let encoder = JSONStreamEncoder(capacity: capacity)
+            var encoded: [Encoded] = []
+            encoded.reserveCapacity(range.count)
+            do {
+                for i in range {
+                    var episode = episodes[i]
+                    episode.images = images?.images(for: episode.imageUrl)
+                    let start = encoder.count
+                    try encoder.write(episode)
+                    let jsonEnd = encoder.count
+                    if !episode.inlineChapters.isEmpty { try encoder.write(episode.inlineChapters) }
+                    let end = encoder.count
+                    encoded.append(
+                        encoder.withBytes { area in
+                            Encoded(
+                                published: NewestEpisodes.date(episode.published),
+                                anchor: EpisodeCursor.anchor(
+                                    id: episode.id, json: episode.id == nil ? ArraySlice<UInt8>(area[start..<jsonEnd]) : ArraySlice<UInt8>()), start: start,
+                                jsonEnd: jsonEnd, end: end,
+                                hash: XXH64.hash(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: area[start..<end]))),
+                                id: (episode.id ?? "").utf8.count <= EpisodeHistory.maxIDBytes ? episode.id ?? "" : "")
+                        })
+                }
+            } catch {
+                return nil
+            }
+            return (encoder.take(), encoded)
+        }
+        let parts = Self.encodingParts(episodes.count, bytes: body.count)
+        let encodedParts = ParallelWork.map(parts) { part in
+            encodePart((episodes.count * part / parts)..<(episodes.count * (part + 1) / parts), partBytes / parts + 4096)
+        }
+        var area: [UInt8] = []
         var encoded: [Encoded] = []
         encoded.reserveCapacity(episodes.count)
-        do {
-            for i in episodes.indices {
-                var episode = episodes[i]
-                episodes[i] = Episode()
-                episode.images = images?.images(for: episode.imageUrl)
-                let start = encoder.count
-                try encoder.write(episode)
-                let jsonEnd = encoder.count
-                if !episode.inlineChapters.isEmpty { try encoder.write(episode.inlineChapters) }
-                let end = encoder.count
-                encoded.append(
-                    encoder.withBytes { area in
-                        Encoded(
-                            published: NewestEpisodes.date(episode.published),
-                            anchor: EpisodeCursor.anchor(
-                                id: episode.id, json: episode.id == nil ? ArraySlice<UInt8>(area[start..<jsonEnd]) : ArraySlice<UInt8>()), start: start,
-                            jsonEnd: jsonEnd, end: end,
-                            hash: XXH64.hash(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: area[start..<end]))),
-                            id: (episode.id ?? "").utf8.count <= EpisodeHistory.maxIDBytes ? episode.id ?? "" : "")
-                    })
+        for part in encodedParts {
+            guard let part else { throw ClientError(status: 500, code: "encoding_failed", message: "response could not be encoded") }
+            if area.isEmpty {
+                // The first part's buffer is the area (no copy of it); the others are appended.
+                area = part.area
+                encoded = part.encoded
+            } else {
+                let offset = area.count
+                area += part.area
+                encoded += part.encoded.map { $0.shifted(by: offset) }
             }
-        } catch {
-            throw ClientError(status: 500, code: "encoding_failed", message: "response could not be encoded")
         }
-        episodes = []
-        let area = encoder.take()
         let total = area.count
         // The history this refresh continues, and the episodes the feed lists (whether or not
         // they fit below): one it still lists is not told as removed when the budget leaves it out.
