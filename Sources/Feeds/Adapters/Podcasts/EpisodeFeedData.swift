@@ -76,6 +76,8 @@ public struct EpisodeFeedData: Sendable {
     static let entryBytes = 58
     /// About this much JSON a compressed block (a page of long notes inflates a few of them).
     static let blockBytes = 64 << 10
+    /// Blocks compressed at once (at most what is left out when the budget is reached).
+    static let blocksAtOnce = 16
 
     /// An episode's JSON and inline chapters (`[chapter…]` JSON, checked against its length;
     /// empty when the feed gives none); nil when its block cannot be read (damaged data).
@@ -242,24 +244,32 @@ public struct EpisodeFeedData: Sendable {
             }
             var slots: [(block: Int, offset: Int)?] = Array(repeating: nil, count: encoded.count)
             var next = 0
-            while next < byDate.count {
-                var raw: [UInt8] = []
-                raw.reserveCapacity(blockBytes)
-                var offsets: [(entry: Int, offset: Int)] = []
-                while next < byDate.count, offsets.isEmpty || raw.count + (encoded[byDate[next]].end - encoded[byDate[next]].start) <= blockBytes {
-                    let e = encoded[byDate[next]]
-                    offsets.append((byDate[next], raw.count))
-                    raw += area[e.start..<e.end]
-                    next += 1
+            filling: while next < byDate.count {
+                // A few blocks at a time, compressed at once (one a core), kept in order while they fit.
+                var wave: [(raw: [UInt8], offsets: [(entry: Int, offset: Int)])] = []
+                while next < byDate.count, wave.count < Self.blocksAtOnce {
+                    var raw: [UInt8] = []
+                    raw.reserveCapacity(blockBytes)
+                    var offsets: [(entry: Int, offset: Int)] = []
+                    while next < byDate.count, offsets.isEmpty || raw.count + (encoded[byDate[next]].end - encoded[byDate[next]].start) <= blockBytes {
+                        let e = encoded[byDate[next]]
+                        offsets.append((byDate[next], raw.count))
+                        raw += area[e.start..<e.end]
+                        next += 1
+                    }
+                    wave.append((raw, offsets))
                 }
-                let packed = Gzip.compress(raw, level: 1).flatMap { $0.count < raw.count ? $0 : nil } ?? raw
-                guard stored + packed.count <= budget else {
-                    truncated = true
-                    break
+                let raws = wave.map(\.raw)
+                let packed = ParallelWork.map(raws.count) { i in Gzip.compress(raws[i], level: 1).flatMap { $0.count < raws[i].count ? $0 : nil } ?? raws[i] }
+                for (block, packedBlock) in zip(wave, packed) {
+                    guard stored + packedBlock.count <= budget else {
+                        truncated = true
+                        break filling
+                    }
+                    stored += packedBlock.count
+                    for o in block.offsets { slots[o.entry] = (blocks.count, o.offset) }
+                    blocks.append((packedBlock, block.raw.count))
                 }
-                stored += packed.count
-                for o in offsets { slots[o.entry] = (blocks.count, o.offset) }
-                blocks.append((packed, raw.count))
             }
             // The episodes kept, in the feed's order.
             encoded = encoded.indices.filter { slots[$0] != nil }.map { encoded[$0] }
