@@ -52,6 +52,10 @@ public final class UpstreamClient: Sendable {
     /// The default time budget of one request, in seconds.
     public var budgetSeconds: Double { Double(configuration.timeoutMs) / 1000 }
 
+    /// The least of its budget a transfer starts with once it waited for the host: a second,
+    /// or a quarter of a shorter budget.
+    static func leastTransferMs(of fullBudgetMs: Int) -> Int { max(1, min(1000, fullBudgetMs / 4)) }
+
     /// Waits for a connection to a busy host, for metrics.
     public func hostSlotStats() -> HostSlots.Stats { hostSlots.stats }
 
@@ -147,9 +151,14 @@ public final class UpstreamClient: Sendable {
                         sent = clock()
                         start = sent
                         budgetMs = min(fullBudgetMs, context.deadline.map { Saturating.milliseconds($0 - sent) } ?? fullBudgetMs)
-                        guard budgetMs > 0 else {
+                        // Too little left to be answered: the host is not asked (a request cut
+                        // short costs the publisher its answer for nothing, and the next ask
+                        // downloads the feed again).
+                        guard budgetMs >= Self.leastTransferMs(of: fullBudgetMs) else {
                             hostSlots.release(host: hostKey)
-                            throw .timeout
+                            breaker.releaseProbe()
+                            observer?(request.upstream, "host_busy", 0)
+                            throw .hostBusy(retryAfter: 1)
                         }
                     }
                 case .timedOut:

@@ -80,6 +80,37 @@ import TestSupport
         await expectError(.timeout, within: 15) { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=30000"))) }
     }
 
+    /// Issue 66: a feed that waited for a busy host with too little of its deadline left to be
+    /// answered is not asked for: the publisher does not serve an answer the replica abandons,
+    /// and the next ask does not download it a second time (the storm at 450 apps did so). One
+    /// with its budget left is sent.
+    @Test func aRequestLeftWithTooLittleTimeAfterWaitingForTheHostIsNotSent() async throws {
+        let up = try FaultUpstream()
+        defer { up.stop() }
+        let client = try Self.client {
+            $0.timeoutMs = 4000
+            $0.maxHostConnections = 1
+        }
+        let holder = Task { try await client.send(UpstreamRequest(upstream: "t", url: up.url("/slow?ms=1500"))) }
+        #expect(waitUntil(10) { up.requestCount == 1 }, "the first request holds the host's one connection")
+        func send(within seconds: Double) async -> Result<UpstreamResponse, UpstreamError> {
+            await UpstreamRequestContext.with({ $0.deadline = NativeThread.monotonicSeconds() + seconds }) {
+                do throws(UpstreamError) {
+                    return .success(try await client.send(UpstreamRequest(upstream: "t", url: up.url("/ok"))))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        async let late = send(within: 2.0)
+        async let patient = send(within: 10)
+        let (lateResult, patientResult) = await (late, patient)
+        if case .failure(let error) = lateResult { #expect(error == .hostBusy(retryAfter: 1)) } else { Issue.record("sent with \(lateResult)") }
+        if case .success(let answer) = patientResult { #expect(answer.status == 200) } else { Issue.record("\(patientResult)") }
+        _ = try await holder.value
+        #expect(up.requestCount == 2, "the host was asked for the first and the patient one, not the late one")
+    }
+
     @Test func perRequestTimeoutOverridesDefault() async throws {
         let up = try FaultUpstream()
         defer { up.stop() }

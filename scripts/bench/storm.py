@@ -889,6 +889,7 @@ class Storm:
             self.perf = (subprocess.Popen([PERF, "record", "-F", "99", "-g", "-p", pids, "-o", out], stdout=subprocess.DEVNULL,
                                           stderr=subprocess.DEVNULL, start_new_session=True), out)
         self.metrics_before = [self.c.metrics(i) for i in range(len(self.c.ports))]
+        self.log_offsets = [os.path.getsize(self.c.replica_log(i)) if os.path.exists(self.c.replica_log(i)) else 0 for i in range(len(self.c.ports))]
         self.cpu_before = self.c.cpu()
         self.threads_before = {n: thread_cpu(p) for n, p in self.c.procs.pids().items() if n.startswith("replica")}
         t = os.times()
@@ -999,6 +1000,7 @@ class Storm:
         stats, wall = run_round(self.apps, self.recipe, a, "cold", a.phase_timeout)
         self.settle()
         r = round_report(stats, wall)
+        r["server_batch_latency"] = self.server_batch_latency()
         r["upstream"] = upstream_report(self.c.publisher.counts())
         r.update(self.collect("a-cold"))
         # From here the expiry round's count starts: a feed the replicas revalidate in the
@@ -1265,11 +1267,32 @@ class Storm:
 
     # output
 
+    def server_batch_latency(self):
+        """The /episodes batches of the round as the replicas' own access logs time them (arrival to
+        the answer's last byte written): the deadline held from the server's side, without the
+        client's own scheduling (hundreds of app threads on the same cores)."""
+        ms = []
+        for i in range(len(self.c.ports)):
+            with open(self.c.replica_log(i), "rb") as f:
+                f.seek(self.log_offsets[i])
+                for line in f:
+                    if not line.startswith(b"{") or b'"route":"/episodes"' not in line:
+                        continue
+                    try:
+                        d = json.loads(line)
+                    except ValueError:
+                        continue
+                    if d.get("msg") == "request" and "duration_ms" in d:
+                        ms.append(d["duration_ms"])
+        return lat_summary(ms, (self.args.deadline + 0.5) * 1000)
+
     def print_round(self, r, what):
         u = r["upstream"]
         log(f"  wall {r['wall_s']} s, {r['requests']} requests; apps done (nothing pending) p50 {r['apps_done_s']['p50']} s, "
             f"max {r['apps_done_s']['max']} s, unfinished {r['apps_unfinished']}")
         log(f"  batch latency: {fmt_lat(r['batch_latency'])}")
+        if r.get("server_batch_latency", {}).get("n"):
+            log(f"  batch latency, the replicas' own access logs: {fmt_lat(r['server_batch_latency'])}")
         log(f"  first request per app: {fmt_lat(r['first_request_latency'])}")
         if r["page_latency"].get("n"):
             log(f"  page.next requests: {fmt_lat(r['page_latency'])}")
@@ -1384,8 +1407,10 @@ def verdicts(report, args):
         bound = args.replicas * (-(-lk["distinct_ids"] // 200) + 1)
         out.append(("cold: iTunes lookups", f"{lk['requests']} for {lk['distinct_ids']} ids, {lk['ids_in_more_than_one_lookup']} ids in more than one",
                     lk["requests"] <= bound and lk["ids_in_more_than_one_lookup"] == 0, f"at most {bound}, no id twice"))
-        late = a["batch_latency"]
-        out.append(("cold: slowest batch answer", f"{late['max_ms']} ms", late["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
+        # The server's own timing (its access log): the apps' side adds this machine's client threads.
+        late, seen = a["server_batch_latency"], a["batch_latency"]
+        out.append(("cold: slowest batch answer, the replicas' own", f"{late.get('max_ms')} ms (the apps saw {seen['max_ms']} ms)",
+                    late.get("n", 0) > 0 and late["max_ms"] <= margin_ms, f"within the deadline + {args.margin} s"))
     if c:
         cond, full = c["upstream"]["conditional_requests"], c["upstream"]["full_downloads"]
         # Every followed feed revalidated (by the round, or before it in the background), none twice:
