@@ -62,6 +62,31 @@ import TestSupport
         }
     }
 
+    /// A stream's request body (a library's form, kilobytes for 500 podcasts) is let go as the
+    /// stream starts, not held as long as the stream is open: the handler read it, the stream's
+    /// body sees it empty.
+    @Test func aStreamsRequestBodyIsLetGoAsTheStreamStarts() async throws {
+        try await offPool {
+            let seen = Locked<(handler: Int, stream: Int)>((-1, -1))
+            var router = Router<BasicRequestContext>()
+            router.add("POST", "/events") { context in
+                let read = context.request.body.count
+                return .stream(Response(status: 200)) { stream, context in
+                    seen.withLock { $0 = (read, context.request.body.count) }
+                    stream.finish()
+                }
+            }
+            let server = try startTestServer(router)
+            defer { server.shutdown() }
+            let form = String(repeating: "podcasts=1234567890&", count: 400)
+            let client = try RawClient(port: server.port, timeout: 10)
+            try client.send("POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)")
+            #expect(try client.readResponse().status == 200)
+            #expect(waitUntil { seen.withLock { $0.stream } >= 0 })
+            #expect(seen.withLock { $0 } == (form.utf8.count, 0))
+        }
+    }
+
     /// One event larger than the bound (a page of long show notes) goes whole to a reader that
     /// has taken everything before it; the stream stays open for the next.
     @Test func oneEventLargerThanTheBoundReachesAReaderThatKeepsUp() async throws {

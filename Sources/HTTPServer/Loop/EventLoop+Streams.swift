@@ -23,6 +23,9 @@ extension EventLoop {
             endStream(conn)
             return
         }
+        // A stream lasts: its request's body (a library's form, kilobytes) is not kept for as long.
+        // The handler has read it; the stream's body and its end see it empty.
+        core.request.body = []
         let workerCPUs = self.workerCPUs
         Task {
             if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }

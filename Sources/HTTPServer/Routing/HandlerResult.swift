@@ -5,7 +5,8 @@ public enum HandlerResult<Context: RequestContext>: Sendable {
     case deferred(@Sendable (inout Context) async -> Response)
     /// A long-lived answer (Server-Sent Events): the head now (no length: chunked), then a body
     /// the application writes to the stream it is handed, off the loop, until either side ends
-    /// it. Its middleware see its end when the connection's does.
+    /// it. Its middleware see its end when the connection's does. The request's body is let go
+    /// as the stream starts (the handler reads what it needs of it first).
     case stream(Response, @Sendable (ResponseStream, Context) async -> Void)
 
     /// The same answer with its response passed through `transform`: now (with `context`, the
