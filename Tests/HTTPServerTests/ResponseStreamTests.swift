@@ -80,7 +80,8 @@ import TestSupport
             defer { server.shutdown() }
             let form = String(repeating: "podcasts=1234567890&", count: 400)
             let client = try RawClient(port: server.port, timeout: 10)
-            try client.send("POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)")
+            try client.send(
+                "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)")
             #expect(try client.readResponse().status == 200)
             #expect(waitUntil { seen.withLock { $0.stream } >= 0 })
             #expect(seen.withLock { $0 } == (form.utf8.count, 0))

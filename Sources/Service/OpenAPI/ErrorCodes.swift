@@ -45,6 +45,9 @@ enum ErrorCodes {
             code: "sync_token_expired", status: 410,
             when: "a `sync` token of a format this version no longer reads: refresh with an empty `sync=` and follow `page.next` "
                 + "(every podcast whole, with `resync`)"),
+        Code(
+            code: "precondition_failed", status: 412,
+            when: "a feed route's form `POST` whose `If-None-Match` names the current answer: a POST is never a `304` (RFC 9110 §13.1.2)"),
         Code(code: "payload_too_large", status: 413, when: "a body over 1 MiB"),
         Code(code: "library_too_large", status: 413, when: "`POST /library/opml`: the file names more feeds than a library holds (500)"),
         Code(code: "uri_too_long", status: 414, when: "a request line over 8 KiB (send a library as a form: `POST /episodes`, `POST /episodes/events`)"),

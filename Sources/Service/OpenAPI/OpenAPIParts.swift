@@ -126,7 +126,11 @@ extension OpenAPIValue {
         operation = operation.filter { $0.key != "parameters" }
         if case .object(let responses)? = operation.first(where: { $0.key == "responses" })?.value {
             let kept = OpenAPIValue.object(responses.filter { $0.key != "304" })
-            operation = operation.map { $0.key == "responses" ? ($0.key, kept.merging(["415": .error("unsupported_media_type: the body is not a form")])) : $0 }
+            let refused: OpenAPIValue = [
+                "412": .error("precondition_failed: If-None-Match names the current answer (a POST is never a 304)"),
+                "415": .error("unsupported_media_type: the body is not a form"),
+            ]
+            operation = operation.map { $0.key == "responses" ? ($0.key, kept.merging(refused)) : $0 }
         }
         operation.append(
             (

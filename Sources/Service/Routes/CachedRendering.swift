@@ -50,6 +50,10 @@ enum CachedRendering {
         }
     }
 
+    static let conditionHeld = ClientError(
+        status: 412, code: "precondition_failed",
+        message: "If-None-Match names the current answer: a POST is never answered 304 (RFC 9110 §13.1.2); send it without If-None-Match")
+
     /// The answer from `entry`; the cache status goes into the context's log fields.
     static func response(_ entry: CachedResponse, for context: inout MeteredRequestContext, cacheStatus: CacheStatus, now: Double) -> Response {
         context.logFields = cacheStatus.logFields
@@ -59,6 +63,8 @@ enum CachedRendering {
         // Nothing is formatted here: the entry's lines were rendered once, X-Cache is a
         // constant, and the writer renders Age from the number.
         if representation.status == 200, let condition = context.request.headers["if-none-match"], matches(condition, selectedTag: etag) {
+            // RFC 9110 §13.1.2: a matching If-None-Match is a 304 for GET and HEAD only; a form's POST gets 412.
+            guard context.request.method == "GET" || context.request.isHead else { return .error(Self.conditionHeld) }
             var headers = HTTPHeaders()
             // RFC 9110 §15.4.5: the 304 carries what the 200 would (Cache-Control, ETag, Date, Vary);
             // `compressible` is what makes the writer send `Vary: Accept-Encoding`, as on the 200.

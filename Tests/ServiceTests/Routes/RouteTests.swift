@@ -109,6 +109,13 @@ import Upstream
         #expect(Self.response(route.handleForm(&again))?.body == body, "answered on the loop")
         var other = post("limit=6")
         if case .response = route.handleForm(&other) { Issue.record("another form is not the first one's alias") }
+        // RFC 9110 §13.1.2: a POST whose If-None-Match names the answer is a 412, never a 304.
+        var conditional = MeteredRequestContext.make(
+            method: "POST", target: "/photos", headers: [("Content-Type", "application/x-www-form-urlencoded"), ("If-None-Match", entry.etag)],
+            body: Array("limit=5".utf8))
+        let refused = Self.response(route.handleForm(&conditional))
+        #expect(refused?.status == 412, "\(String(describing: refused?.status))")
+        #expect(refused.map { String(decoding: $0.body, as: UTF8.self) }?.contains("precondition_failed") == true)
     }
 
     /// Deferred work gets the request's context and hands it back: what a miss learned (its
