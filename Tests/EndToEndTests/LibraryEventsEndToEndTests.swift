@@ -147,12 +147,30 @@ import TestSupport
         let first: (json: [String: Any], id: String)
     }
 
-    static func twoReplicas(streamOnBFor id: Int) throws -> TwoReplicas {
+    /// Replica A (in this process, with the fixture upstream) and replica B sharing a Redis.
+    static func replicaPair() throws -> (redis: RedisServerProcess, a: Harness, b: FeedProxyProcess) {
         let redis = try RedisServerProcess()
         let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
         let a = try Harness(environment: shared)
         let b = try FeedProxyProcess(
             environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
+        return (redis, a, b)
+    }
+
+    /// Podcast `id` read by A and held by B from the shared tier, then a new episode published:
+    /// the token B gave for its copy.
+    static func heldOnB(_ id: Int, _ a: Harness, _ b: FeedProxyProcess) throws -> String {
+        let stored = a.sharedStores
+        #expect(try a.get("/podcasts/\(id)/episodes?limit=50").status == 200)
+        #expect(waitUntil { a.sharedStores > stored })
+        let held = try RawClient.get(port: b.port, "/podcasts/\(id)/episodes?limit=50")
+        let token = try #require(a.json(held)["syncToken"] as? String)
+        #expect(a.upstream.publish(podcast: id, at: Int(Date().timeIntervalSince1970)))
+        return token
+    }
+
+    static func twoReplicas(streamOnBFor id: Int) throws -> TwoReplicas {
+        let (redis, a, b) = try replicaPair()
         #expect(try a.get("/podcasts/\(id)/episodes?limit=1").status == 200)
         #expect(waitUntil { a.sharedStores >= 1 })
         let stream = try EventStream(port: b.port, "podcasts=\(id)&limit=50")
@@ -224,11 +242,7 @@ import TestSupport
             defer { _ = replicas.b.stop() }
             let (a, b) = (replicas.a, replicas.b)
             let x = 1_590_000_047
-            #expect(try a.get("/podcasts/\(x)/episodes?limit=50").status == 200)
-            #expect(waitUntil { a.sharedStores >= 2 })
-            let held = try RawClient.get(port: b.port, "/podcasts/\(x)/episodes?limit=50")
-            let token = try #require(a.json(held)["syncToken"] as? String)
-            #expect(a.upstream.publish(podcast: x, at: Int(Date().timeIntervalSince1970)))
+            let token = try Self.heldOnB(x, a, b)
             #expect(try a.get("/hub/notify?id=\(x)").status == 202)
             #expect(
                 waitUntil(10) {
@@ -246,18 +260,11 @@ import TestSupport
     /// deploy lost two episodes so).
     @Test func aReplicaWithoutStreamsHearsWhatWasAnnouncedSinceItStarted() async throws {
         try await offPool {
-            let redis = try RedisServerProcess()
-            let shared = ["REDIS_URL": redis.url, "REDIS_TIMEOUT_MS": "2000", "ALLOW_PRIVATE_FEED_HOSTS": "true"]
-            let a = try Harness(environment: shared)
-            let b = try FeedProxyProcess(
-                environment: Harness.upstreamEnvironment(a.upstream).merging(shared.merging(["CLIENT_MISS_RATE_PER_MIN": "0"]) { $1 }) { $1 })
-            defer { _ = b.stop() }
+            let pair = try Self.replicaPair()
+            defer { _ = pair.b.stop() }  // the pair, its Redis with it, lives to the end
+            let (a, b) = (pair.a, pair.b)
             let x = 1_590_000_048
-            #expect(try a.get("/podcasts/\(x)/episodes?limit=50").status == 200)
-            #expect(waitUntil { a.sharedStores >= 1 })
-            let held = try RawClient.get(port: b.port, "/podcasts/\(x)/episodes?limit=50")
-            let token = try #require(a.json(held)["syncToken"] as? String)
-            #expect(a.upstream.publish(podcast: x, at: Int(Date().timeIntervalSince1970)))
+            let token = try Self.heldOnB(x, a, b)
             // Read on A for sure (a ping is taken by whichever replica comes first).
             #expect(try a.get("/episodes?podcasts=\(x)&limit=5", headers: ["Cache-Control: no-cache"]).status == 200)
             #expect(waitUntil { a.sharedStores >= 2 }, "A read the new episode and stored it")
