@@ -1,4 +1,5 @@
 import FeedFormats
+import TestSupport
 import Testing
 
 @testable import Feeds
@@ -6,7 +7,7 @@ import Testing
 /// Issue 66: a big feed's show notes are made into summaries and sanitized HTML on every core
 /// once the feed is read, and come out as they would one by one: each item its own notes, in
 /// the feed's order, relative links against its own base.
-@Suite struct ParallelNotesTests {
+@Suite(.offPool) struct ParallelNotesTests {
     @Test func aBigFeedsNotesAreEachItemsOwnAsOneByOne() throws {
         let items = (0..<120).map { i in
             let notes = String(repeating: "<p>Episode \(i) with <a href=\"links/\(i)\">a link</a> &amp; <em>notes</em>.</p>", count: 40)
