@@ -25,12 +25,13 @@ public final class RedisServerProcess: @unchecked Sendable {
                 + extraArguments, port: port)
     }
 
-    /// Starts `redis-server` with these arguments and waits until `port` answers PING.
+    /// Starts `redis-server` with these arguments and waits until `port` answers PING (up to
+    /// 10 s: a loaded machine, `make test-under-load`, starts it slowly).
     static func launch(_ arguments: [String], port: Int) throws -> Int32 {
         let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let binary else { throw Failure.notInstalled }
         let p = try Spawned(binary, arguments)
-        for _ in 0..<100 {
+        for _ in 0..<500 {
             if (try? redisCLI(port: port, ["PING"])) == "PONG" { return p.processIdentifier }
             usleep(20_000)
         }
@@ -39,20 +40,30 @@ public final class RedisServerProcess: @unchecked Sendable {
         throw Failure.didNotStart
     }
 
+    /// Signals the server, never anything else: a pid of 0 (a server that did not start) would
+    /// signal this process's whole group, the test runner with it (a silent end of the run).
+    private func signal(_ number: Int32) {
+        guard pid > 0 else { return }
+        kill(pid, number)
+    }
+
     public func kill9() {
+        guard pid > 0 else { return }
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
+        pid = 0  // reaped: its pid may be another process's by now
     }
 
-    public func pause() { kill(pid, SIGSTOP) }
-    public func resume() { kill(pid, SIGCONT) }
+    public func pause() { signal(SIGSTOP) }
+    public func resume() { signal(SIGCONT) }
 
     /// Runs redis-cli against this server and returns its trimmed output.
     @discardableResult
     public func cli(_ args: String...) throws -> String { try redisCLI(port: port, args) }
 
     deinit {
+        guard pid > 0 else { return }
         kill(pid, SIGCONT)
         kill(pid, SIGKILL)
         var status: Int32 = 0

@@ -37,9 +37,12 @@ public final class SentinelProcess: @unchecked Sendable {
     public func cli(_ args: String...) throws -> String { try redisCLI(port: port, args) }
 
     deinit {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        // A pid of 0 (a sentinel that did not start) would signal the test runner's whole group.
+        if pid > 0 {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 }
