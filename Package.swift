@@ -76,7 +76,7 @@ let package = Package(
             resources: [.embedInCode("Demo/demo.html"), .embedInCode("Demo/demo.css"), .embedInCode("Demo/demo.js")],
             swiftSettings: strictImports),
         // The executable wires the offline fixture upstream in (`--fixtures`); Service never sees it.
-        .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream"], swiftSettings: strictImports),
+        .executableTarget(name: "FeedProxy", dependencies: ["Service", "FixtureUpstream", "Primitives"], swiftSettings: strictImports),
         // Each declared upstream's adapter over its recorded answers, through the catalog (Service).
         .executableTarget(name: "FeedBench", dependencies: ["Feeds", "FeedFormats", "Images", "Primitives", "Service"], path: "Benchmarks/FeedBench"),
         // Every upstream's answers are reached through its declaration's fuzz entry (Service).

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CSystem.h"
 #include <stdlib.h>
+#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -237,3 +238,5 @@ int csys_spawn(pid_t *pid, const char *path, char *const argv[], char *const env
     posix_spawn_file_actions_destroy(&fa);
     return rc;
 }
+
+int csys_heap_trim(void) { return malloc_trim(0); }

@@ -2,6 +2,7 @@ import FixtureUpstream
 import FoundationEssentials
 import Glibc
 import Observability
+import Primitives
 import Service
 
 // Thin entry point: configuration, wiring, signals.
@@ -53,6 +54,7 @@ case .run(var configuration):
     fields.append(("loop_cpus", .string(app.cpuPlacement)))
     if let fixtures { fields.append(("fixtures_upstream", .string(fixtures.baseURL))) }
     app.logger.info("listening", fields)
+    HeapTrimmer.shared.start()
 
     var received: Int32 = 0
     // sigwait fails only for an invalid set; shut down rather than spin if it ever does.

@@ -62,29 +62,32 @@ import TestSupport
         }
     }
 
-    /// A stream's request body (a library's form, kilobytes for 500 podcasts) is let go as the
-    /// stream starts, not held as long as the stream is open: the handler read it, the stream's
-    /// body sees it empty.
-    @Test func aStreamsRequestBodyIsLetGoAsTheStreamStarts() async throws {
+    /// A stream's request body (a library's form, kilobytes for 500 podcasts) and its header
+    /// section (a reconnect's `Last-Event-ID` carries a library's token) are let go as the
+    /// stream starts, not held as long as the stream is open: the handler read them, the
+    /// stream's body sees them empty.
+    @Test func aStreamsRequestBodyAndHeadersAreLetGoAsTheStreamStarts() async throws {
         try await offPool {
-            let seen = Locked<(handler: Int, stream: Int)>((-1, -1))
+            let seen = Locked<(handler: Int, handlerHeaders: Int, stream: Int, streamHeaders: Int)>((-1, -1, -1, -1))
             var router = Router<BasicRequestContext>()
             router.add("POST", "/events") { context in
-                let read = context.request.body.count
+                let read = context.request.body.count, lastEventID = context.request.headers["last-event-id"]?.utf8.count ?? 0
                 return .stream(Response(status: 200)) { stream, context in
-                    seen.withLock { $0 = (read, context.request.body.count) }
+                    seen.withLock { $0 = (read, lastEventID, context.request.body.count, context.request.headers.count) }
                     stream.finish()
                 }
             }
             let server = try startTestServer(router)
             defer { server.shutdown() }
             let form = String(repeating: "podcasts=1234567890&", count: 400)
+            let token = String(repeating: "A", count: 8000)
             let client = try RawClient(port: server.port, timeout: 10)
             try client.send(
-                "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)")
+                "POST /events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(token)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)")
             #expect(try client.readResponse().status == 200)
             #expect(waitUntil { seen.withLock { $0.stream } >= 0 })
-            #expect(seen.withLock { $0 } == (form.utf8.count, 0))
+            #expect(seen.withLock { $0 } == (form.utf8.count, token.utf8.count, 0, 0))
         }
     }
 

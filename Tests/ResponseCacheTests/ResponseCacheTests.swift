@@ -59,18 +59,31 @@ final class Counter: Sendable {
         guard case .miss = c.lookup("k") else { Issue.record("expected miss"); return }
     }
 
+    /// The load is held until all 200 callers are counted on its flight, so the test does not
+    /// depend on how fast a loaded machine starts them (a flight that ended first would rightly
+    /// be followed by a second).
     @Test func singleFlightCoalescesConcurrentLoads() async {
         let c = cache()
         let calls = Counter()
+        let released = Atomic<Bool>(false)
+        let clock = self.clock, policy = self.policy
+        let held: ResponseCache.Loader = {
+            calls.increment()
+            while !released.load(ordering: .relaxed) { try? await Task.sleep(for: .milliseconds(2)) }
+            return .success(CachedResponse(body: Array("v".utf8), gzippedBody: nil, storedAt: clock.now, policy: policy))
+        }
         let results = await withTaskGroup(of: String.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    if case .loaded(let r, _) = await c.fetch("k", loader: loader("v", calls: calls, delayMs: 50)) {
+                    if case .loaded(let r, _) = await c.fetch("k", loader: held) {
                         return String(decoding: r.body, as: UTF8.self)
                     }
                     return "error"
                 }
             }
+            await FlightCancellationTests.waitUntil { c.callers(of: "k") == 200 }
+            #expect(c.callers(of: "k") == 200)
+            released.store(true, ordering: .relaxed)
             return await group.reduce(into: [String]()) { $0.append($1) }
         }
         #expect(calls.count == 1)

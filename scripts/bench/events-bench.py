@@ -13,9 +13,9 @@ Round "libraries" (a real app's shape, issue 66): each of the N streams is an ap
 20 of the fixtures' library podcasts drawn by Zipf (s = 1.0, seeded: runs compare), opened
 from its own refresh's sync token (POST /episodes, then /episodes/events?sync=), FeedProxy
 with a Redis beside it; nchan (one worker) with N EventSource subscribers, each multiplexing
-the same 20 channels (/sub/a,b,c). For each: memory per stream, idle CPU over 15 s with every
-stream open, one new episode of the most followed podcast (fan-out to its followers,
-p50/p99/max, reached/expected), then a burst of the 50 most followed podcasts published at
+the same 20 channels (/sub/a,b,c). For each: memory per stream (RSS growth at the end of the
+idle window, once settled), idle CPU over 15 s with every stream open, one new episode of the
+most followed podcast (fan-out to its followers, p50/p99/max, reached/expected), then a burst of the 50 most followed podcasts published at
 once (p50/p99 over every (stream, podcast) pair expected); the ratios FeedProxy/nchan and the
 issue's goals beside them.
 
@@ -616,7 +616,6 @@ def feedproxy_libraries(binary: str, n: int, args):
         if None in opened:
             print(f"feedproxy (libraries): only {sum(1 for t in opened if t)} of {n} streams opened")
         streams.drain(1)
-        after = rss_kib([proc.pid])
         # Idle: every stream open, nothing published.
         cpu0, redis0 = cpu_seconds([proc.pid]), cpu_seconds([redis[0].pid]) if redis else 0.0
         t_idle = time.monotonic()
@@ -625,6 +624,8 @@ def feedproxy_libraries(binary: str, n: int, args):
         stop_profile(recorder)
         idle_wall = time.monotonic() - t_idle
         idle_cpu, idle_redis = cpu_seconds([proc.pid]) - cpu0, (cpu_seconds([redis[0].pid]) - redis0) if redis else None
+        # What the streams hold once settled (the idle window is longer than the heap trimmer's 10 s).
+        after = rss_kib([proc.pid])
         # One new episode of the most followed podcast: published, then the publisher's ping.
         marker = publish_at_fixtures(fixtures, libs.top)
         wanted = {i: [marker] for i in libs.followers[libs.top]}
@@ -718,10 +719,10 @@ http {{
                 errors = "".join(f.readlines()[-5:])
             print(f"nchan (libraries): only {sum(1 for t in opened if t)} of {n} subscribers were answered 200; error.log ends:\n{errors}")
         streams.drain(1)
-        after = rss_kib(pids)
         cpu0, t_idle = cpu_seconds(pids), time.monotonic()
         streams.drain(IDLE_SECONDS)
         idle_wall, idle_cpu = time.monotonic() - t_idle, cpu_seconds(pids) - cpu0
+        after = rss_kib(pids)  # as FeedProxy's: once settled, after the idle window
 
         def message(tag: bytes):
             return tag + b"x" * max(0, event_bytes - len(tag))

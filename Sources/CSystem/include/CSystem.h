@@ -39,6 +39,9 @@ long csys_gzip(const uint8_t *in, size_t len, int level, uint8_t **out);
 /// gunzips (for tests and upstream checks); same contract as csys_gzip.
 long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out);
 
+/// glibc's malloc_trim(0): gives the arenas' whole free pages back; 1 if any was.
+int csys_heap_trim(void);
+
 /// Names the calling thread (pthread_setname_np, a GNU extension); at most 15 bytes are kept.
 void csys_set_thread_name(const char *name);
 /// Processors this process may run on (the main thread's CPU affinity mask), or 0 if unknown.

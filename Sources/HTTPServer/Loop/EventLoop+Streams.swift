@@ -23,9 +23,12 @@ extension EventLoop {
             endStream(conn)
             return
         }
-        // A stream lasts: its request's body (a library's form, kilobytes) is not kept for as long.
-        // The handler has read it; the stream's body and its end see it empty.
+        // A stream lasts: its request's body (a library's form, kilobytes) and header section (a
+        // reconnect's `Last-Event-ID` holds a library's token, up to 21 KB) are not kept for as
+        // long. The handler has read them (and resolved its client); the stream's body and its
+        // end see them empty. The target stays: the access log writes it at the end.
         core.request.body = []
+        core.request.headers = RequestHeaders()
         let workerCPUs = self.workerCPUs
         Task {
             if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }

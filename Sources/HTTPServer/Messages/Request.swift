@@ -17,7 +17,8 @@ public struct Request: Sendable {
     /// Query part without the `?`, still encoded (escapes already validated).
     public let rawQuery: Substring?
     public let version: HTTPVersion
-    public let headers: RequestHeaders
+    /// Emptied when the request becomes a stream (see `EventLoop.startStream`).
+    public internal(set) var headers: RequestHeaders
     public internal(set) var body: [UInt8]
     /// Whether the client accepts a gzip-coded response (RFC 9110 §12.5.3). Worked out
     /// once here: both the handler (to pick the validator) and the writer ask.
