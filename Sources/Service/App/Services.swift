@@ -98,7 +98,7 @@ struct Services: Sendable {
         let feedRoutes = Self.feedRoutes(c, cache: cache, upstream: upstream, metrics: metrics, logger: logger, spanSink: tracing)
         podcastFeeds = PodcastFeeds(
             adapter: adapter, episodes: feedRoutes(adapter, c[Setting.ttlEpisodes]), chapters: feedRoutes(adapter, c[Setting.ttlChapters]),
-            transcripts: feedRoutes(adapter, c[Setting.ttlTranscripts]))
+            transcripts: feedRoutes(adapter, c[Setting.ttlTranscripts]), batchAnswers: AnswerAllowance(ceiling: c[Setting.episodesBatchDeadline] / 4))
         // The streams' hub reads watched feeds through the episodes' loads (as /episodes would).
         let read = EpisodeEventsRoute.refresher(adapter: adapter, feeds: podcastFeeds.episodes, hub: episodeEvents)
         episodeEvents.setRefresher({ id, reason in Task.detached { await read(id, reason) } }, reading: read)

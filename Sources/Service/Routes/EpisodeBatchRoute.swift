@@ -26,6 +26,8 @@ struct EpisodeBatchRoute: Sendable {
     let feeds: FeedRoute
     /// Seconds a batch waits for podcasts not cached before answering with them pending.
     let deadline: Double
+    /// What of the deadline the wait leaves for composing the answer.
+    let allowance: AnswerAllowance
     /// Keeps the feeds of recent library refreshes warm (read again at their cadence).
     let warm: EpisodeEventHub?
 
@@ -65,11 +67,15 @@ struct EpisodeBatchRoute: Sendable {
             return .response(Self.answer(batch, slots, for: &context, status: .hit, retryAfter: nil))
         }
         feeds.stats?.misses.add()
-        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline
+        let adapter = self.adapter, feeds = self.feeds, deadline = self.deadline, allowance = self.allowance
         let missing = uncached, cachedSlots = slots
         return .deferred { context in
             let loads = LibraryLoads(adapter: adapter, feeds: feeds, bypass: bypass)
-            let (loaded, admission) = await loads.run(missing.map { (batch.ids[$0], nil) }, deadline: deadline, for: &context)
+            // The wait ends soon enough for the answer to be composed by the deadline.
+            let wait = deadline - allowance.seconds(at: NativeThread.monotonicSeconds())
+            let (loaded, admission) = await loads.run(missing.map { (batch.ids[$0], nil) }, deadline: wait, for: &context)
+            let waitEnded = min(NativeThread.monotonicSeconds(), context.receivedAt + wait)
+            defer { allowance.composed(waitEnded: waitEnded, at: NativeThread.monotonicSeconds()) }
             var slots = cachedSlots
             var pending = false
             for (n, i) in missing.enumerated() {

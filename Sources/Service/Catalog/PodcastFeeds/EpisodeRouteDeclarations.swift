@@ -27,7 +27,7 @@ extension PodcastFeeds {
     private static func libraryBatch(_ s: Services) -> Handler<MeteredRequestContext> {
         EpisodeBatchRoute(
             adapter: s.podcastFeeds.adapter, feeds: s.podcastFeeds.episodes, deadline: s.configuration[Setting.episodesBatchDeadline],
-            warm: s.episodeEvents
+            allowance: s.podcastFeeds.batchAnswers, warm: s.episodeEvents
         ).handle
     }
 }

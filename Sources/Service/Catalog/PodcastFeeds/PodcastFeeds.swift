@@ -7,4 +7,6 @@ struct PodcastFeeds: Sendable {
     let episodes: FeedRoute
     let chapters: FeedRoute
     let transcripts: FeedRoute
+    /// What library refreshes (GET and form POST alike) give up of their deadline to compose.
+    let batchAnswers: AnswerAllowance
 }
