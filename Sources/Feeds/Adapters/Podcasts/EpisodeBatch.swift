@@ -163,10 +163,14 @@ public struct EpisodeBatch: Sendable {
     /// moves past what is sent, so `page.next` (carrying it) resumes exactly there.
     private func selectUnseen(_ statuses: [Status], _ sync: SyncToken) -> Selection {
         var token = sync.keeping(ids)
+        // Each loaded podcast's data, bound once: matching `.ok(let data)` copies the payload (a
+        // retain and release per field), and the merge looks at every podcast for each episode
+        // it picks (a storm's refreshes spent a fifth of their CPU on those copies).
+        let loaded: [EpisodeFeedData?] = statuses.map { if case .ok(let data) = $0 { data } else { nil } }
         var unseen: [EpisodeUnseen?] = []
         var total = 0
-        for (p, status) in statuses.enumerated() {
-            guard case .ok(let data) = status else {
+        for (p, data) in loaded.enumerated() {
+            guard let data else {
                 unseen.append(nil)
                 continue
             }
@@ -174,44 +178,47 @@ public struct EpisodeBatch: Sendable {
             total += u.indices.count
             unseen.append(u)
         }
-        // Per podcast, how far into its unseen episodes the answer goes; the newest head next.
+        // Per podcast, how far into its unseen episodes the answer goes, and the date of the
+        // next one (nil: none left): the newest head goes next, the first podcast on a tie.
         var taken = [Int](repeating: 0, count: ids.count)
-        var picked: [(podcast: Int, entry: Int)] = []
+        var heads: [Int64?] = zip(loaded, unseen).map { data, u in
+            guard let data, let u, let first = u.indices.first else { return nil }
+            return data.entries[first].published
+        }
+        var picked: [(podcast: Int, entry: Int, published: Int64)] = []
         var bytes = 0
         while picked.count < limit {
-            var best: (podcast: Int, published: Int64)?
-            for (p, u) in unseen.enumerated() {
-                guard let u, taken[p] < u.indices.count, case .ok(let data) = statuses[p] else { continue }
-                let published = data.entries[u.indices[taken[p]]].published
-                if best == nil || published > (best?.published ?? .min) { best = (p, published) }
+            var best = -1, newest = Int64.min
+            for (p, head) in heads.enumerated() {
+                if let head, best < 0 || head > newest { (best, newest) = (p, head) }
             }
-            guard let p = best?.podcast, let u = unseen[p], case .ok(let data) = statuses[p] else { break }
+            guard best >= 0, let u = unseen[best], let data = loaded[best] else { break }
+            let entry = u.indices[taken[best]]
             // A page that fits a stream's bound, so a slow reader always gets through one (the
             // rest follows, resumed from the token); its first episode goes whatever its size.
-            let size = data.entries[u.indices[taken[p]]].jsonBytes
+            let size = data.entries[entry].jsonBytes
             if let maxItemBytes, !picked.isEmpty, bytes + size > maxItemBytes { break }
             bytes += size
-            picked.append((p, u.indices[taken[p]]))
-            taken[p] += 1
+            picked.append((best, entry, newest))
+            taken[best] += 1
+            heads[best] = taken[best] < u.indices.count ? data.entries[u.indices[taken[best]]].published : nil
         }
-        for (p, status) in statuses.enumerated() {
-            guard case .ok(let data) = status, let u = unseen[p] else { continue }
+        for (p, data) in loaded.enumerated() {
+            guard let data, let u = unseen[p] else { continue }
             token[ids[p]] = data.position(after: taken[p], of: u, from: sync[ids[p]])
         }
         picked.sort { a, b in
-            guard case .ok(let da) = statuses[a.podcast], case .ok(let db) = statuses[b.podcast] else { return false }
-            let pa = da.entries[a.entry].published, pb = db.entries[b.entry].published
-            if pa != pb { return pa > pb }
+            if a.published != b.published { return a.published > b.published }
             return a.podcast != b.podcast ? a.podcast < b.podcast : a.entry < b.entry
         }
         let more = picked.count < total
         var selection = Selection(
-            items: picked, total: total, next: more ? (path + "&sync=" + token.encoded, nil) : nil, token: token,
+            items: picked.map { ($0.podcast, $0.entry) }, total: total, next: more ? (path + "&sync=" + token.encoded, nil) : nil, token: token,
             resync: unseen.map { $0?.resync ?? false })
         selection.removed = unseen.map { $0?.removed ?? [] }
         selection.changed = Array(repeating: [], count: ids.count)
         for ref in picked {
-            guard case .ok(let data) = statuses[ref.podcast], let u = unseen[ref.podcast], data.wasHad(ref.entry, by: u) else { continue }
+            guard let data = loaded[ref.podcast], let u = unseen[ref.podcast], data.wasHad(ref.entry, by: u) else { continue }
             selection.changed[ref.podcast].append(data.id(ref.entry))
         }
         return selection
