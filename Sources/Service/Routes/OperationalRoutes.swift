@@ -68,7 +68,8 @@ enum OperationalRoutes {
     private static func metricsResponse(_ s: Services) -> Response {
         var parts: [any MetricsPart] = [
             ConnectionGauges(s.statistics), CacheGauges(s.cache), UpstreamGauges(s.upstream), ClientGauges(s.clients),
-            EventStreamGauges(hub: s.episodeEvents), LifecycleGauges(
+            EventStreamGauges(hub: s.episodeEvents),
+            LifecycleGauges(
                 draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, heapTrims: HeapTrimmer.shared.passesThatReleased),
         ]
         if let images = s.images { parts.append(images.metrics) }
