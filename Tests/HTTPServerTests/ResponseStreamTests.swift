@@ -62,18 +62,25 @@ import TestSupport
         }
     }
 
-    /// A stream's request body (a library's form, kilobytes for 500 podcasts) and its header
-    /// section (a reconnect's `Last-Event-ID` carries a library's token) are let go as the
-    /// stream starts, not held as long as the stream is open: the handler read them, the
-    /// stream's body sees them empty.
-    @Test func aStreamsRequestBodyAndHeadersAreLetGoAsTheStreamStarts() async throws {
+    /// A stream's request body (a library's form, kilobytes for 500 podcasts), its header
+    /// section (a reconnect's `Last-Event-ID` carries a library's token) and all but the first
+    /// 256 bytes of its target (a library's query) are let go as the stream starts, not held as
+    /// long as the stream is open: the handler read them, the stream and its end see the rest.
+    @Test func aStreamsRequestIsCutToWhatItsEndNeedsAsTheStreamStarts() async throws {
         try await offPool {
-            let seen = Locked<(handler: Int, handlerHeaders: Int, stream: Int, streamHeaders: Int)>((-1, -1, -1, -1))
+            struct Seen: Equatable {
+                var body = -1, lastEventID = -1, target = ""
+            }
+            let seen = Locked<(handler: Seen, stream: Seen)>((Seen(), Seen()))
+            let ended = Locked<String?>(nil)
             var router = Router<BasicRequestContext>()
+            router.use(EndedTarget(seen: ended))
             router.add("POST", "/events") { context in
-                let read = context.request.body.count, lastEventID = context.request.headers["last-event-id"]?.utf8.count ?? 0
+                let request = context.request
+                let read = Seen(body: request.body.count, lastEventID: request.headers["last-event-id"]?.utf8.count ?? 0, target: request.target)
                 return .stream(Response(status: 200)) { stream, context in
-                    seen.withLock { $0 = (read, lastEventID, context.request.body.count, context.request.headers.count) }
+                    let r = context.request
+                    seen.withLock { $0 = (read, Seen(body: r.body.count, lastEventID: r.headers.count, target: r.target)) }
                     stream.finish()
                 }
             }
@@ -81,14 +88,26 @@ import TestSupport
             defer { server.shutdown() }
             let form = String(repeating: "podcasts=1234567890&", count: 400)
             let token = String(repeating: "A", count: 8000)
+            let target = "/events?podcasts=" + String(repeating: "1234567890,", count: 60) + "&sync=" + String(repeating: "B", count: 400)
             let client = try RawClient(port: server.port, timeout: 10)
             try client.send(
-                "POST /events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(token)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                "POST \(target) HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(token)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                     + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)")
             #expect(try client.readResponse().status == 200)
-            #expect(waitUntil { seen.withLock { $0.stream } >= 0 })
-            #expect(seen.withLock { $0 } == (form.utf8.count, token.utf8.count, 0, 0))
+            #expect(waitUntil { seen.withLock { $0.stream.body } >= 0 })
+            let cut = String(decoding: target.utf8.prefix(Request.streamTargetBytes), as: UTF8.self) + "…"
+            #expect(seen.withLock { $0.handler } == Seen(body: form.utf8.count, lastEventID: token.utf8.count, target: target))
+            #expect(seen.withLock { $0.stream } == Seen(body: 0, lastEventID: 0, target: cut))
+            // Its end (the access log's line) names the target as kept.
+            #expect(waitUntil { ended.withLock { $0 } != nil })
+            #expect(ended.withLock { $0 } == cut)
         }
+    }
+
+    /// Notes the target a request's end sees.
+    struct EndedTarget: Middleware {
+        let seen: Locked<String?>
+        func ended(_ context: BasicRequestContext, _ outcome: RequestOutcome) { seen.withLock { $0 = context.request.target } }
     }
 
     /// One event larger than the bound (a page of long show notes) goes whole to a reader that

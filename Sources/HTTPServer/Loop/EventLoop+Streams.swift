@@ -23,12 +23,10 @@ extension EventLoop {
             endStream(conn)
             return
         }
-        // A stream lasts: its request's body (a library's form, kilobytes) and header section (a
-        // reconnect's `Last-Event-ID` holds a library's token, up to 21 KB) are not kept for as
-        // long. The handler has read them (and resolved its client); the stream's body and its
-        // end see them empty. The target stays: the access log writes it at the end.
-        core.request.body = []
-        core.request.headers = RequestHeaders()
+        // A stream lasts: its request is not kept whole for as long (`Request.keepForStream`).
+        // The handler has read it (and resolved its client); the stream's body and its end see
+        // what is kept.
+        core.request.keepForStream()
         let workerCPUs = self.workerCPUs
         Task {
             if !workerCPUs.isEmpty { NativeThread.allowOnce(cpus: workerCPUs) }

@@ -47,6 +47,26 @@ public struct Request: Sendable {
         }
     }
 
+    /// What a stream's request keeps of its target: its end's log line names it.
+    public static let streamTargetBytes = 256
+
+    /// What a long-lived answer (a stream) keeps of its request once the handler has read it:
+    /// no body, no header section (a reconnect's `Last-Event-ID` holds a library's token, up to
+    /// 21 KB), and the target cut at `streamTargetBytes` with `…` (a library's query and token
+    /// run to 8 KB): held for hours by thousands of streams, a request is bounded, not sized by
+    /// its client. The target is ASCII (the parser checked it), so any byte is a boundary.
+    mutating func keepForStream() {
+        let utf8 = target.utf8
+        guard utf8.count > Self.streamTargetBytes else {
+            body = []
+            headers = RequestHeaders()
+            return
+        }
+        self = Request(
+            method: method, target: String(decoding: utf8.prefix(Self.streamTargetBytes), as: UTF8.self) + "…", version: version,
+            headers: RequestHeaders())
+    }
+
     /// Whether this is a HEAD (an OPTIONS) request: the length first, so that a GET costs no
     /// string comparison (a failed `==` between two strings is a call into the runtime).
     @inlinable public var isHead: Bool { method.utf8.count == 4 && method == "HEAD" }
