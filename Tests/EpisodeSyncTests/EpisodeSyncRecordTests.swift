@@ -30,6 +30,28 @@ import Testing
         #expect(throws: SyncToken.Refusal.self) { try SyncToken.decode(String(repeating: "A", count: 30_000)) }
     }
 
+    /// A stream holds its token for as long as it is open: 16 bytes a podcast, a cut answer's
+    /// ordinal (rare) kept apart, and every position, ordinal included, read back as written
+    /// through updates, removals, `keeping` and the text.
+    @Test func aPositionTakesSixteenBytesAndItsOrdinalIsNotLost() throws {
+        #expect(SyncToken.bytesPerPosition == 16)
+        let cut = SyncToken.Position(seq: 9, versionID: 77, ordinal: 4), whole = SyncToken.Position(seq: 3, versionID: 8, ordinal: 0)
+        var token = SyncToken([5: whole, 999_999_999_999_999_999: cut, 12: cut])
+        #expect(token[999_999_999_999_999_999] == cut && token[12] == cut && token[5] == whole)
+        token[12] = whole  // ordinal back to 0
+        token[5] = cut
+        token[7] = cut
+        token[999_999_999_999_999_999] = nil
+        let expected: [Int: SyncToken.Position] = [5: cut, 7: cut, 12: whole]
+        #expect(token.positions == expected)
+        #expect(token == SyncToken(expected))
+        #expect(try SyncToken.decode(token.encoded) == token)
+        #expect(token.keeping([7, 12, 404]).positions == [7: cut, 12: whole])
+        token[7] = nil
+        token[999_999_999_999_999_999] = whole
+        #expect(token == SyncToken([5: cut, 12: whole, 999_999_999_999_999_999: whole]))
+    }
+
     @Test func aHistoryRecordRoundTripsAndDamageIsRefused() {
         let first = Self.history(episodes: 40)
         let later = Self.history(episodes: 30, removedOf: first, at: 2_000)
