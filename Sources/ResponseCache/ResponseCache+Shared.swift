@@ -6,10 +6,14 @@ import Primitives
 extension ResponseCache {
     /// `own`: this process's entry for the key when the flight started.
     /// `leased`: a background revalidation, one replica at a time (see `revalidate`).
-    func load(_ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, leased: Bool = false, own: CachedResponse?) async -> Outcome {
+    /// `wanted`: whether another replica's read under way may stand for this one.
+    func load(
+        _ key: String, _ loader: @escaping RefreshingLoader, consultShared: Bool, leased: Bool = false, wanted: ReadWanted = .anyUnderWay,
+        own: CachedResponse?
+    ) async -> Outcome {
         guard let shared else { return Outcome(fetched: await loader(own)) }
         guard consultShared else {
-            if leased { return await revalidateLeased(key, loader, own: own, shared: shared) }
+            if leased { return await revalidateLeased(key, loader, own: own, wanted: wanted, shared: shared) }
             return await revalidateNow(key, loader, own: own, shared: shared)
         }
         var stale = usableStale(own)
@@ -67,7 +71,9 @@ extension ResponseCache {
     /// this one asked or since, is taken instead of a second download. The answer is published
     /// for the other replicas; if the upstream fails, the tier's last good answer still stands
     /// (stale-if-error). Without a copy here, the tier's gives the refresh its validators.
-    private func revalidateLeased(_ key: String, _ loader: @escaping RefreshingLoader, own: CachedResponse?, shared: any SharedCacheTier) async -> Outcome {
+    private func revalidateLeased(
+        _ key: String, _ loader: @escaping RefreshingLoader, own: CachedResponse?, wanted: ReadWanted, shared: any SharedCacheTier
+    ) async -> Outcome {
         let asked = clock()
         var pause = sharedPolicy.pollInterval
         var token: String?
@@ -95,8 +101,9 @@ extension ResponseCache {
         var tierCopy: CachedResponse?
         if waited || own == nil, case .found(let entry, let age) = await shared.get(key) { tierCopy = entry.restamped(storedAt: clock() - age) }
         // The holder stores its answer before it lets go: one stored about when this one asked
-        // (or since) is that read's.
-        if waited, let token, let copy = tierCopy, copy.status == 200, copy.storedAt >= asked - sharedPolicy.lockTTL {
+        // (or since) is that read's, and stands for this one unless only a read starting now
+        // does (a ping: the holder's read may have asked before the publisher published).
+        if waited, case .anyUnderWay = wanted, let token, let copy = tierCopy, copy.status == 200, copy.storedAt >= asked - sharedPolicy.lockTTL {
             await shared.unlock(key, token: token)
             sharedObserver?(.wait)
             return .loaded(copy, .sharedWait)

@@ -314,9 +314,22 @@ public final class ResponseCache: Sendable {
         _ = flight(for: key, revalidate: revalidating, loader: loader)
     }
 
-    /// A refresh (joined when one is running), awaited: what it loaded.
-    public func refresh(_ key: String, revalidating: Bool, refreshing loader: @escaping RefreshingLoader) async -> Outcome {
-        await flight(for: key, revalidate: revalidating, loader: loader).value
+    /// Whose read a refresh may take for its own.
+    public enum ReadWanted: Sendable {
+        /// Any read of the key under way, here or at another replica (a feed's cadence: one
+        /// read a round for all of them).
+        case anyUnderWay
+        /// Only one that starts after the call: a publisher's ping tells of what it published
+        /// after a read already under way asked (that read answers with the feed before it).
+        case startingNow
+    }
+
+    /// A refresh (joined when one is running, as `wanted` allows), awaited: what it loaded.
+    public func refresh(
+        _ key: String, revalidating: Bool, wanted: ReadWanted = .anyUnderWay, refreshing loader: @escaping RefreshingLoader
+    ) async -> Outcome {
+        if case .startingNow = wanted, let running = state.withLock({ $0.flights[key] }) { _ = await running.value }
+        return await flight(for: key, revalidate: revalidating, wanted: wanted, loader: loader).value
     }
 
     func isRefreshing(_ key: String) -> Bool { state.withLock { $0.flights[key] != nil } }
@@ -324,15 +337,18 @@ public final class ResponseCache: Sendable {
     /// Callers counted on the key's flight (nil: none running, or a background refresh).
     func callers(of key: String) -> Int? { state.withLock { $0.waiters[key] } }
 
-    private func flight(for key: String, revalidate: Bool = false, loader: @escaping RefreshingLoader) -> Task<Outcome, Never> {
+    private func flight(for key: String, revalidate: Bool = false, wanted: ReadWanted = .anyUnderWay, loader: @escaping RefreshingLoader) -> Task<
+        Outcome, Never
+    > {
         state.withLock { s in
             if let running = s.flights[key] { return running }
-            return startFlight(key, revalidate: revalidate, loader: loader, counted: false, in: &s)
+            return startFlight(key, revalidate: revalidate, wanted: wanted, loader: loader, counted: false, in: &s)
         }
     }
 
     private func startFlight(
-        _ key: String, revalidate: Bool, loader: @escaping RefreshingLoader, counted: Bool = true, in s: inout State
+        _ key: String, revalidate: Bool, wanted: ReadWanted = .anyUnderWay, loader: @escaping RefreshingLoader, counted: Bool = true,
+        in s: inout State
     ) -> Task<Outcome, Never> {
         s.nextFlight &+= 1
         let number = s.nextFlight
@@ -341,7 +357,7 @@ public final class ResponseCache: Sendable {
         // A background revalidation is leased (one replica at a time); a client's no-cache reads now.
         let leased = revalidate && !counted
         let run: @Sendable () async -> Outcome = { [self] in
-            finish(key, number, await load(key, loader, consultShared: !revalidate, leased: leased, own: own))
+            finish(key, number, await load(key, loader, consultShared: !revalidate, leased: leased, wanted: wanted, own: own))
         }
         // A caller's flight inherits the caller's task-locals (its upstream deadline, fair-queue
         // turn, trace). A background refresh belongs to no request, wherever it was started from.

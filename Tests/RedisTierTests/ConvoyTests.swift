@@ -187,4 +187,32 @@ extension ConvoyTests {
         }
         #expect(fetches.count == 2)
     }
+
+    /// A publisher's ping tells of what it published after a read already under way asked:
+    /// that read (another replica's, holding the lease) answers with the feed before it. The
+    /// ping's read waits for the lease and reads itself (conditionally) instead of taking the
+    /// holder's answer; the chaos test's rolling deploy lost an episode this way.
+    @Test func aPingsReadIsNotTheReadAlreadyUnderWayAtAnotherReplica() async throws {
+        let (redis, c, tier) = try await Self.setUp()
+        defer { c.stop(); _ = redis }
+        let fetches = Fetches()
+        let a = Self.replica(tier), b = Self.replica(tier, waitLimit: 30)
+        let fresh = CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: NativeThread.monotonicSeconds(), policy: Self.policy)
+        a.store(fresh, for: "k")
+        b.store(fresh, for: "k")
+        let reading = Task {
+            await a.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 1, body: Array("before".utf8))() })
+        }
+        #expect(await eventually { fetches.count == 1 })  // a holds the lease and is reading
+        // Published now, and pinged to b.
+        let pinged = await b.refresh(
+            "k", revalidating: true, wanted: .startingNow, refreshing: { _ in await Self.loader(fetches, seconds: 0, body: Array("after".utf8))() })
+        guard case .loaded(let read, .upstream) = pinged else {
+            Issue.record("expected b's own read, got \(pinged)")
+            return
+        }
+        #expect(read.body == Array("after".utf8))
+        #expect(fetches.count == 2)
+        _ = await reading.value
+    }
 }

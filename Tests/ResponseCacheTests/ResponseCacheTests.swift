@@ -91,6 +91,42 @@ final class Counter: Sendable {
         #expect(body(c.lookup("k")) == "v")
     }
 
+    /// A ping's refresh does not take a read of this replica's that began before it (that read
+    /// may answer with the feed before what the publisher pinged about): it waits for it, then
+    /// reads again. (Whenever the ping's task runs, its answer is the read after; the release
+    /// waits for it to start, so that without the rule it would join the read before.)
+    @Test func aPingsRefreshReadsAgainAfterAReadAlreadyUnderWay() async {
+        let c = cache()
+        let calls = Counter()
+        let released = Atomic<Bool>(false), asked = Atomic<Bool>(false)
+        let clock = self.clock, policy = self.policy
+        let before: ResponseCache.RefreshingLoader = { _ in
+            calls.increment()
+            while !released.load(ordering: .relaxed) { try? await Task.sleep(for: .milliseconds(2)) }
+            return .success(CachedResponse(body: Array("before".utf8), gzippedBody: nil, storedAt: clock.now, policy: policy))
+        }
+        let after: ResponseCache.RefreshingLoader = { _ in
+            calls.increment()
+            return .success(CachedResponse(body: Array("after".utf8), gzippedBody: nil, storedAt: clock.now, policy: policy))
+        }
+        c.refreshInBackground("k", revalidating: true, refreshing: before)
+        #expect(c.isRefreshing("k"))
+        let ping = Task {
+            asked.store(true, ordering: .relaxed)
+            return await c.refresh("k", revalidating: true, wanted: .startingNow, refreshing: after)
+        }
+        await FlightCancellationTests.waitUntil { asked.load(ordering: .relaxed) }
+        try? await Task.sleep(for: .milliseconds(10))
+        released.store(true, ordering: .relaxed)
+        guard case .loaded(let pinged, _) = await ping.value else {
+            Issue.record("expected a load")
+            return
+        }
+        #expect(String(decoding: pinged.body, as: UTF8.self) == "after")
+        #expect(calls.count == 2)
+        #expect(body(c.lookup("k")) == "after")
+    }
+
     @Test func staleWhileRevalidateRefreshesExactlyOnce() async throws {
         let c = cache()
         c.store(entry("old"), for: "k")

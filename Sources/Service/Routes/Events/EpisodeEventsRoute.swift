@@ -50,7 +50,9 @@ struct EpisodeEventsRoute: Sendable {
                     return
                 }
             }
-            guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, refreshing: loader), entry.status == 200,
+            // A ping tells of what was published after any read already under way asked.
+            let wanted: ResponseCache.ReadWanted = if case .ping = reason { .startingNow } else { .anyUnderWay }
+            guard case .loaded(let entry, _) = await cache.refresh(key, revalidating: true, wanted: wanted, refreshing: loader), entry.status == 200,
                 entry.etag != before?.etag
             else { return }
             hub.changed(id)
