@@ -33,6 +33,15 @@ import TestSupport
         }
     }
 
+    /// Two replicas on `tier` that both hold a fresh copy of "k" (b waits up to 30 s for a lease).
+    static func twoReplicasHoldingAFreshCopy(_ tier: RedisSharedCache) -> (ResponseCache, ResponseCache) {
+        let a = replica(tier), b = replica(tier, waitLimit: 30)
+        let fresh = CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: NativeThread.monotonicSeconds(), policy: policy)
+        a.store(fresh, for: "k")
+        b.store(fresh, for: "k")
+        return (a, b)
+    }
+
     static func setUp() async throws -> (RedisServerProcess, RedisConnection, RedisSharedCache) {
         let redis = try await offPool { try RedisServerProcess() }
         let c = try connection(redis.url, timeoutMs: 100)
@@ -161,10 +170,7 @@ extension ConvoyTests {
         let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
         let fetches = Fetches()
-        let a = Self.replica(tier), b = Self.replica(tier, waitLimit: 30)
-        let fresh = CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: NativeThread.monotonicSeconds(), policy: Self.policy)
-        a.store(fresh, for: "k")
-        b.store(fresh, for: "k")
+        let (a, b) = Self.twoReplicasHoldingAFreshCopy(tier)
         let reading = Task { await a.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 1, body: Array("new".utf8))() }) }
         #expect(await eventually { fetches.count == 1 })  // a holds the lease and is reading
         guard case .loaded(let taken, .sharedWait) = await b.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 0)() })
@@ -196,10 +202,7 @@ extension ConvoyTests {
         let (redis, c, tier) = try await Self.setUp()
         defer { c.stop(); _ = redis }
         let fetches = Fetches()
-        let a = Self.replica(tier), b = Self.replica(tier, waitLimit: 30)
-        let fresh = CachedResponse(body: Array("old".utf8), gzippedBody: nil, storedAt: NativeThread.monotonicSeconds(), policy: Self.policy)
-        a.store(fresh, for: "k")
-        b.store(fresh, for: "k")
+        let (a, b) = Self.twoReplicasHoldingAFreshCopy(tier)
         let reading = Task {
             await a.refresh("k", revalidating: true, refreshing: { _ in await Self.loader(fetches, seconds: 1, body: Array("before".utf8))() })
         }
