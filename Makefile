@@ -18,8 +18,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The service alone: TestSupport, a library of the tests, needs the debug build's @testable.
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --product feedproxy
 
 # ARGS passes flags through, e.g. make run ARGS=--fixtures (offline).
 run: release

@@ -2,6 +2,7 @@
 #include "CSystem.h"
 #include <stdlib.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -240,3 +241,23 @@ int csys_spawn(pid_t *pid, const char *path, char *const argv[], char *const env
 }
 
 int csys_heap_trim(void) { return malloc_trim(0); }
+
+int csys_heap_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
+int csys_heap_arena_count(void) {
+    // malloc_info's XML names each arena once as <heap nr="N">.
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (!out) return -1;
+    int rc = malloc_info(0, out);
+    fclose(out);
+    int count = 0;
+    if (rc == 0 && text) {
+        for (const char *at = text; (at = strstr(at, "<heap nr=")) != NULL; at += 9) count++;
+    } else {
+        count = -1;
+    }
+    free(text);
+    return count;
+}

@@ -29,6 +29,8 @@ case .version(let text), .apiDocument(let text):
 case .healthcheck(let configuration):
     exit(HealthProbe.check(port: configuration.port) ? 0 : 1)
 case .run(var configuration):
+    // Before any thread allocates: threads made later share the capped arenas.
+    let arenas = HeapArenas.limit(environment: ProcessInfo.processInfo.environment)
     // SIGTERM and SIGINT are taken synchronously by this thread (sigwait below), so they
     // are blocked before any thread exists: every thread started later inherits the mask.
     var shutdownSignals = sigset_t()
@@ -52,6 +54,11 @@ case .run(var configuration):
     }
     var fields: [(String, LogValue)] = [("host", .string(app.configuration.host)), ("port", .int(port)), ("version", .string(Configuration.version))]
     fields.append(("loop_cpus", .string(app.cpuPlacement)))
+    switch arenas {
+    case .capped(let count): fields.append(("malloc_arenas", .int(count)))
+    case .operators(let given): fields.append(("malloc_arenas", .string("MALLOC_ARENA_MAX=\(given)")))
+    case .unchanged: fields.append(("malloc_arenas", .string("unchanged")))
+    }
     if let fixtures { fields.append(("fixtures_upstream", .string(fixtures.baseURL))) }
     app.logger.info("listening", fields)
     HeapTrimmer.shared.start()

@@ -20,7 +20,7 @@ extension EpisodeEventHub {
             let token = position.token
             // Up to date with what it was last told: this turn's changes, worked out once for all.
             if !first, let token, let fragments = memo?.fragments, !fragments.isEmpty,
-                !state.withLock({ $0.morePages.contains(ObjectIdentifier(s)) })
+                !state.withLock({ $0.morePages.contains(s.slot.load(ordering: .relaxed)) })
             {
                 switch fragments.event(ids: s.ids, token: token, limit: s.limit, maxItemBytes: Self.eventItemBytes) {
                 case .nothing: return
@@ -42,15 +42,15 @@ extension EpisodeEventHub {
             }
             guard case .event(let event) = made else {
                 // Nothing more for it: not looked at again until its podcasts change.
-                state.withLock { _ = $0.morePages.remove(ObjectIdentifier(s)) }
+                state.withLock { _ = $0.morePages.remove(s.slot.load(ordering: .relaxed)) }
                 return
             }
             guard s.stream.send(event.bytes) else { return }
             counters.events.add(1, ordering: .relaxed)
             position.token = event.token
-            let id = ObjectIdentifier(s)
             state.withLock { st in
-                if event.more, st.subscribers[id] != nil { st.morePages.insert(id) } else { st.morePages.remove(id) }
+                let slot = s.slot.load(ordering: .relaxed)
+                if event.more, st.subscribers[slot] === s { st.morePages.insert(slot) } else { st.morePages.remove(slot) }
             }
         }
     }

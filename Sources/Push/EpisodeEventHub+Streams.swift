@@ -57,8 +57,7 @@ extension EpisodeEventHub {
         place.taken.store(true, ordering: .releasing)
         state.withLock { st in
             st.starting -= 1
-            let key = ObjectIdentifier(s)
-            st.subscribers[key] = s
+            let key = st.subscribers.insert(s)
             for id in s.ids { st.watchers[id, default: []].insert(key) }
             st.lookedAt = nil
             for case (let id, let url?) in urls where st.urlOf[id] == nil {
@@ -72,8 +71,7 @@ extension EpisodeEventHub {
 
     func remove(_ s: Subscriber) {
         state.withLock { st in
-            let key = ObjectIdentifier(s)
-            guard st.subscribers.removeValue(forKey: key) != nil else { return }
+            guard let key = st.subscribers.remove(s) else { return }
             st.morePages.remove(key)
             st.perClient[s.client, default: 1] -= 1
             if st.perClient[s.client] == 0 { st.perClient[s.client] = nil }

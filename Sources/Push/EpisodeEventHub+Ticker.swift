@@ -99,7 +99,7 @@ extension EpisodeEventHub {
         }
         tell(plan.changed, of: plan.changes)
         if start.heartbeat {
-            let all = state.withLock { Array($0.subscribers.values) }
+            let all = state.withLock { $0.subscribers.all }
             for s in all where !s.stream.send(ServerSentEvent.heartbeat) { remove(s) }
         }
         return true
@@ -191,7 +191,7 @@ extension EpisodeEventHub {
     private func planReads(_ st: inout State, _ look: CacheLook, budget: Int, now: Double) -> TurnPlan {
         // A stale or missing feed is read as soon as its time allows (not again while it is read).
         var due = look.due.filter { (st.nextRead[$0.id] ?? 0) <= now }
-        var affected = Set<ObjectIdentifier>()
+        var affected = Set<UInt32>()
         var changes: [Int: EpisodeChangeFragments.Change] = [:]
         for (id, etag) in look.current where st.told[id] != etag {
             st.told[id] = etag

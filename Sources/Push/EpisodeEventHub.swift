@@ -23,6 +23,9 @@ package final class EpisodeEventHub: Sendable {
         /// The client's position (the last event's id), and whether its first event went:
         /// until it has, the ticker sends it nothing (the first event says where it starts).
         let position: Locked<(token: SyncToken?, started: Bool)>
+        /// Its slot in the hub (`SubscriberSlots`), read and written under the hub's lock.
+        let slot = Atomic<UInt32>(noSlot)
+        static let noSlot = UInt32.max
 
         package init(stream: ResponseStream, ids: [Int], limit: Int, client: ClientKey?, token: SyncToken?) {
             self.stream = stream
@@ -62,10 +65,11 @@ package final class EpisodeEventHub: Sendable {
     }
 
     struct State {
-        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        var subscribers = SubscriberSlots()
         /// Streams admitted whose subscription is not added yet (their places).
         var starting = 0
-        var watchers: [Int: Set<ObjectIdentifier>] = [:]
+        /// Each watched podcast's streams, by slot.
+        var watchers: [Int: Set<UInt32>] = [:]
         var perClient: [ClientKey?: Int] = [:]
         /// Each watched podcast's data as last told (its ETag, its version), and when it is next read.
         var told: [Int: String] = [:]
@@ -102,7 +106,7 @@ package final class EpisodeEventHub: Sendable {
         var tickAgain = false
         /// Streams with more pages to send than their last event carried: one page a turn, each
         /// once the one before has left.
-        var morePages = Set<ObjectIdentifier>()
+        var morePages = Set<UInt32>()
         var turn = 0
         /// The cache's generation at the last look at the watched podcasts (nil: look again,
         /// a stream came).

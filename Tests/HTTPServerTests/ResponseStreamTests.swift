@@ -64,7 +64,7 @@ import TestSupport
 
     /// A stream's request body (a library's form, kilobytes for 500 podcasts), its header
     /// section (a reconnect's `Last-Event-ID` carries a library's token) and all but the first
-    /// 256 bytes of its target (a library's query) are let go as the stream starts, not held as
+    /// 64 bytes of its target (a library's query) are let go as the stream starts, not held as
     /// long as the stream is open: the handler read them, the stream and its end see the rest.
     @Test func aStreamsRequestIsCutToWhatItsEndNeedsAsTheStreamStarts() async throws {
         try await offPool {

@@ -41,6 +41,10 @@ long csys_gunzip(const uint8_t *in, size_t len, size_t max_out, uint8_t **out);
 
 /// glibc's malloc_trim(0): gives the arenas' whole free pages back; 1 if any was.
 int csys_heap_trim(void);
+/// Caps the malloc arenas glibc makes (mallopt M_ARENA_MAX); 1 on success.
+int csys_heap_limit_arenas(int count);
+/// The malloc arenas in use (from malloc_info), or -1 if unknown.
+int csys_heap_arena_count(void);
 
 /// Names the calling thread (pthread_setname_np, a GNU extension); at most 15 bytes are kept.
 void csys_set_thread_name(const char *name);

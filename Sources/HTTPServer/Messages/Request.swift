@@ -47,8 +47,9 @@ public struct Request: Sendable {
         }
     }
 
-    /// What a stream's request keeps of its target: its end's log line names it.
-    public static let streamTargetBytes = 256
+    /// What a stream's request keeps of its target: its end's log line names it (the route and
+    /// the start of its query; each byte kept is held by every open stream).
+    public static let streamTargetBytes = 64
 
     /// What a long-lived answer (a stream) keeps of its request once the handler has read it:
     /// no body, no header section (a reconnect's `Last-Event-ID` holds a library's token, up to

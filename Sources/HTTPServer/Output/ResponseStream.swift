@@ -15,7 +15,9 @@ public final class ResponseStream: Sendable {
         /// Fell behind: closed at once, what is queued dropped (the client resumes from its last id).
         var behind = false
         var closed = false
-        var onClose: [@Sendable () -> Void] = []
+        /// Who to tell when it ends: one closure, the later ones chained after the first (a
+        /// stream has one listener, and an array of one is an allocation held as long as it).
+        var onClose: (@Sendable () -> Void)?
     }
 
     let fd: Int32
@@ -83,7 +85,14 @@ public final class ResponseStream: Sendable {
     public func onClose(_ handler: @escaping @Sendable () -> Void) {
         let now = state.withLock { s -> Bool in
             if s.closed { return true }
-            s.onClose.append(handler)
+            if let earlier = s.onClose {
+                s.onClose = {
+                    earlier()
+                    handler()
+                }
+            } else {
+                s.onClose = handler
+            }
             return false
         }
         if now { handler() }
@@ -109,14 +118,14 @@ public final class ResponseStream: Sendable {
 
     /// The connection is gone: later sends are refused, and whoever listens is told.
     func closed() {
-        let handlers = state.withLock { s -> [@Sendable () -> Void] in
-            guard !s.closed else { return [] }
+        let handler = state.withLock { s -> (@Sendable () -> Void)? in
+            guard !s.closed else { return nil }
             s.closed = true
             s.queued = []
-            defer { s.onClose = [] }
+            defer { s.onClose = nil }
             return s.onClose
         }
-        for handler in handlers { handler() }
+        handler?()
     }
 }
 

@@ -70,7 +70,8 @@ enum OperationalRoutes {
             ConnectionGauges(s.statistics), CacheGauges(s.cache), UpstreamGauges(s.upstream), ClientGauges(s.clients),
             EventStreamGauges(hub: s.episodeEvents),
             LifecycleGauges(
-                draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, heapTrims: HeapTrimmer.shared.passesThatReleased),
+                draining: s.shutdown.isAnnounced, droppedLogLines: s.logger.sink.droppedLines, heapTrims: HeapTrimmer.shared.passesThatReleased,
+                heapArenas: HeapArenas.inUse),
         ]
         if let images = s.images { parts.append(images.metrics) }
         let text = s.metrics.render(parts)
