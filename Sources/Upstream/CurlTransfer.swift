@@ -11,6 +11,9 @@ final class CurlTransfer: @unchecked Sendable {
     var continuation: CheckedContinuation<UpstreamResponse, any Error>?
     var headerList: UnsafeMutablePointer<curl_slist>?
     var body: [UInt8] = []
+    /// The response's `Content-Length` (0: none yet): the body's room is taken at its first
+    /// bytes, up to the cap, so a big feed is not copied at every doubling as it arrives.
+    var declaredLength = 0
     var headers: [(String, String)] = []
     var status = 0
     /// The status of each response received (redirects first; 1xx interim ones left out).
@@ -51,6 +54,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return 0  // aborts the transfer with CURLE_WRITE_ERROR
         }
+        if t.body.isEmpty, t.declaredLength > n { t.body.reserveCapacity(min(t.declaredLength, t.maxBodyBytes)) }
         ptr.withMemoryRebound(to: UInt8.self, capacity: n) { t.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
         return n
     }
@@ -62,12 +66,20 @@ final class CurlTransfer: @unchecked Sendable {
         let line = ptr.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
         if line.hasPrefix("HTTP/") {
             t.headers.removeAll()  // a new response (after a redirect or 100-continue)
+            t.declaredLength = 0
             let fields = line.split(separator: " ", maxSplits: 2)
             if fields.count >= 2, let code = Int(fields[1]), (200...599).contains(code), t.statuses.count < 64 { t.statuses.append(code) }
         } else {
             let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2, t.headers.count < 200 {
-                t.headers.append((String(parts[0]), String(parts[1].trimming { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })))
+                let value = String(parts[1].trimming { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })
+                t.headers.append((String(parts[0]), value))
+                // A stranger's number: only digits, and never more room than the cap allows.
+                if parts[0].utf8.count == 14, parts[0].lowercased() == "content-length", value.utf8.count <= 12,
+                    value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int(value)
+                {
+                    t.declaredLength = length
+                }
             }
         }
         return n
