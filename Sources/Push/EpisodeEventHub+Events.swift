@@ -13,7 +13,7 @@ extension EpisodeEventHub {
     /// `memo`: events already made this turn, by what they are made of (streams of one library
     /// at one position get the same bytes: made once, not once per stream).
     package func deliver(_ s: Subscriber, first: Bool = false, memo: EventMemo? = nil) {
-        s.position.withLock { position in
+        s.withPosition { position in
             guard first || position.started else { return }
             position.started = true
             // A long backlog goes as several events, a page each: the rest a page a turn.

@@ -19,10 +19,10 @@ package final class EpisodeEventHub: Sendable {
         let ids: [Int]
         let limit: Int
         let client: ClientKey?
-        /// The client's position: the last event's id.
         /// The client's position (the last event's id), and whether its first event went:
         /// until it has, the ticker sends it nothing (the first event says where it starts).
-        let position: Locked<(token: SyncToken?, started: Bool)>
+        /// Guarded by its stripe of `positionLocks` (`withPosition`), not a mutex of its own.
+        private nonisolated(unsafe) var position: (token: SyncToken?, started: Bool)
         /// Its slot in the hub (`SubscriberSlots`), read and written under the hub's lock.
         let slot = Atomic<UInt32>(noSlot)
         static let noSlot = UInt32.max
@@ -33,7 +33,15 @@ package final class EpisodeEventHub: Sendable {
             self.ids = ids.withUnsafeBufferPointer { Array($0) }
             self.limit = limit
             self.client = client
-            position = Locked((token, false))
+            position = (token, false)
+        }
+
+        /// Streams' positions, guarded by stripe: 10,000 streams hold no mutex each.
+        static let positionLocks = LockStripes()
+
+        /// Runs `body` on the position, serially per stream (events leave in the order their ids advance).
+        func withPosition<R>(_ body: (inout (token: SyncToken?, started: Bool)) -> R) -> R {
+            Self.positionLocks.withLock(for: self) { body(&position) }
         }
     }
 

@@ -312,6 +312,8 @@ http {{
 # The fixture upstream's synthetic library podcasts (Sources/FixtureUpstream/FixtureLibrary.swift):
 # ids from here on; those it does not serve answer podcast_not_found and are left out.
 LIBRARY_FIRST = 1590000001
+# Longer than the service's heap trimmer's interval (10 s): RSS is read settled before the streams.
+SETTLE_SECONDS = 11
 # One heartbeat period of the service (15 s): the idle window holds exactly one round of them.
 IDLE_SECONDS = 15
 # Past this a request line passes what proxies take (8 KiB): the stream is POSTed as a form.
@@ -609,7 +611,10 @@ def feedproxy_libraries(binary: str, n: int, args):
             print(f"feedproxy (libraries): refreshes: {problems or ''} {refused} without a token (their streams start from no position)")
         requests = [stream_request(app, token) for app, token in zip(libs.apps, tokens)]
         posted = sum(1 for r in requests if r.startswith(b"POST"))
-        time.sleep(1)
+        # RSS before the streams, settled as it is read after them: once the heap trimmer (every
+        # 10 s) has given back what the refreshes freed (read 1 s after them, the baseline held
+        # or had shed that memory by chance, and the figure a stream moved by 1 KiB between runs).
+        time.sleep(SETTLE_SECONDS)
         before = rss_kib([proc.pid])
         streams = Streams(port, requests, n)
         opened = streams.wait_for(b"event: episodes", 180)

@@ -26,7 +26,10 @@ public final class ResponseStream: Sendable {
     let chunked: Bool
     public let maxBufferedBytes: Int
     private let loop: EventLoop
-    private let state = Locked(State())
+    /// Guarded by its stripe of `locks` (`withState`): thousands of open streams hold no mutex
+    /// and no heap block for one each.
+    private nonisolated(unsafe) var state = State()
+    private static let locks = LockStripes()
 
     init(fd: Int32, connectionID: UInt64, chunked: Bool, maxBufferedBytes: Int, loop: EventLoop) {
         self.fd = fd
@@ -41,7 +44,7 @@ public final class ResponseStream: Sendable {
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty else { return !isClosed }
-        let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
+        let (accepted, wake) = withState { s -> (Bool, Bool) in
             guard !s.closed, !s.finishing else { return (false, false) }
             // An empty queue takes one event of any size (a page of long show notes): the bound
             // is on what a reader leaves behind, not on what one event weighs.
@@ -70,7 +73,7 @@ public final class ResponseStream: Sendable {
 
     /// Ends the body once what is queued is sent; the connection then closes.
     public func finish() {
-        let wake = state.withLock { s -> Bool in
+        let wake = withState { s -> Bool in
             guard !s.closed, !s.finishing else { return false }
             s.finishing = true
             let wake = !s.scheduled
@@ -83,7 +86,7 @@ public final class ResponseStream: Sendable {
     /// Runs `handler` once when the stream ends (the client left, it was finished, or it fell
     /// behind); at once when it has already ended.
     public func onClose(_ handler: @escaping @Sendable () -> Void) {
-        let now = state.withLock { s -> Bool in
+        let now = withState { s -> Bool in
             if s.closed { return true }
             if let earlier = s.onClose {
                 s.onClose = {
@@ -98,17 +101,21 @@ public final class ResponseStream: Sendable {
         if now { handler() }
     }
 
-    public var isClosed: Bool { state.withLock { $0.closed } }
+    public var isClosed: Bool { withState { $0.closed } }
 
     /// Whether everything sent so far has been handed to the connection (an application sending
     /// a long backlog a part at a time sends the next once this holds).
-    public var isIdle: Bool { state.withLock { $0.queued.isEmpty && !$0.scheduled } }
+    public var isIdle: Bool { withState { $0.queued.isEmpty && !$0.scheduled } }
+
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        Self.locks.withLock(for: self) { body(&state) }
+    }
 
     // MARK: the loop's side
 
     /// What to send now, and whether the body ends after it (the loop's thread).
     func take() -> (bytes: [UInt8], ending: Bool, behind: Bool) {
-        state.withLock { s in
+        withState { s in
             let bytes = s.queued
             s.queued = []
             s.scheduled = false
@@ -118,7 +125,7 @@ public final class ResponseStream: Sendable {
 
     /// The connection is gone: later sends are refused, and whoever listens is told.
     func closed() {
-        let handler = state.withLock { s -> (@Sendable () -> Void)? in
+        let handler = withState { s -> (@Sendable () -> Void)? in
             guard !s.closed else { return nil }
             s.closed = true
             s.queued = []
